@@ -1,0 +1,117 @@
+"""PyTorch backend (transformers AutoModel... classes, Trainer or a plain loop)."""
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from wizard.context import Batch, Context, ForwardResult
+
+
+def _import_torch() -> Any:
+    os.environ.setdefault("USE_TF", "0")
+    import torch
+
+    return torch
+
+
+class TorchBackend:
+    framework = "pytorch"
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        torch = _import_torch()
+        wanted = ctx.requested_device
+        if wanted in ("auto", "gpu", "cuda"):
+            self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        else:
+            self.device = wanted
+
+    def load_model(self) -> Any:
+        from transformers import AutoModelForSequenceClassification
+
+        case = self.ctx.case
+        kwargs: dict[str, Any] = {"revision": case.revision,
+                                  "trust_remote_code": case.trust_remote_code}
+        if case.num_labels is not None:
+            kwargs["num_labels"] = case.num_labels
+        model = AutoModelForSequenceClassification.from_pretrained(case.model, **kwargs)
+        return model.to(self.device)
+
+    def model_input_names(self) -> list[str]:
+        """Columns the model's forward accepts (what Trainer's remove_unused_columns keeps)."""
+        params = inspect.signature(self.ctx.model.forward).parameters
+        names = list(getattr(self.ctx.tokenizer, "model_input_names", ["input_ids"]))
+        return [n for n in names if n in params]
+
+    def first_batch(self) -> Batch:
+        """The first batch as Trainer / a DataLoader with DataCollatorWithPadding yields it."""
+        from transformers import DataCollatorWithPadding
+
+        case, ctx = self.ctx.case, self.ctx
+        split = ctx.tokenized[case.dataset.train_split]
+        label_col = case.dataset.label_column
+        n = min(case.training.batch_size, len(split))
+        rows = split.select(range(n))
+        keep = [c for c in self.model_input_names() if c in rows.column_names]
+        features = [{k: row[k] for k in keep + [label_col]} for row in rows]
+        native = DataCollatorWithPadding(ctx.tokenizer, return_tensors="pt")(features)
+        arrays = {k: v.numpy() for k, v in native.items()}
+        label_key = next((k for k in ("labels", "label", label_col) if k in arrays), None)
+        labels = arrays.get(label_key) if label_key else None
+        in_inputs = case.training.labels == "inputs"
+        if not in_inputs and label_key:
+            arrays.pop(label_key)
+        return Batch(inputs=arrays, labels=labels, labels_in_inputs=in_inputs and label_key is not None,
+                     label_key=label_key or "labels", indices=list(range(n)), native=native)
+
+    def _tensors(self, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+        torch = _import_torch()
+        return {k: torch.as_tensor(v).to(self.device) for k, v in arrays.items()}
+
+    def forward(self, batch: Batch) -> ForwardResult:
+        torch = _import_torch()
+        model = self.ctx.model
+        model.eval()
+        start = time.perf_counter()
+        features = {k: v for k, v in batch.inputs.items() if k != batch.label_key}
+        with torch.no_grad():
+            logits = model(**self._tensors(features)).logits.float().cpu().numpy()
+            result = ForwardResult(logits=logits)
+            if batch.labels is not None:
+                try:
+                    out = model(**self._tensors({**features, "labels": batch.labels}))
+                    result.loss = float(out.loss) if out.loss is not None else None
+                except Exception as exc:
+                    result.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:400]}"
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def optimizer_defaults(self, name: str) -> dict[str, Any]:
+        """What `torch.optim.<Name>(model.parameters())` uses when nothing else is passed."""
+        torch = _import_torch()
+        classes = {n.lower(): getattr(torch.optim, n) for n in dir(torch.optim)
+                   if isinstance(getattr(torch.optim, n), type)}
+        cls = classes.get(name.lower())
+        if cls is None:
+            return {}
+        defaults = {k: p.default for k, p in inspect.signature(cls).parameters.items()
+                    if p.default is not inspect.Parameter.empty and isinstance(p.default, (int, float, tuple))}
+        if "lr" in defaults:
+            defaults["learning_rate"] = float(defaults.pop("lr"))
+        return {"class": f"torch.optim.{cls.__name__}", **defaults}
+
+    def trainer_defaults(self) -> dict[str, Any]:
+        """TrainingArguments' defaults, read from transformers itself."""
+        import dataclasses
+
+        from transformers import TrainingArguments
+
+        fields = {f.name: f.default for f in dataclasses.fields(TrainingArguments)}
+        return {"class": "transformers.TrainingArguments",
+                **{k: fields[k] for k in ("learning_rate", "weight_decay", "warmup_steps",
+                                          "lr_scheduler_type", "optim") if k in fields},
+                }

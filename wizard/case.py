@@ -1,0 +1,243 @@
+"""Case: the user's setup, read from and written to YAML, validated with one-sentence errors."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FRAMEWORKS = ("tensorflow", "pytorch")
+SYMPTOMS = ("error", "nan-loss", "loss-not-decreasing", "out-of-memory", "metric-wrong", "slow",
+            "not-sure", "none")
+LABEL_PLACES = ("inputs", "separate")
+PADDINGS = ("dynamic", "max_length", "none")
+TRAINERS = ("keras", "trainer", "loop")
+PRECISIONS = ("fp32", "fp16", "bf16")
+
+
+class CaseError(ValueError):
+    """A problem with the case, phrased as one sentence that names the field and the fix."""
+
+    def __init__(self, message: str, field_name: str | None = None):
+        super().__init__(message)
+        self.field_name = field_name
+
+
+@dataclass
+class DatasetSpec:
+    path: str = ""
+    config: str | None = None
+    data_files: Any = None
+    train_split: str = "train"
+    eval_split: str | None = "validation"
+    text_columns: list[str] = field(default_factory=lambda: ["text"])
+    label_column: str = "label"
+    max_samples: int = 512
+
+
+@dataclass
+class Preprocessing:
+    truncation: bool = True
+    max_length: int | None = None
+    padding: str = "dynamic"
+
+
+@dataclass
+class Training:
+    optimizer: Any = "adamw"
+    learning_rate: float | None = None
+    loss: str | None = None
+    labels: str = "inputs"
+    batch_size: int = 16
+    epochs: int = 1
+    weight_decay: float = 0.0
+    mixed_precision: str = "fp32"
+    trainer: str | None = None
+    from_logits: bool | None = None
+
+
+@dataclass
+class Case:
+    model: str = ""
+    revision: str | None = None
+    framework: str = "pytorch"
+    task: str = "text-classification"
+    num_labels: int | None = None
+    trust_remote_code: bool = False
+    dataset: DatasetSpec = field(default_factory=DatasetSpec)
+    preprocessing: Preprocessing = field(default_factory=Preprocessing)
+    training: Training = field(default_factory=Training)
+    symptom: str = "not-sure"
+    traceback: str = ""
+    logs: str | None = None
+    notes: str = ""
+    source: str | None = None  # where the case came from (file path), not written back
+
+    # -- YAML ---------------------------------------------------------------------------
+    @classmethod
+    def from_yaml(cls, text: str, base_dir: Path | None = None) -> "Case":
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            raise CaseError(f"The case file is not valid YAML{where}; fix the syntax "
+                            "(see `python -m wizard demo --write-case demo.yaml` for an example).")
+        if data is None:
+            raise CaseError("The case file is empty; it needs at least `model:` and `dataset:`.")
+        if not isinstance(data, dict):
+            raise CaseError("The case file must be a mapping of fields (model:, dataset:, ...), "
+                            f"not a {type(data).__name__}.")
+        case = cls.from_dict(data)
+        if base_dir is not None:
+            case.resolve_paths(base_dir)
+        return case
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Case":
+        p = Path(path)
+        if not p.is_file():
+            raise CaseError(f"The case file {str(p)!r} does not exist; check the path.")
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise CaseError(f"The case file {str(p)!r} is not UTF-8 text; save it as a YAML text file.")
+        case = cls.from_yaml(text, base_dir=p.parent)
+        case.source = str(p)
+        return case
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Case":
+        case = _build(cls, data, prefix="")
+        case.validate()
+        return case
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("source", None)
+        return d
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
+
+    def resolve_paths(self, base_dir: Path) -> None:
+        """Make relative local paths (model, dataset, logs) relative to the case file."""
+        for obj, name in ((self, "model"), (self.dataset, "path"), (self, "logs")):
+            value = getattr(obj, name)
+            if value and not Path(value).is_absolute() and (base_dir / value).exists():
+                setattr(obj, name, str((base_dir / value).resolve()))
+
+    # -- validation ---------------------------------------------------------------------
+    def validate(self) -> None:
+        if not self.model:
+            raise CaseError("The case has no `model:`; add a Hub id (e.g. distilbert-base-uncased) "
+                            "or a local save_pretrained folder.", "model")
+        _choice("framework", self.framework, FRAMEWORKS)
+        _choice("symptom", self.symptom, SYMPTOMS)
+        _choice("training.labels", self.training.labels, LABEL_PLACES)
+        _choice("preprocessing.padding", self.preprocessing.padding, PADDINGS)
+        _choice("training.mixed_precision", self.training.mixed_precision, PRECISIONS)
+        if self.training.trainer is not None:
+            _choice("training.trainer", self.training.trainer, TRAINERS)
+        if self.num_labels is not None and self.num_labels < 1:
+            raise CaseError("`num_labels` must be a positive integer (or left out to keep the "
+                            "model's default).", "num_labels")
+        if self.training.batch_size < 1:
+            raise CaseError("`training.batch_size` must be at least 1.", "training.batch_size")
+        if self.training.learning_rate is not None and not self.training.learning_rate > 0:
+            raise CaseError("`training.learning_rate` must be a positive number such as 5e-5.",
+                            "training.learning_rate")
+        if self.dataset.max_samples < 1:
+            raise CaseError("`dataset.max_samples` must be at least 1.", "dataset.max_samples")
+        if not self.dataset.path and not self.dataset.data_files:
+            raise CaseError("The case has no `dataset.path`; add a Hub id, a save_to_disk folder, "
+                            "or `dataset.data_files`.", "dataset.path")
+        if not self.dataset.text_columns:
+            raise CaseError("`dataset.text_columns` is empty; list the text column(s), e.g. "
+                            "[premise, hypothesis].", "dataset.text_columns")
+        opt = self.training.optimizer
+        if not isinstance(opt, (str, dict)) or (isinstance(opt, dict) and "name" not in opt):
+            raise CaseError("`training.optimizer` must be a string such as adam or "
+                            "'Adam(learning_rate=5e-5)', or a mapping with `name:`.",
+                            "training.optimizer")
+
+    @property
+    def trainer(self) -> str:
+        """keras for TensorFlow, trainer for PyTorch, unless the case says otherwise."""
+        if self.training.trainer:
+            return self.training.trainer
+        return "keras" if self.framework == "tensorflow" else "trainer"
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        hint = difflib.get_close_matches(str(value), allowed, n=1)
+        did = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise CaseError(f"`{name}: {value}` is not one of {', '.join(allowed)}{did}; "
+                        "use one of those values.", name)
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise CaseError(f"`{prefix.rstrip('.')}` must be a mapping of fields, not "
+                        f"{type(data).__name__}.", prefix.rstrip("."))
+    known = {f.name: f for f in fields(cls) if f.name != "source"}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        key_s = str(key)
+        if key_s not in known:
+            hint = difflib.get_close_matches(key_s, list(known), n=1)
+            did = f"did you mean `{prefix}{hint[0]}`? " if hint else ""
+            raise CaseError(f"Unknown field `{prefix}{key_s}` in the case file; {did}"
+                            f"known fields here: {', '.join(known)}.", prefix + key_s)
+        kwargs[key_s] = _coerce(known[key_s], value, prefix + key_s)
+    return cls(**kwargs)
+
+
+def _coerce(f: Any, value: Any, name: str) -> Any:
+    sub = {"dataset": DatasetSpec, "preprocessing": Preprocessing, "training": Training}
+    if f.name in sub and not name.count("."):
+        return _build(sub[f.name], value if value is not None else {}, name + ".")
+    types = [t for t in _types(f.type)]
+    if value is None:
+        if "None" in types or "Any" in types:
+            return None
+        raise CaseError(f"`{name}` cannot be empty; give it a value or remove the line.", name)
+    if "Any" in types:
+        return value
+    if "list[str]" in types:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list) and all(isinstance(v, (str, int)) for v in value):
+            return [str(v) for v in value]
+        raise CaseError(f"`{name}` must be a list of column names, e.g. [premise, hypothesis].", name)
+    if "bool" in types:
+        if isinstance(value, bool):
+            return value
+        raise CaseError(f"`{name}` must be true or false.", name)
+    if "int" in types:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise CaseError(f"`{name}` must be an integer, not {value!r}.", name)
+    if "float" in types:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise CaseError(f"`{name}` must be a number such as 5e-5, not {value!r}.", name)
+    if "str" in types:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise CaseError(f"`{name}` must be a string, not {type(value).__name__}.", name)
+    return value
+
+
+def _types(annotation: Any) -> list[str]:
+    text = annotation if isinstance(annotation, str) else str(annotation)
+    return [t.strip() for t in text.split("|")] if "|" in text else [text.strip()]
+

@@ -1,0 +1,163 @@
+"""The shared, lazily loaded context probes run against: config, tokenizer, data, model, batch."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from wizard.case import Case, CaseError
+from wizard.findings import Finding
+
+
+@dataclass
+class Batch:
+    """The first batch exactly as it enters the model, as numpy arrays."""
+
+    inputs: dict[str, np.ndarray]
+    labels: np.ndarray | None
+    labels_in_inputs: bool
+    label_key: str | None
+    indices: list[int]
+    native: Any = None
+
+
+@dataclass
+class ForwardResult:
+    logits: np.ndarray | None
+    loss: float | None = None                 # the framework's own loss, reduced
+    loss_per_sample: np.ndarray | None = None  # the framework's own, when it gives one
+    error: str | None = None                   # what the framework raised, type: message
+    seconds: float = 0.0
+
+
+def is_local_ref(ref: str) -> bool:
+    """True when `ref` is meant as a local path rather than a Hub id."""
+    return ref.startswith(("/", "./", "../", "~")) or os.path.exists(ref) or "\\" in ref
+
+
+def check_local_paths(case: Case) -> None:
+    """Fail early, with one sentence, on local folders that do not exist."""
+    for name, value in (("model", case.model), ("dataset.path", case.dataset.path),
+                        ("logs", case.logs)):
+        if value and is_local_ref(value) and not Path(value).expanduser().exists():
+            raise CaseError(f"`{name}: {value}` does not exist; give the folder written by "
+                            "save_pretrained/save_to_disk, or a Hub id.", name)
+
+
+class Context:
+    """Loads each piece once, on first use. Probes share one Context per worker process."""
+
+    def __init__(self, case: Case, device: str = "auto",
+                 progress: Callable[[str], None] | None = None):
+        self.case = case
+        self.requested_device = device
+        self.progress = progress or (lambda message: None)
+        self.notes: list[Finding] = []  # findings raised while loading (e.g. a loading fallback)
+
+    # -- framework --------------------------------------------------------------------
+    @cached_property
+    def backend(self) -> Any:
+        if self.case.framework == "tensorflow":
+            from wizard.backends.tf import TFBackend
+
+            return TFBackend(self)
+        from wizard.backends.torch import TorchBackend
+
+        return TorchBackend(self)
+
+    @property
+    def device(self) -> str:
+        return self.backend.device
+
+    # -- Hub / local objects ----------------------------------------------------------
+    @cached_property
+    def config(self) -> Any:
+        from transformers import AutoConfig
+
+        self.progress("loading the model config")
+        kwargs: dict[str, Any] = {}
+        if self.case.num_labels is not None:
+            kwargs["num_labels"] = self.case.num_labels
+        return AutoConfig.from_pretrained(self.case.model, revision=self.case.revision,
+                                          trust_remote_code=self.case.trust_remote_code, **kwargs)
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        from transformers import AutoTokenizer
+
+        self.progress("loading the tokenizer")
+        return AutoTokenizer.from_pretrained(self.case.model, revision=self.case.revision,
+                                             trust_remote_code=self.case.trust_remote_code)
+
+    @cached_property
+    def raw(self) -> Any:
+        """The train (and eval) splits, at most `dataset.max_samples` rows each."""
+        from wizard.data_loading import load_splits
+
+        self.progress("loading the dataset")
+        splits = load_splits(self.case.dataset)
+        self._check_columns(splits)
+        return splits
+
+    def _check_columns(self, splits: Any) -> None:
+        spec = self.case.dataset
+        columns = splits[spec.train_split].column_names
+        for col in [*spec.text_columns, spec.label_column]:
+            if col not in columns:
+                field_name = ("dataset.label_column" if col == spec.label_column
+                              else "dataset.text_columns")
+                raise CaseError(f"Column {col!r} is not in the dataset's {spec.train_split!r} split "
+                                f"(columns: {', '.join(columns)}); set `{field_name}` to one of "
+                                "those.", field_name)
+
+    @cached_property
+    def tokenized(self) -> Any:
+        """Tokenized like the user's preprocessing function; the label column kept as is."""
+        spec, pre = self.case.dataset, self.case.preprocessing
+        tok = self.tokenizer
+
+        def encode(examples: dict[str, list]) -> Any:
+            texts = [examples[c] for c in spec.text_columns[:2]]
+            kwargs: dict[str, Any] = {"truncation": pre.truncation}
+            if pre.max_length:
+                kwargs["max_length"] = pre.max_length
+            if pre.padding == "max_length":
+                kwargs["padding"] = "max_length"
+            return tok(*texts, **kwargs)
+
+        self.progress("tokenizing the sample")
+        return {name: split.map(encode, batched=True) for name, split in self.raw.items()}
+
+    @cached_property
+    def label_names(self) -> list[str] | None:
+        feature = self.raw[self.case.dataset.train_split].features.get(self.case.dataset.label_column)
+        return list(getattr(feature, "names", None) or []) or None
+
+    def labels(self, split: str | None = None) -> np.ndarray:
+        split = split or self.case.dataset.train_split
+        return np.asarray(self.raw[split][self.case.dataset.label_column])
+
+    @property
+    def num_labels(self) -> int:
+        return int(self.config.num_labels)
+
+    @cached_property
+    def model(self) -> Any:
+        self.progress(f"loading the model ({self.case.framework})")
+        return self.backend.load_model()
+
+    @cached_property
+    def batch(self) -> Batch:
+        self.progress("building the first batch as the model sees it")
+        return self.backend.first_batch()
+
+    @cached_property
+    def forward(self) -> ForwardResult:
+        """One batch through the freshly loaded model (no weight update)."""
+        self.progress("running one batch through the model")
+        return self.backend.forward(self.batch)
+

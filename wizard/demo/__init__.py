@@ -1,0 +1,1 @@
+"""The built-in offline demo: the course's broken DistilBERT-on-MNLI script, on tiny local fixtures."""

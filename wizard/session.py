@@ -1,0 +1,135 @@
+"""Walk the check steps for one case; UI-agnostic, emits events that front ends render."""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from wizard import __version__
+from wizard.case import Case
+from wizard.context import check_local_paths
+from wizard.findings import Finding, Verdict
+from wizard.probes.registry import PROBES, resolve
+from wizard.tree import CHECK_STEPS, Step
+from wizard.verdict import decide
+from wizard.worker import DEFAULT_TIMEOUT, Worker
+
+EventKind = str  # "step" | "progress" | "finding" | "verdict"
+
+
+@dataclass
+class Event:
+    kind: EventKind
+    data: dict[str, Any]
+
+
+@dataclass
+class Result:
+    case: Case
+    environment: dict[str, Any]
+    device: str
+    path: list[str]
+    findings: list[Finding]
+    verdict: Verdict
+    reports: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "wizard_version": __version__,
+            "case": self.case.to_dict(),
+            "environment": self.environment,
+            "device": self.device,
+            "path": self.path,
+            "findings": [f.to_dict() for f in self.findings],
+            "verdict": self.verdict.to_dict(),
+            "reports": self.reports,
+            "seconds": round(self.seconds, 2),
+        }
+
+    def fails(self) -> list[Finding]:
+        return [f for f in self.findings if f.status == "fail"]
+
+
+class Session:
+    """Runs the steps of the tree in order; probes needing the framework go to the worker."""
+
+    def __init__(self, case: Case, device: str = "auto", timeout: float = DEFAULT_TIMEOUT,
+                 on_event: Callable[[Event], None] | None = None,
+                 steps: tuple[Step, ...] = CHECK_STEPS, autosave: Path | None = None):
+        self.case = case
+        self.device = device
+        self.timeout = timeout
+        self.on_event = on_event or (lambda e: None)
+        self.steps = steps
+        self.autosave = autosave
+        self.findings: list[Finding] = []
+        self.path: list[str] = []
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        self.on_event(Event(kind, data))
+
+    def run(self) -> Result:
+        from reports.environment import environment_info
+
+        start = time.perf_counter()
+        check_local_paths(self.case)
+        environment = environment_info()
+        worker = Worker(self.case, self.device, self.timeout,
+                        on_progress=lambda m: self._emit("progress", message=m))
+        fatal = False
+        try:
+            for step in self.steps:
+                if not step.when(self.case):
+                    continue
+                self.path.append(step.id)
+                self._emit("step", id=step.id, title=step.title, why=step.why)
+                for name in step.probes:
+                    info = PROBES.get(name)
+                    in_worker = info.in_worker if info else True
+                    if in_worker and fatal:
+                        continue
+                    self._emit("progress", message=info.title if info else name)
+                    found = worker.run(name) if in_worker else self._local(name)
+                    for f in found:
+                        self.findings.append(f)
+                        self._emit("finding", finding=f)
+                    self._save(environment, worker.resolved_device)
+                if step.id == "environment" and any(f.status == "fail" for f in self.findings):
+                    fatal = True  # the framework cannot run here: skip the model probes
+        finally:
+            worker.close()
+        verdict = decide(self.case, self.findings)
+        self._emit("verdict", verdict=verdict)
+        result = Result(self.case, environment, worker.resolved_device or _fallback_device(self.device),
+                        self.path, self.findings, verdict, seconds=time.perf_counter() - start)
+        self._save(environment, result.device, result)
+        return result
+
+    def _local(self, name: str) -> list[Finding]:
+        try:
+            return resolve(name)(self.case, None)
+        except Exception as exc:  # same contract as the worker: a finding, never a crash
+            from wizard.worker import _error
+
+            return [_error(name, f"raised {type(exc).__name__}: {exc}",
+                           "This is a problem inside the wizard; please report it.")]
+
+    def _save(self, environment: dict[str, Any], device: str | None,
+              result: Result | None = None) -> None:
+        """Write the findings so far, so nothing is lost if the wizard is interrupted."""
+        if self.autosave is None:
+            return
+        data = result.to_dict() if result else {
+            "case": self.case.to_dict(), "environment": environment, "device": device,
+            "path": self.path, "findings": [f.to_dict() for f in self.findings], "verdict": None}
+        self.autosave.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.autosave.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, default=str))
+        tmp.replace(self.autosave)
+
+
+def _fallback_device(requested: str) -> str:
+    return "cpu" if requested in ("auto", "cpu") else requested
