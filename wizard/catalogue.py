@@ -64,6 +64,75 @@ _check("environment.framework-missing", "The case's framework is not installed",
        "framework: tensorflow without TensorFlow, or pytorch without torch.",
        "Nothing can be run on the model without its framework.",
        "pip install 'hf-debug-wizard[tf]'   # or [torch]")
+# Hub resolution (wizard/hub.py, wizard/probes/hub.py)
+_check("environment.model-source", "Where the model comes from",
+       "The resolved model: local folder, Hub id at a commit, or the Hub cache; pipeline tag, library, "
+       "model type, parameter count from the safetensors metadata, file count.",
+       "Metadata first: the repo is read from model_info and config.json alone, before any weights.", "",
+       "huggingface_hub model_info / hf_hub_download")
+_check("environment.dataset-source", "Where the dataset comes from",
+       "The resolved dataset: Hub id (described by the dataset viewer), save_to_disk folder or data files; "
+       "configs, splits with row counts, features and the first rows.",
+       "The columns and splits are known before anything is downloaded.", "",
+       "dataset viewer API /splits, /info, /first-rows")
+_check("environment.hub-unreachable", "The Hub cannot be reached",
+       "Offline mode (HF_HUB_OFFLINE=1), no network, or a timeout while reading a repo; info when the cache "
+       "stood in, fail when the repo is not cached.",
+       "Nothing that is not in the cache can be resolved or downloaded.",
+       "unset HF_HUB_OFFLINE   # or run once online: hf download owner/name",
+       "huggingface_hub OfflineModeIsEnabled / connection errors; timeout: HF_HUB_ETAG_TIMEOUT (10 s)")
+_check("environment.model-not-found", "The model does not exist (or is not visible)",
+       "The Hub answered RepositoryNotFound for the model id, or the local folder does not exist or has "
+       "no config.json.",
+       "A typo in the id, a missing owner prefix, or a folder saved without save_pretrained.",
+       "model: distilbert-base-uncased   # copy the id from the model page",
+       "huggingface_hub RepositoryNotFoundError")
+_check("environment.dataset-not-found", "The dataset does not exist (or is not visible)",
+       "The Hub answered RepositoryNotFound for the dataset id, or the local folder / data files do not "
+       "exist or cannot be read.",
+       "A typo in the id or path, or files in a format datasets cannot parse.",
+       "dataset:\n  path: nyu-mll/glue\n  config: mrpc", "huggingface_hub RepositoryNotFoundError")
+_check("environment.hub-auth-required", "The repo needs a token",
+       "A repo not found while no token was available (HF_TOKEN, hf auth login, or the app's login): "
+       "private repos look missing without one.",
+       "The Hub answers 401 for private repos to anonymous requests.",
+       "hf auth login   # or: export HF_TOKEN=hf_...", "Hub authentication docs")
+_check("environment.gated-repo", "The repo is gated and access was not granted",
+       "GatedRepoError: the repo's conditions were not accepted by the token's account (or no token).",
+       "Gated repos serve their files only to accounts that accepted the conditions.",
+       "# open the repo page, accept the conditions, then: hf auth login",
+       "huggingface_hub GatedRepoError (401/403 X-Error-Code GatedRepo)")
+_check("environment.revision-not-found", "The revision does not exist",
+       "The branch, tag or commit given as revision is not in the repo.",
+       "A typo, a deleted branch, or a commit of another repo.", "revision: main",
+       "huggingface_hub RevisionNotFoundError")
+_check("environment.hub-file-missing", "A file the model needs is missing from the repo",
+       "The repo has no config.json (not a transformers checkpoint) or no weight files at all.",
+       "from_pretrained needs config.json and one weights file.",
+       "model: distilbert-base-uncased   # a transformers checkpoint with config.json and weights",
+       "huggingface_hub EntryNotFoundError")
+_check("environment.dataset-config", "Dataset config or split not found",
+       "The dataset has several configs and none was chosen, the config is unknown, or a split named in "
+       "the case does not exist.",
+       "load_dataset fails with 'Config name is missing' or 'Unknown split'.",
+       "dataset:\n  config: mrpc\n  train_split: train\n  eval_split: validation",
+       "dataset viewer /splits")
+_check("environment.needs-remote-code", "The model needs trust_remote_code",
+       "config.json maps the model classes to Python files in the repo (auto_map).",
+       "Loading runs that code on your machine; the wizard never enables it without an explicit yes.",
+       "trust_remote_code: true   # in the case file, after reading the repo's .py files",
+       "transformers auto_map / trust_remote_code")
+_check("environment.pickle-weights-only", "Only pickle (or HDF5) weights, no safetensors",
+       "The repo has pytorch_model.bin / tf_model.h5 but no *.safetensors.",
+       "Unpickling a .bin file can run arbitrary code; safetensors cannot, and loads faster.",
+       'model = AutoModel.from_pretrained(path, use_safetensors=False)  # trusted copy only\n'
+       'model.save_pretrained("model-safetensors", safe_serialization=True)',
+       "safetensors documentation")
+_check("environment.download-size", "How much will be downloaded",
+       "Total size of the files a fine-tuning run needs (config, tokenizer, one weights format), and how "
+       "much of it is already in the Hub cache, from the repo's file list.",
+       "A multi-GB download on a slow link is worth knowing before it starts.", "",
+       "repo file list (model_info siblings / list_repo_tree); time at an assumed 10 MB/s")
 
 # --- data ----------------------------------------------------------------------------------
 _check("data.batch-structure", "The batch as it enters the model",
@@ -164,14 +233,15 @@ _check("curves.spikes", "Isolated loss spikes",
        "args = TrainingArguments(..., max_grad_norm=1.0, warmup_steps=100)\n"
        "# Keras: tf_keras.optimizers.Adam(learning_rate=5e-5, clipnorm=1.0)",
        "Own heuristic: >= 1.5x the larger median of the 3 points on each side and >= 6 robust "
-       "standard deviations (1.4826 * MAD) above it")
+       "standard deviations (1.4826 * MAD of up to 10 points each side) above it")
 _check("curves.oscillation", "The loss oscillates",
        "Successive loss differences that mostly flip sign, with a large swing.",
        "The optimiser overshoots back and forth: the learning rate is too high for the batch.",
        "args = TrainingArguments(..., learning_rate=2e-5, gradient_accumulation_steps=4)\n"
        "# Keras: tf_keras.optimizers.Adam(learning_rate=2e-5)",
-       "Own heuristic: >= 12 points, >= 80 % sign flips of successive differences (iid noise "
-       "gives ~67 %), median |difference| >= 10 % of the median loss")
+       "Own heuristic: >= 12 points, >= 85 % sign flips of successive differences (iid noise "
+       "gives ~67 %; < 4 % false alarms in simulation at 30 % noise), median |difference| >= "
+       "10 % of the median loss")
 _check("curves.logs-unreadable", "The training logs cannot be read",
        "case.logs points at a missing file or a format that is not a Trainer trainer_state.json, "
        "a Keras CSVLogger/History file or a TensorBoard event folder.",
@@ -179,5 +249,28 @@ _check("curves.logs-unreadable", "The training logs cannot be read",
        "logs: output_dir/checkpoint-500/trainer_state.json")
 
 # --- triage (wizard/triage.py) -------------------------------------------------------------
+_check("triage.known-error", "The pasted error matches a known signature",
+       "The pasted traceback or message matches an entry of the signature catalogue "
+       "(wizard/triage.py SIGNATURES); evidence carries the numbers it names (labels, batch "
+       "sizes, shapes, memory), the innermost user frame and the checks that confirm the cause.",
+       "Most fine-tuning errors are a handful of known faults; naming the cause and the check "
+       "that proves it saves the hunt.",
+       "The fix of the matched signature (in the finding).",
+       "Signature catalogue built from the transformers/torch/TensorFlow error texts; a match "
+       "in the final exception ranks above one in a chained exception or elsewhere in the paste")
+_check("triage.unknown-error", "The pasted error matches no known signature",
+       "No signature matches, and the innermost frame is the user's own code (or no frames "
+       "were pasted).",
+       "The wizard's other checks still run; the user's frame is where to start reading.",
+       "Read the innermost frame of your code shown in the evidence; TF graph errors: "
+       "model.compile(..., run_eagerly=True) for a readable error.")
+_check("triage.possible-library-bug", "Unknown error raised inside library code",
+       "No signature matches and the innermost (non-standard-library) frame is library code "
+       "(site-packages/dist-packages or a transformers, datasets, torch, tensorflow, keras, "
+       "tf_keras, accelerate, tokenizers, huggingface_hub source tree).",
+       "Combined with clean user-side checks this points at a library bug: the report step "
+       "writes a minimal, verified reproduction for an issue.",
+       "python -m wizard check case.yaml --report report/ --format github",
+       "Frame classification by path; verdict only together with clean data/model checks")
 
 # --- report (reports/) ---------------------------------------------------------------------

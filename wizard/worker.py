@@ -43,6 +43,7 @@ def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
     from wizard.context import Context
     from wizard.probes.registry import resolve
 
@@ -163,8 +164,8 @@ class Worker:
         self.close()
 
 
-def _error(probe: str, what: str, fix: str, tb: str = "") -> Finding:
+def _error(probe: str, what: str, advice: str, tb: str = "") -> Finding:
     return Finding("wizard.probe-crashed", "error", f"Probe {probe!r} {what}",
                    evidence={"probe": probe, **({"traceback": tb} if tb else {})},
-                   explanation=f"The {probe!r} probe {what}; the other checks went on without it.",
-                   fix=fix)
+                   explanation=f"The {probe!r} probe {what}; the other checks went on without "
+                               f"it. {advice}")

@@ -168,5 +168,6 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     for line in text.splitlines():
         if "Received a label value" in line or "out of bounds" in line:
-            return re.sub(r"\{\{.*?\}\}\s*", "", line).strip()[:400]
+            line = re.sub(r"\{\{.*?\}\}\s*", "", line)
+            return re.split(r"\s+Label values:|\s+\[Op:", line)[0].strip()[:400]
     return text.splitlines()[0][:400] if text else ""

@@ -98,8 +98,9 @@ class TorchBackend:
         cls = classes.get(name.lower())
         if cls is None:
             return {}
+        shown = ("lr", "betas", "eps", "weight_decay", "momentum", "nesterov", "amsgrad")
         defaults = {k: p.default for k, p in inspect.signature(cls).parameters.items()
-                    if p.default is not inspect.Parameter.empty and isinstance(p.default, (int, float, tuple))}
+                    if k in shown and p.default is not inspect.Parameter.empty}
         if "lr" in defaults:
             defaults["learning_rate"] = float(defaults.pop("lr"))
         return {"class": f"torch.optim.{cls.__name__}", **defaults}
@@ -112,6 +113,6 @@ class TorchBackend:
 
         fields = {f.name: f.default for f in dataclasses.fields(TrainingArguments)}
         return {"class": "transformers.TrainingArguments",
-                **{k: fields[k] for k in ("learning_rate", "weight_decay", "warmup_steps",
-                                          "lr_scheduler_type", "optim") if k in fields},
-                }
+                **{k: v if isinstance(v, (int, float)) else str(getattr(v, "value", v))
+                   for k, v in fields.items() if k in ("learning_rate", "weight_decay",
+                                                      "warmup_steps", "lr_scheduler_type", "optim")}}

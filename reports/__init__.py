@@ -1,0 +1,1 @@
+"""Evidence to report: environment, reproduction scripts, plots, rendered reports."""

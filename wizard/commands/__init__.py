@@ -1,0 +1,1 @@
+"""CLI subcommands: each module has register(subparsers) and run(args) -> exit code."""
