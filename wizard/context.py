@@ -58,6 +58,22 @@ class Context:
         self.progress = progress or (lambda message: None)
         self.notes: list[Finding] = []  # findings raised while loading (e.g. a loading fallback)
 
+    @classmethod
+    def from_objects(cls, case: Case, device: str = "auto", **objects: Any) -> "Context":
+        """A context over live objects (a notebook's model, tokenizer, batch, ...): each given
+        object replaces the one the context would load. Keys: config, tokenizer, raw (dict of
+        split name -> datasets.Dataset), tokenized, model, batch (a Batch), forward."""
+        known = {"config", "tokenizer", "raw", "tokenized", "model", "batch", "forward",
+                 "backend", "label_names"}
+        unknown = set(objects) - known
+        if unknown:
+            raise TypeError(f"unknown context objects {sorted(unknown)}; use {sorted(known)}")
+        ctx = cls(case, device=device)
+        for name, value in objects.items():
+            if value is not None:
+                ctx.__dict__[name] = value  # pre-fills the cached_property
+        return ctx
+
     # -- framework --------------------------------------------------------------------
     @cached_property
     def backend(self) -> Any:

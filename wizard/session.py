@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -58,13 +59,17 @@ class Session:
 
     def __init__(self, case: Case, device: str = "auto", timeout: float = DEFAULT_TIMEOUT,
                  on_event: Callable[[Event], None] | None = None,
-                 steps: tuple[Step, ...] = CHECK_STEPS, autosave: Path | None = None):
+                 steps: tuple[Step, ...] = CHECK_STEPS, autosave: Path | None = None,
+                 ctx: Any = None):
+        """`ctx`: a Context over live objects (Context.from_objects); its probes then run in
+        this process, on those objects, instead of in the worker."""
         self.case = case
         self.device = device
         self.timeout = timeout
         self.on_event = on_event or (lambda e: None)
         self.steps = steps
         self.autosave = autosave
+        self.ctx = ctx
         self.findings: list[Finding] = []
         self.path: list[str] = []
 
@@ -75,7 +80,8 @@ class Session:
         from reports.environment import environment_info
 
         start = time.perf_counter()
-        check_local_paths(self.case)
+        if self.ctx is None:
+            check_local_paths(self.case)
         environment = environment_info()
         worker = Worker(self.case, self.device, self.timeout,
                         on_progress=lambda m: self._emit("progress", message=m))
@@ -92,7 +98,12 @@ class Session:
                     if in_worker and fatal:
                         continue
                     self._emit("progress", message=info.title if info else name)
-                    found = worker.run(name) if in_worker else self._local(name)
+                    if not in_worker:
+                        found = self._local(name)
+                    elif self.ctx is not None:
+                        found = self._inline(name)
+                    else:
+                        found = worker.run(name)
                     for f in found:
                         self.findings.append(f)
                         self._emit("finding", finding=f)
@@ -103,10 +114,28 @@ class Session:
             worker.close()
         verdict = decide(self.case, self.findings)
         self._emit("verdict", verdict=verdict)
-        result = Result(self.case, environment, worker.resolved_device or _fallback_device(self.device),
+        device = worker.resolved_device or (self.ctx.device if self.ctx is not None
+                                            and "backend" in self.ctx.__dict__ else None)
+        result = Result(self.case, environment, device or _fallback_device(self.device),
                         self.path, self.findings, verdict, seconds=time.perf_counter() - start)
         self._save(environment, result.device, result)
         return result
+
+    def _inline(self, name: str) -> list[Finding]:
+        """A worker probe run in this process on the live context."""
+        from wizard.case import CaseError
+
+        try:
+            found = resolve(name)(self.case, self.ctx)
+        except CaseError:
+            raise
+        except Exception as exc:
+            from wizard.worker import _error
+
+            return [_error(name, f"raised {type(exc).__name__}: {exc}",
+                           "The traceback is in the evidence.", traceback.format_exc()[-4000:])]
+        notes, self.ctx.notes[:] = list(self.ctx.notes), []
+        return [*notes, *found]
 
     def _local(self, name: str) -> list[Finding]:
         try:
