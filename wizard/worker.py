@@ -134,7 +134,12 @@ class Worker:
                                "model/data; the traceback is in the evidence.", tb)]
 
     def _died(self, name: str) -> Finding:
-        code = self._proc.poll() if self._proc is not None else None
+        code = None
+        if self._proc is not None:
+            try:
+                code = self._proc.wait(5)  # the pipe closes a moment before the exit is reaped
+            except subprocess.TimeoutExpired:
+                pass
         self.close(kill=True)
         why = ("was killed (signal 9: most likely out of memory)" if code in (-9, 137)
                else f"died with exit code {code}")

@@ -1,0 +1,89 @@
+"""The command line: bad input gets one sentence and exit code 2, never a traceback."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import run_cli
+
+
+def _bad(proc):
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    err = proc.stderr.strip()
+    assert "Traceback" not in err and "Traceback" not in proc.stdout
+    assert err.startswith("error: ") and len(err.splitlines()) == 1
+    return err
+
+
+@pytest.mark.parametrize("content, words", [
+    ("model: [", "not valid YAML"),
+    ("model: m\ndataset: {path: d}\nepochs: 3\n", "Unknown field `epochs`"),
+    ("model: m\ndataset: {path: d}\nframework: mxnet\n", "`framework: mxnet`"),
+    ("model: ./no/such/model\ndataset: {path: d}\n", "`model: ./no/such/model` does not exist"),
+])
+def test_bad_case_files(tmp_path, content, words):
+    case = tmp_path / "case.yaml"
+    case.write_text(content)
+    err = _bad(run_cli("check", str(case), "--out", str(tmp_path / "o")))
+    assert words in err
+
+
+def test_missing_case_file(tmp_path):
+    assert "does not exist" in _bad(run_cli("check", str(tmp_path / "nope.yaml")))
+
+
+def test_unknown_column_names_the_field_and_the_columns(demo_dir, tmp_path):
+    from wizard.demo.cases import healthy_case
+
+    case = healthy_case(demo_dir, "pytorch")
+    case.dataset.text_columns = ["premise", "hypotesis"]
+    path = tmp_path / "case.yaml"
+    path.write_text(case.to_yaml())
+    err = _bad(run_cli("check", str(path), "--out", str(tmp_path / "o"), "--quiet"))
+    assert "'hypotesis'" in err and "dataset.text_columns" in err and "hypothesis" in err
+
+
+def test_unknown_split(demo_dir, tmp_path):
+    from wizard.demo.cases import healthy_case
+
+    case = healthy_case(demo_dir, "pytorch")
+    case.dataset.eval_split = "validation_matched"
+    path = tmp_path / "case.yaml"
+    path.write_text(case.to_yaml())
+    err = _bad(run_cli("check", str(path), "--out", str(tmp_path / "o"), "--quiet"))
+    assert "validation_matched" in err and "dataset.eval_split" in err
+
+
+def test_checks_lists_the_catalogue_as_json():
+    proc = run_cli("checks", "--json")
+    assert proc.returncode == 0
+    ids = {c["id"] for c in json.loads(proc.stdout)}
+    assert {"data.labels-out-of-range", "data.labels-in-inputs-with-keras-loss",
+            "hyperparameters.learning-rate-too-high"} <= ids
+    assert all(c["category"] == c["id"].split(".")[0] for c in json.loads(proc.stdout))
+
+
+def test_docs_checks_md_is_generated_from_the_catalogue():
+    from tests.helpers import ROOT
+    from wizard.cli import catalogue_markdown
+
+    assert (ROOT / "docs" / "checks.md").read_text().strip() == catalogue_markdown().strip(), \
+        "docs/checks.md is stale: run `make docs`"
+
+
+def test_env_prints_the_environment_block():
+    proc = run_cli("env")
+    assert proc.returncode == 0
+    for name in ("transformers", "huggingface_hub", "datasets", "torch", "Python"):
+        assert name.lower() in proc.stdout.lower()
+
+
+def test_demo_write_case_round_trips(demo_dir, tmp_path):
+    out = tmp_path / "demo.yaml"
+    proc = run_cli("demo", "--framework", "pytorch", "--cache", str(demo_dir), "--write-case", str(out))
+    assert proc.returncode == 0, proc.stderr
+    from wizard.case import Case
+
+    case = Case.from_file(out)
+    assert case.training.optimizer == "adam" and case.num_labels is None
