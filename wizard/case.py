@@ -77,7 +77,9 @@ class Case:
 
     # -- YAML ---------------------------------------------------------------------------
     @classmethod
-    def from_yaml(cls, text: str, base_dir: Path | None = None) -> "Case":
+    def from_yaml(cls, text: str, base_dir: Path | None = None, validate: bool = True) -> "Case":
+        """`validate=False` reads a partial case (an interrupted session) without the
+        completeness checks; field names and types are still checked."""
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
@@ -90,7 +92,7 @@ class Case:
         if not isinstance(data, dict):
             raise CaseError("The case file must be a mapping of fields (model:, dataset:, ...), "
                             f"not a {type(data).__name__}.")
-        case = cls.from_dict(data)
+        case = cls.from_dict(data, validate=validate)
         if base_dir is not None:
             case.resolve_paths(base_dir)
         return case
@@ -109,9 +111,10 @@ class Case:
         return case
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Case":
+    def from_dict(cls, data: dict[str, Any], validate: bool = True) -> "Case":
         case = _build(cls, data, prefix="")
-        case.validate()
+        if validate:
+            case.validate()
         return case
 
     def to_dict(self) -> dict[str, Any]:

@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m wizard",
         description="hf-debug-wizard: find out why fine-tuning a Hugging Face model fails.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--resume", metavar="DIR", help="continue a saved interactive session")
+    parser.add_argument("--out", default="wizard-out", metavar="DIR",
+                        help="where the interactive session is saved (default ./wizard-out)")
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser("check", help="run the checks on a case file (non-interactive)")
@@ -77,45 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- check / demo -------------------------------------------------------------------------
 def _run_case(case: Any, args: argparse.Namespace, demo: bool = False) -> int:
-    from wizard.console import finding_line, finding_panel, make_console, verdict_panel
+    from wizard.console import EventPrinter, make_console, verdict_panel
     from wizard.session import Session
 
     console = make_console()
     out_dir = Path(args.out)
     autosave = out_dir / "session.json"
-    (out_dir).mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "case.yaml").write_text(case.to_yaml(), encoding="utf-8")
-    status = None if args.quiet else console.status("starting", spinner="dots")
-
-    def on_event(event: Any) -> None:
-        if args.quiet:
-            return
-        if event.kind == "step":
-            status.stop()
-            console.rule(f"[bold]{event.data['title']}", align="left")
-            console.print(f"[dim]{event.data['why']}")
-            status.start()
-        elif event.kind == "progress":
-            status.update(event.data["message"])
-        elif event.kind == "finding":
-            f = event.data["finding"]
-            status.stop()
-            console.print(finding_panel(f) if f.status in ("fail", "warn", "error") else finding_line(f))
-            status.start()
-
-    if status:
-        status.start()
+    printer = EventPrinter(console, quiet=args.quiet)
     try:
-        result = Session(case, device=args.device, timeout=args.timeout, on_event=on_event,
-                         autosave=autosave).run()
+        with printer:
+            result = Session(case, device=args.device, timeout=args.timeout, on_event=printer,
+                             autosave=autosave).run()
     except KeyboardInterrupt:
-        if status:
-            status.stop()
         print(f"Interrupted: the findings so far are saved in {autosave}.", file=sys.stderr)
         return 130
-    finally:
-        if status:
-            status.stop()
     formats = tuple(args.format or ["markdown"])
     if args.report or demo:
         from reports.render import write_reports
@@ -230,10 +211,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
     from wizard.case import CaseError
+
+    if not getattr(args, "func", None):
+        if not sys.stdin.isatty():
+            parser.print_help()
+            print("\nThe guided wizard needs a terminal; in scripts use `python -m wizard check "
+                  "CASE.yaml` (see `python -m wizard demo --write-case demo.yaml`).", file=sys.stderr)
+            return 2
+        from wizard.interactive import run_interactive
+
+        try:
+            return run_interactive(Path(args.out), Path(args.resume) if args.resume else None,
+                                   device=args.device)
+        except CaseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
 
     try:
         return int(args.func(args) or 0)

@@ -73,3 +73,38 @@ def summary_table(findings: list[Finding]) -> Table:
     for f in findings:
         table.add_row(Text(f.status, style=STYLE[f.status]), f.id, f.title)
     return table
+
+
+class EventPrinter:
+    """Renders session events as they come: step headers, a progress spinner, findings."""
+
+    def __init__(self, console: Console, quiet: bool = False):
+        self.console = console
+        self.quiet = quiet
+        self.status = None if quiet else console.status("starting", spinner="dots")
+
+    def __enter__(self) -> "EventPrinter":
+        if self.status:
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.status:
+            self.status.stop()
+
+    def __call__(self, event: Any) -> None:
+        if self.quiet or self.status is None:
+            return
+        if event.kind == "progress":
+            self.status.update(event.data["message"])
+            return
+        self.status.stop()
+        if event.kind == "step":
+            self.console.rule(f"[bold]{event.data['title']}", align="left")
+            self.console.print(f"[dim]{event.data['why']}")
+        elif event.kind == "finding":
+            f = event.data["finding"]
+            self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
+                               else finding_line(f))
+        if event.kind != "verdict":
+            self.status.start()

@@ -13,7 +13,7 @@ from wizard.case import Case
 from wizard.context import check_local_paths
 from wizard.findings import Finding, Verdict
 from wizard.probes.registry import PROBES, resolve
-from wizard.tree import CHECK_STEPS, Step
+from wizard.tree import Step, plan
 from wizard.verdict import decide
 from wizard.worker import DEFAULT_TIMEOUT, Worker
 
@@ -59,7 +59,7 @@ class Session:
 
     def __init__(self, case: Case, device: str = "auto", timeout: float = DEFAULT_TIMEOUT,
                  on_event: Callable[[Event], None] | None = None,
-                 steps: tuple[Step, ...] = CHECK_STEPS, autosave: Path | None = None,
+                 steps: list[Step] | None = None, autosave: Path | None = None,
                  ctx: Any = None):
         """`ctx`: a Context over live objects (Context.from_objects); its probes then run in
         this process, on those objects, instead of in the worker."""
@@ -67,7 +67,7 @@ class Session:
         self.device = device
         self.timeout = timeout
         self.on_event = on_event or (lambda e: None)
-        self.steps = steps
+        self.steps = steps if steps is not None else plan(case)
         self.autosave = autosave
         self.ctx = ctx
         self.findings: list[Finding] = []
@@ -88,15 +88,13 @@ class Session:
         fatal = False
         try:
             for step in self.steps:
-                if not step.when(self.case):
-                    continue
+                if fatal:
+                    break
                 self.path.append(step.id)
                 self._emit("step", id=step.id, title=step.title, why=step.why)
                 for name in step.probes:
                     info = PROBES.get(name)
                     in_worker = info.in_worker if info else True
-                    if in_worker and fatal:
-                        continue
                     self._emit("progress", message=info.title if info else name)
                     if not in_worker:
                         found = self._local(name)
@@ -108,8 +106,8 @@ class Session:
                         self.findings.append(f)
                         self._emit("finding", finding=f)
                     self._save(environment, worker.resolved_device)
-                if step.id == "environment" and any(f.status == "fail" for f in self.findings):
-                    fatal = True  # the framework cannot run here: skip the model probes
+                if step.stop_on_fail and any(f.status == "fail" for f in self.findings):
+                    fatal = True  # e.g. the framework cannot run here: straight to the verdict
         finally:
             worker.close()
         verdict = decide(self.case, self.findings)

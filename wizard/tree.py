@@ -1,32 +1,167 @@
-"""The check sequence as data, in the course's order: every front end walks this one list.
+"""The decision tree as data, in one place; every front end renders it.
 
-Each step says why it is there; `when` skips what the case makes irrelevant.
+Two parts:
+- QUESTIONS: the setup, symptom first. Each question fills one case field, says why it is
+  asked, and names the next question (edges by answer, or by a condition on the case).
+- STEPS and PLANS: the checks in the course's order. The symptom picks a plan (the order of
+  steps); a step's `when` skips what the case makes irrelevant, and `stop_on_fail` ends the
+  walk at the verdict when nothing after it could run.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-from wizard.case import Case
+from wizard.case import SYMPTOMS, Case
+
+Cond = Callable[[Case], bool]
 
 
 def _always(case: Case) -> bool:
     return True
 
 
+# -- the setup questions ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Choice:
+    value: Any
+    label: str
+    when: Cond = _always  # offered only when this holds
+
+
+@dataclass(frozen=True)
+class Edge:
+    to: str
+    when: Cond = _always
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    field: str               # dotted Case field the answer goes to
+    prompt: str
+    why: str
+    kind: str                # select | text | multiline | number | float | columns | column | optional-text
+    edges: tuple[Edge, ...]
+    choices: tuple[Choice, ...] = ()
+    optional: bool = False   # an empty answer leaves the field unset
+    when: Cond = _always     # asked only when this holds (otherwise skipped to its first edge)
+
+    def choices_for(self, case: Case) -> list[Choice]:
+        return [c for c in self.choices if c.when(case)]
+
+    def next_id(self, case: Case) -> str:
+        for edge in self.edges:
+            if edge.when(case):
+                return edge.to
+        return "checks"
+
+
+SYMPTOM_LABELS = {
+    "error": "An error inside fit()/train() (paste it)",
+    "nan-loss": "The loss is NaN",
+    "loss-not-decreasing": "The loss does not go down",
+    "out-of-memory": "Out of memory",
+    "metric-wrong": "A metric makes no sense",
+    "slow": "Training is too slow",
+    "not-sure": "Not sure: run every check",
+    "none": "Nothing yet: check my setup before training",
+}
+assert set(SYMPTOM_LABELS) == set(SYMPTOMS)
+
+
+def _tf(case: Case) -> bool:
+    return case.framework == "tensorflow"
+
+
+def _pt(case: Case) -> bool:
+    return case.framework == "pytorch"
+
+
+def _keras(case: Case) -> bool:
+    return case.framework == "tensorflow" and case.trainer == "keras"
+
+
+QUESTIONS: dict[str, Question] = {q.id: q for q in [
+    Question("symptom", "symptom", "What goes wrong?",
+             "The symptom picks which checks run first.", "select",
+             (Edge("traceback", lambda c: c.symptom == "error"), Edge("framework")),
+             choices=tuple(Choice(k, v) for k, v in SYMPTOM_LABELS.items())),
+    Question("traceback", "traceback", "Paste the error message (the whole traceback or its last "
+             "line)",
+             "Known error messages point straight at the checks that confirm their cause.",
+             "multiline", (Edge("framework"),), optional=True),
+    Question("framework", "framework", "Which framework does your script use?",
+             "TensorFlow/Keras and PyTorch fail in different ways on the same fault.", "select",
+             (Edge("model"),),
+             choices=(Choice("tensorflow", "TensorFlow / Keras (TFAutoModel..., fit)"),
+                      Choice("pytorch", "PyTorch (AutoModel..., Trainer or a loop)"))),
+    Question("model", "model", "Model: a Hub id (e.g. distilbert-base-uncased) or a local "
+             "save_pretrained folder", "The checks run your own model.", "text",
+             (Edge("num_labels"),)),
+    Question("num_labels", "num_labels", "num_labels you pass to from_pretrained (empty if you "
+             "don't pass it)", "A head with fewer outputs than classes gives NaN or index errors.",
+             "number", (Edge("dataset"),), optional=True),
+    Question("dataset", "dataset.path", "Dataset: a Hub id, a save_to_disk folder, or a data file",
+             "The checks look at your data as the model sees it.", "text",
+             (Edge("dataset_config"),)),
+    Question("dataset_config", "dataset.config", "Dataset config name (e.g. mnli; empty if none)",
+             "Hub datasets such as glue have one config per task.", "optional-text",
+             (Edge("text_columns"),), optional=True),
+    Question("text_columns", "dataset.text_columns", "Text column(s) you tokenize",
+             "These are decoded and checked for empty text and lengths.", "columns",
+             (Edge("label_column"),)),
+    Question("label_column", "dataset.label_column", "Label column",
+             "Labels are checked against num_labels and for balance.", "column",
+             (Edge("trainer"),)),
+    Question("trainer", "training.trainer", "How do you train?",
+             "Keras fit, Trainer and a plain loop hide different defaults.", "select",
+             (Edge("optimizer"),),
+             choices=(Choice("keras", "model.compile + model.fit (Keras)", _tf),
+                      Choice("trainer", "transformers Trainer", _pt),
+                      Choice("loop", "my own loop (torch.optim...)", _pt))),
+    Question("optimizer", "training.optimizer", "Optimizer exactly as you wrote it (e.g. adam, "
+             "Adam(learning_rate=5e-5), adamw)",
+             "A string like \"adam\" hides a learning rate of 0.001.", "text",
+             (Edge("learning_rate"),)),
+    Question("learning_rate", "training.learning_rate", "Learning rate, if you set it separately "
+             "(e.g. TrainingArguments(learning_rate=...); empty if not)",
+             "It overrides the optimizer's default.", "float", (Edge("loss"),), optional=True,
+             when=lambda c: c.trainer != "keras"),
+    Question("loss", "training.loss", "Loss passed to compile(loss=...) (empty if none)",
+             "With labels inside the inputs, a compile() loss is the course's first fault.",
+             "optional-text", (Edge("labels"),), optional=True, when=_keras),
+    Question("labels", "training.labels", "Where do the labels go?",
+             "Keras expects labels apart from the inputs when it computes the loss.", "select",
+             (Edge("batch_size"),), when=_keras,
+             choices=(Choice("inputs", "inside the input dict (columns=[..., \"labels\"])"),
+                      Choice("separate", "separately (label_cols=[\"labels\"])"))),
+    Question("batch_size", "training.batch_size", "Batch size", "Memory and the first batch "
+             "depend on it.", "number", (Edge("logs"),)),
+    Question("logs", "logs", "Training logs, if you have them (trainer_state.json, a Keras CSV, "
+             "or a TensorBoard folder; empty if none)",
+             "Loss curves show overfitting, plateaus and the first NaN.", "optional-text",
+             (Edge("checks"),), optional=True),
+]}
+FIRST_QUESTION = "symptom"
+
+
+# -- the checks --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Step:
     id: str
     title: str
     why: str
     probes: tuple[str, ...]
-    when: Callable[[Case], bool] = _always
+    when: Cond = _always
+    stop_on_fail: bool = False
 
 
-CHECK_STEPS: tuple[Step, ...] = (
+STEPS: dict[str, Step] = {s.id: s for s in [
     Step("environment", "Your environment",
          "A framework that is missing, or transformers without TF classes, stops everything else.",
-         ("environment",)),
+         ("environment",), stop_on_fail=True),
     Step("triage", "The error message",
          "A known error message points straight at the checks that confirm its cause.",
          ("triage",), when=lambda c: bool(c.traceback.strip())),
@@ -42,4 +177,77 @@ CHECK_STEPS: tuple[Step, ...] = (
     Step("curves", "Read your training logs",
          "Loss curves show overfitting, plateaus, spikes and the first NaN.",
          ("curves",), when=lambda c: bool(c.logs)),
-)
+]}
+
+_ALL = ("environment", "triage", "data", "model", "hyperparameters", "curves")
+PLANS: dict[str, tuple[str, ...]] = {
+    "error": _ALL,
+    "nan-loss": ("environment", "triage", "data", "model", "hyperparameters", "curves"),
+    "loss-not-decreasing": ("environment", "triage", "data", "hyperparameters", "model", "curves"),
+    "out-of-memory": ("environment", "triage", "hyperparameters", "data", "model"),
+    "metric-wrong": ("environment", "triage", "data", "model", "curves", "hyperparameters"),
+    "slow": ("environment", "triage", "hyperparameters", "data", "model"),
+    "not-sure": _ALL,
+    "none": ("environment", "data", "model", "hyperparameters", "curves"),
+}
+assert set(PLANS) == set(SYMPTOMS) and all(s in STEPS for p in PLANS.values() for s in p)
+
+
+def plan(case: Case) -> list[Step]:
+    """The steps this case walks, in order (before any probe outcome is known)."""
+    return [STEPS[s] for s in PLANS[case.symptom] if STEPS[s].when(case)]
+
+
+# -- walking the questions ---------------------------------------------------------------------
+@dataclass
+class QuestionWalk:
+    """UI-agnostic walk through QUESTIONS: current(), answer(value), back()."""
+
+    case: Case
+    position: str = FIRST_QUESTION
+    history: list[str] = field(default_factory=list)
+
+    def current(self) -> Question | None:
+        while self.position != "checks":
+            q = QUESTIONS[self.position]
+            if q.when(self.case):
+                return q
+            self.position = q.next_id(self.case)
+        return None
+
+    def answer(self, value: Any) -> None:
+        """Set the current question's field (already validated) and move on."""
+        q = self.current()
+        assert q is not None, "the questions are done"
+        set_field(self.case, q.field, value)
+        self.history.append(q.id)
+        self.position = q.next_id(self.case)
+
+    def back(self) -> bool:
+        if not self.history:
+            return False
+        self.position = self.history.pop()
+        return True
+
+    @property
+    def done(self) -> bool:
+        return self.current() is None
+
+
+def set_field(case: Case, dotted: str, value: Any) -> None:
+    obj: Any = case
+    *parents, last = dotted.split(".")
+    for p in parents:
+        obj = getattr(obj, p)
+    setattr(obj, last, value)
+
+
+def get_field(case: Case, dotted: str) -> Any:
+    obj: Any = case
+    for p in dotted.split("."):
+        obj = getattr(obj, p)
+    return obj
+
+
+assert all(q.edges for q in QUESTIONS.values())
+assert all(e.to in QUESTIONS or e.to == "checks" for q in QUESTIONS.values() for e in q.edges)

@@ -1,0 +1,205 @@
+"""The guided terminal wizard, driven for real through a pseudo-terminal."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pexpect
+import pytest
+
+from tests.helpers import ROOT, check_case, fails
+from wizard.case import Case
+
+ENTER = "\r"
+
+
+def spawn(out_dir, *args, cache=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TERM": "xterm",
+           "COLUMNS": "110", "LINES": "50", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    if cache:
+        env["WIZARD_CACHE"] = str(cache)
+    child = pexpect.spawn(sys.executable, ["-m", "wizard", "--out", str(out_dir), *args],
+                          env=env, encoding="utf-8", timeout=90, dimensions=(50, 110))
+    child.logfile_read = open(out_dir.parent / f"{out_dir.name}.pty.log", "w")
+    return child
+
+
+def pick(child, key):
+    child.send(key)
+    child.send(ENTER)
+
+
+def answer_setup(child, demo_dir, optimizer="adam"):
+    """Framework onwards, for the tiny PyTorch demo model and dataset."""
+    child.expect("Which framework")
+    pick(child, "2")                      # pytorch
+    child.expect("Model")
+    child.sendline(str(demo_dir / "model"))
+    child.expect("num_labels")
+    child.sendline("")                    # not passed: the config's default (2)
+    child.expect("Dataset")
+    child.sendline(str(demo_dir / "dataset"))
+    child.expect("config")
+    child.sendline("")
+    child.expect("Text column")           # picked from the dataset's real columns
+    child.send(ENTER)
+    child.expect("Label column")
+    child.send(ENTER)
+    child.expect("How do you train")
+    pick(child, "2")                      # my own loop
+    child.expect("Optimizer")
+    child.sendline(optimizer)
+    child.expect("Learning rate")
+    child.sendline("")
+    child.expect("Batch size")
+    child.sendline("")                    # keeps [16]
+    child.expect("Training logs")
+    child.sendline("")
+
+
+def finish(child):
+    child.expect("Write a report", timeout=300)
+    pick(child, "1")
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    return child.exitstatus
+
+
+def test_nan_loss_walk_with_a_bad_answer_and_back(demo_dir, tmp_path):
+    out = tmp_path / "nan"
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "2")                      # NaN loss
+    child.expect("Which framework")
+    pick(child, "2")
+    child.expect("Model")
+    child.sendline("/no/such/model")
+    child.expect("does not exist here")   # re-asked with the reason
+    child.expect("Model")
+    child.sendline(str(demo_dir / "model"))
+    child.expect("num_labels")
+    child.sendline("<")                   # back to the model question
+    child.expect("Model")
+    child.sendline("")                    # Enter keeps the answer already given
+    child.expect("num_labels")
+    child.sendline("many")
+    child.expect("not a whole number")
+    child.expect("num_labels")
+    child.sendline("")
+    child.expect("Dataset")
+    child.sendline(str(demo_dir / "dataset"))
+    child.expect("config")
+    child.sendline("")
+    child.expect("Text column")
+    child.send(ENTER)
+    child.expect("Label column")
+    child.send(ENTER)
+    child.expect("How do you train")
+    pick(child, "2")
+    child.expect("Optimizer")
+    child.sendline("adam")
+    child.expect("Learning rate")
+    child.sendline("")
+    child.expect("Batch size")
+    child.sendline("")
+    child.expect("Training logs")
+    child.sendline("")
+    child.expect("Setup complete")
+    child.expect("Verdict: user-error", timeout=300)
+    assert finish(child) == 0
+    saved = Case.from_file(out / "session.yaml")
+    assert saved.model == str(demo_dir / "model") and saved.num_labels is None
+    assert saved.dataset.text_columns == ["premise", "hypothesis"]
+    assert saved.training.optimizer == "adam" and saved.training.trainer == "loop"
+    result = json.loads((out / "session.json").read_text())
+    assert fails(result) == ["data.labels-out-of-range", "hyperparameters.learning-rate-too-high"]
+    assert (out / "report.md").exists()
+    # A saved session is a case file: `check` replays it to the same verdict.
+    _, replay = check_case(saved, tmp_path / "replay")
+    assert fails(replay) == fails(result)
+
+
+def test_pasted_error_walk_goes_through_triage(demo_dir, tmp_path):
+    out = tmp_path / "err"
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "1")                      # an error
+    child.expect("Paste the error")
+    for line in ("Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
+                 "IndexError: Target 2 is out of bounds.", "", ""):
+        child.sendline(line)
+    answer_setup(child, demo_dir, optimizer="AdamW(lr=5e-5)")
+    child.expect("The error message", timeout=120)   # the triage step ran
+    child.expect("Verdict: user-error", timeout=300)
+    assert finish(child) == 0
+    result = json.loads((out / "session.json").read_text())
+    assert result["path"][:3] == ["environment", "triage", "data"]
+    assert "Target 2 is out of bounds" in result["case"]["traceback"]
+    assert fails(result) == ["data.labels-out-of-range"]
+
+
+def test_ctrl_c_saves_and_resume_continues(demo_dir, tmp_path):
+    out = tmp_path / "resume"
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "3")                      # loss does not go down
+    child.expect("Which framework")
+    pick(child, "2")
+    child.expect("Model")
+    child.sendline(str(demo_dir / "model"))
+    child.expect("num_labels")
+    child.sendintr()
+    child.expect("answers are saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    saved = Case.from_yaml((out / "session.yaml").read_text(), validate=False)  # partial
+    assert saved.symptom == "loss-not-decreasing" and saved.model == str(demo_dir / "model")
+
+    child = spawn(out, "--resume", str(out))
+    child.expect("num_labels")           # picks up where it stopped
+    child.sendline("3")
+    child.expect("Dataset")
+    child.sendline(str(demo_dir / "dataset"))
+    child.expect("config")
+    child.sendline("")
+    child.expect("Text column")
+    child.send(ENTER)
+    child.expect("Label column")
+    child.send(ENTER)
+    child.expect("How do you train")
+    pick(child, "2")
+    child.expect("Optimizer")
+    child.sendline("AdamW(lr=5e-5)")
+    child.expect("Learning rate")
+    child.sendline("")
+    child.expect("Batch size")
+    child.sendline("8")
+    child.expect("Training logs")
+    child.sendline("")
+    child.expect("Verdict: inconclusive", timeout=300)
+    assert finish(child) == 0
+    result = json.loads((out / "session.json").read_text())
+    assert fails(result) == [] and result["case"]["training"]["batch_size"] == 8
+
+
+def test_demo_from_the_first_question(demo_dir, tmp_path):
+    out = tmp_path / "demo"
+    child = spawn(out, cache=demo_dir.parent)
+    child.expect("What goes wrong")
+    pick(child, "9")                      # the built-in demo case
+    child.expect("The demo", timeout=120)
+    child.expect("Verdict: user-error", timeout=300)
+    assert finish(child) == 0
+    result = json.loads((out / "session.json").read_text())
+    assert "data.labels-out-of-range" in fails(result)
+
+
+def test_without_a_terminal_the_wizard_points_to_check():
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "wizard"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2 and "python -m wizard check" in proc.stderr
