@@ -159,9 +159,10 @@ class Step:
 
 
 STEPS: dict[str, Step] = {s.id: s for s in [
-    Step("environment", "Your environment",
-         "A framework that is missing, or transformers without TF classes, stops everything else.",
-         ("environment",), stop_on_fail=True),
+    Step("environment", "Your environment, model and dataset",
+         "A missing framework, transformers without TF classes, or a model or dataset that cannot "
+         "be reached stops everything else; metadata comes before any download.",
+         ("environment", "hub"), stop_on_fail=True),
     Step("triage", "The error message",
          "A known error message points straight at the checks that confirm its cause.",
          ("triage",), when=lambda c: bool(c.traceback.strip())),

@@ -114,7 +114,7 @@ def _download_findings(case: Any, ref: hub.ModelRef) -> list[Finding]:
 
 def _model_title(ref: hub.ModelRef) -> str:
     where = ref.path if ref.kind == "local" else f"{ref.repo_id}@{(ref.commit or '')[:7]}"
-    size = f", {ref.num_parameters / 1e6:.1f}M parameters" if ref.num_parameters else ""
+    size = f", {_count(ref.num_parameters)} parameters" if ref.num_parameters else ""
     return f"Model {where} ({ref.model_type or 'unknown type'}{size})"
 
 
@@ -222,3 +222,12 @@ def _remember(ctx: Any, name: str, value: Any) -> None:
             setattr(ctx, name, value)
         except AttributeError:
             pass
+
+
+def _count(n: int) -> str:
+    """12_345 -> 12.3K, 66_955_010 -> 67.0M, 1_500_000_000 -> 1.50B."""
+    if n >= 1e9:
+        return f"{n / 1e9:.2f}B"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f}M"
+    return f"{n / 1e3:.1f}K" if n >= 1e3 else str(n)

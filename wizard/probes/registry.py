@@ -24,6 +24,7 @@ class ProbeInfo:
 PROBES: dict[str, ProbeInfo] = {p.name: p for p in [
     ProbeInfo("environment", "wizard.probes.environment:probe_environment", False,
               "Python environment"),
+    ProbeInfo("hub", "wizard.probes.hub:probe_hub", False, "Model and dataset: where they come from"),
     ProbeInfo("triage", "wizard.triage:probe_triage", False, "Reading the error message"),
     ProbeInfo("batch", "wizard.probes.data:probe_batch_structure", True,
               "The batch as the model sees it"),
