@@ -165,6 +165,12 @@ _check("model.forward", "One batch through the model",
        "Runs the first batch through the model and checks the outputs are finite.",
        "NaN or Inf in the logits of an untrained step points at the inputs or the weights.",
        "", "HF course ch. 8, 'Check your model'")
+_check("model.forward-raised", "The forward pass itself raises",
+       "One batch through the freshly loaded model, without labels, raises; says whether the "
+       "innermost frames are library code.",
+       "With clean data checks, an exception deep inside transformers/torch/TF is a library-bug "
+       "candidate: the wizard then writes and verifies a standalone reproduction.",
+       "", "innermost frame classification: wizard/triage.py")
 _check("model.nan-loss-samples", "Samples whose loss is NaN",
        "Per-sample loss of one batch: which samples give NaN or Inf, and their labels.",
        "NaN spreads to the whole model within a step; finding the first samples isolates the cause.",
@@ -188,6 +194,53 @@ _check("hyperparameters.learning-rate-too-high", "Learning rate too high for fin
        "HF course ch. 8; BERT paper (2e-5..5e-5); threshold 1e-4")
 
 # --- memory (wizard/probes/memory.py, wizard/memory_estimate.py) ---------------------------
+_check("memory.estimate", "Training memory estimated from metadata",
+       "Per-device memory of one training step from the config and the safetensors headers (no "
+       "weights downloaded): weights, gradients, optimizer state, activations for the batch size "
+       "and sequence length, mixed precision, checkpointing, LoRA, and per-GPU figures under "
+       "DDP, ZeRO-1/2/3 and FSDP; with the ranked changes that shrink it.",
+       "Out-of-memory is the most common wall when fine-tuning; knowing which part dominates "
+       "says which fix works.",
+       "TrainingArguments(..., per_device_train_batch_size=8, gradient_accumulation_steps=2, "
+       "bf16=True, gradient_checkpointing=True)",
+       "Transformer Math 101 (EleutherAI) and Korthikanti et al. 2022 (sbh(34+5as/h) per layer), "
+       "refined per op (CPU dropout keeps full-size masks, fused SDPA keeps no s^2 scores, the LM "
+       "head keeps fp32 log-probabilities and two gradient buffers) and calibrated against "
+       "measured peaks on CPU: GPT-2/BERT/DistilBERT/LLaMA/T5 random configs within 15 % "
+       "(benchmarks/memory_accuracy.py)")
+_check("memory.will-not-fit", "The training step will not fit the device",
+       "The estimate (or a measured step that ran out of memory) exceeds the device's memory "
+       "(GPU total minus what other processes hold; CPU: available RAM).",
+       "The run would crash with CUDA out of memory / ResourceExhaustedError at the first step.",
+       "model.gradient_checkpointing_enable()\n"
+       "TrainingArguments(..., bf16=True, per_device_train_batch_size=4, gradient_accumulation_steps=4)",
+       "estimate + 0.5 GiB CUDA context > capacity; the best fix is the first ranked change whose "
+       "own estimate fits, else the ranked changes combined")
+_check("memory.gpu-held-by-other-process", "Another process holds GPU memory",
+       "NVML (as nvidia-smi) lists other processes using >= 256 MiB on the GPU.",
+       "That memory is unavailable to training; an idle notebook kernel is the usual holder.",
+       "nvidia-smi   # then stop the idle process or restart that notebook kernel",
+       "nvmlDeviceGetComputeRunningProcesses; threshold 256 MiB")
+_check("memory.tf-grabs-all-gpu-memory", "TensorFlow reserves all GPU memory",
+       "A TensorFlow case on a GPU with memory growth off (and TF_FORCE_GPU_ALLOW_GROWTH unset).",
+       "TensorFlow maps nearly all free GPU memory at start-up: nvidia-smi shows the card full and "
+       "any other process on it runs out of memory.",
+       "for gpu in tf.config.list_physical_devices('GPU'):\n"
+       "    tf.config.experimental.set_memory_growth(gpu, True)",
+       "TensorFlow GPU guide, 'Limiting GPU memory growth'")
+_check("memory.measured-peak", "Measured peak of one training step",
+       "Runs two real training steps in a fresh child process (random weights from the config) "
+       "and reports the second step's peak: torch.cuda.max_memory_allocated on CUDA, the RSS "
+       "high-water mark above the pre-model baseline on CPU; next to the estimate.",
+       "The measurement is the ground truth for this model, device and library versions.",
+       "", "the estimate's error on the benchmark set is <= 15 %; larger gaps point at custom code")
+_check("memory.largest-batch", "Largest batch that fits",
+       "Halves the batch from the case's value until a step fits (or doubles while it fits), then "
+       "bisects, as accelerate's find_executable_batch_size does; each attempt in its own "
+       "process so an out-of-memory cannot poison the next.",
+       "Gives the per-device batch to use with gradient accumulation for the effective batch.",
+       "TrainingArguments(..., per_device_train_batch_size=LARGEST, gradient_accumulation_steps=N)",
+       "accelerate.utils.find_executable_batch_size")
 
 # --- training (wizard/probes/training.py) --------------------------------------------------
 

@@ -32,6 +32,8 @@ class ForwardResult:
     loss_per_sample: np.ndarray | None = None  # the framework's own, when it gives one
     error: str | None = None                   # what the framework raised, type: message
     seconds: float = 0.0
+    raised: str | None = None                  # "logits" when even the plain forward raised
+    traceback: str = ""                        # the framework's traceback when it raised
 
 
 def is_local_ref(ref: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import traceback
 from typing import Any
 
 import numpy as np
@@ -113,7 +114,12 @@ class TFBackend:
         start = time.perf_counter()
         features = {k: tf.constant(v) for k, v in batch.inputs.items()
                     if not (batch.labels_in_inputs and k == batch.label_key)}
-        logits = np.asarray(model(features, training=False).logits)
+        try:
+            logits = np.asarray(model(features, training=False).logits)
+        except Exception as exc:  # the plain forward itself fails: evidence for triage
+            return ForwardResult(logits=None, error=f"{type(exc).__name__}: {_first_line(exc)}",
+                                 raised="logits", traceback=traceback.format_exc(),
+                                 seconds=time.perf_counter() - start)
         result = ForwardResult(logits=logits)
         if batch.labels is not None:
             try:
@@ -124,6 +130,7 @@ class TFBackend:
                     result.loss_per_sample = loss
             except Exception as exc:  # the framework's own words are the evidence
                 result.error = f"{type(exc).__name__}: {_first_line(exc)}"
+                result.traceback = traceback.format_exc()
         result.seconds = time.perf_counter() - start
         return result
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 import os
 import time
+import traceback
 from typing import Any
 
 import numpy as np
@@ -79,14 +80,21 @@ class TorchBackend:
         start = time.perf_counter()
         features = {k: v for k, v in batch.inputs.items() if k != batch.label_key}
         with torch.no_grad():
-            logits = model(**self._tensors(features)).logits.float().cpu().numpy()
+            try:
+                logits = model(**self._tensors(features)).logits.float().cpu().numpy()
+            except Exception as exc:  # the plain forward itself fails: evidence for triage
+                return ForwardResult(logits=None, raised="logits",
+                                     error=f"{type(exc).__name__}: {_first_line(exc)}",
+                                     traceback=traceback.format_exc(),
+                                     seconds=time.perf_counter() - start)
             result = ForwardResult(logits=logits)
             if batch.labels is not None:
                 try:
                     out = model(**self._tensors({**features, "labels": batch.labels}))
                     result.loss = float(out.loss) if out.loss is not None else None
                 except Exception as exc:
-                    result.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:400]}"
+                    result.error = f"{type(exc).__name__}: {_first_line(exc)}"
+                    result.traceback = traceback.format_exc()
         result.seconds = time.perf_counter() - start
         return result
 
@@ -116,3 +124,8 @@ class TorchBackend:
                 **{k: v if isinstance(v, (int, float)) else str(getattr(v, "value", v))
                    for k, v in fields.items() if k in ("learning_rate", "weight_decay",
                                                       "warmup_steps", "lr_scheduler_type", "optim")}}
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:400] if text else ""

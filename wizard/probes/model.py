@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from wizard.case import Case
-from wizard.context import Context
+from wizard.context import Context, ForwardResult
 from wizard.findings import Finding
 from wizard.probes.data import cross_entropy
 
@@ -16,6 +16,8 @@ INITIAL_LOSS_TOLERANCE = 0.5  # |loss - ln C| > 0.5 * ln C is a wiring problem, 
 def probe_forward(case: Case, ctx: Context) -> list[Finding]:
     """Finite logits, per-sample loss, and the initial loss against ln(C)."""
     fwd, batch = ctx.forward, ctx.batch
+    if fwd.logits is None:
+        return [_forward_raised(fwd)]
     logits = fwd.logits
     findings: list[Finding] = []
     bad_rows = np.flatnonzero(~np.isfinite(logits).all(axis=1))
@@ -66,3 +68,23 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
                           if off else "The head starts where it should.")),
             fix="" if not off else "print(model(batch).logits[:4])  # look for very large logits"))
     return findings
+
+
+def _forward_raised(fwd: ForwardResult) -> Finding:
+    """The plain forward pass (no labels) raised: where, and whether inside library code."""
+    from wizard.triage import parse_traceback
+
+    parsed = parse_traceback(fwd.traceback)
+    inner = parsed.frames[-1] if parsed.frames else None
+    library = bool(parsed.frames) and parsed.library_frames_innermost
+    return Finding(
+        "model.forward-raised", "warn",
+        f"The forward pass raises {fwd.error.split(':')[0] if fwd.error else 'an error'}"
+        + (" inside library code" if library else ""),
+        evidence={"error": fwd.error, "innermost_frame": inner.to_dict() if inner else None,
+                  "innermost_in_library": library, "traceback": fwd.traceback[-4000:]},
+        explanation="Even without labels, one batch through the freshly loaded model fails. "
+                    + ("The innermost frames are in library code: if the data checks are clean, "
+                       "this may be a library bug (see the reproduction)." if library else
+                       "The innermost frame is in your code."),
+        fix="")
