@@ -174,11 +174,17 @@ class Case:
         return "keras" if self.framework == "tensorflow" else "trainer"
 
 
+def _show(value: Any) -> str:
+    """A value as it can stand in a one-line message."""
+    text = str(value)
+    return text if text.isprintable() and len(text) <= 60 else repr(text)[:60]
+
+
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         hint = difflib.get_close_matches(str(value), allowed, n=1)
         did = f" (did you mean {hint[0]!r}?)" if hint else ""
-        raise CaseError(f"`{name}: {value}` is not one of {', '.join(allowed)}{did}; "
+        raise CaseError(f"`{name}: {_show(value)}` is not one of {', '.join(allowed)}{did}; "
                         "use one of those values.", name)
 
 
@@ -193,7 +199,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         if key_s not in known:
             hint = difflib.get_close_matches(key_s, list(known), n=1)
             did = f"did you mean `{prefix}{hint[0]}`? " if hint else ""
-            raise CaseError(f"Unknown field `{prefix}{key_s}` in the case file; {did}"
+            raise CaseError(f"Unknown field `{prefix}{_show(key_s)}` in the case file; {did}"
                             f"known fields here: {', '.join(known)}.", prefix + key_s)
         kwargs[key_s] = _coerce(known[key_s], value, prefix + key_s)
     return cls(**kwargs)
