@@ -243,6 +243,87 @@ _check("memory.largest-batch", "Largest batch that fits",
        "accelerate.utils.find_executable_batch_size")
 
 # --- training (wizard/probes/training.py) --------------------------------------------------
+_check("training.overfit-batch", "The model overfits one batch",
+       "Trains on the first batch alone for a bounded number of steps with the user's optimizer "
+       "settings; the loss falls below half its start. Carries the loss curve.",
+       "The course's test: a model that can memorise one batch can learn; only then tune.", "",
+       "HF course ch. 8 ('overfit one batch', fit(batch, epochs=20)); pass when the final loss "
+       "(inference mode) <= 50 % of the initial loss within 40 steps")
+_check("training.cannot-overfit-batch", "The model cannot overfit one batch",
+       "The user's run on one batch does not bring the loss below half its start within 40 "
+       "steps; a known-good run (Adam, 3e-3 under 10M trainable parameters, else 1e-4) on the "
+       "same batch tells what it points to: the learning rate (the known-good run learns; fail "
+       "when the user's loss diverges or the user's rate is above the known-good one, warn when "
+       "it is below), a frozen model (no trainable parameters), or the data/labels/loss (neither "
+       "run learns; notes a loss stuck at the batch's label entropy and identical inputs with "
+       "different labels). skip when a training step raises.",
+       "A model that cannot memorise 16 samples will not learn the dataset; the comparison "
+       "separates optimizer settings from data faults.",
+       "model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))\n"
+       "# Trainer: TrainingArguments(..., learning_rate=5e-5)",
+       "HF course ch. 8; calibrated on a random 2-layer 32-dim DistilBERT: Adam 3e-3 takes the "
+       "loss from 1.10 to 0.07 (PyTorch) / 0.05 (TF) in 50 steps, Adam 5e-5 leaves it at 1.10; "
+       "judged relative to each run's own initial loss, never against an absolute zero")
+_check("training.gradient-flow", "Gradient flow per layer",
+       "Mean |gradient| per layer (grouped by block, ordered input to output) after one "
+       "backward pass on the first batch (and after the user's optimizer has run on it), as a "
+       "bar chart, with per-layer histograms of log10 |gradient|.",
+       "Gradients that shrink or grow across layers are invisible in the loss alone.", "",
+       "KDnuggets, 'Visual debugging tools for ML workflows' (gradient magnitudes and histograms)")
+_check("training.vanishing-gradients", "Vanishing gradients",
+       "The first non-embedding layer's mean |gradient| is below 1e-3 of the last layer's and "
+       "below 1e-4 in absolute terms.",
+       "The early layers barely learn: training is slow or stalls (deep sigmoid/tanh stacks).",
+       "torch.nn.ReLU() / GELU, residual connections, LayerNorm, kaiming_normal_ initialisation",
+       "AUTOTRAINER (Zhang et al., ICSE 2021) thresholds: ratio < 1e-3 and first layer < 1e-4; "
+       "measured as mean |gradient| so layers of different sizes compare (the article's measure)")
+_check("training.exploding-gradients", "Exploding gradients",
+       "Non-finite gradients or loss (fail), or a first-layer mean |gradient| above 70x the last "
+       "layer's (warn), at step 0 or after the user's optimizer has run on the batch.",
+       "Huge or NaN updates destroy the weights: the loss spikes, then becomes NaN.",
+       "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+       "# Keras: tf_keras.optimizers.Adam(learning_rate=5e-5, clipnorm=1.0)",
+       "AUTOTRAINER (Zhang et al., ICSE 2021): first/last ratio > 70, or NaN/Inf")
+_check("training.dead-units", "Dead units (zero gradients)",
+       "A non-embedding layer where >= 70 % of the gradient entries are exactly zero (fail at "
+       ">= 99 %: the layer gets no signal), with the count of units whose incoming weights all "
+       "got zero.",
+       "Dead ReLUs output 0 for every input and never recover; the capacity is lost.",
+       "torch.nn.LeakyReLU(0.01)  # or GELU; zero biases; a lower learning rate",
+       "AUTOTRAINER (Zhang et al., ICSE 2021) dying-ReLU threshold: >= 70 % zero gradients; "
+       "embedding layers are excluded (rows of unused tokens are zero by design)")
+_check("training.no-gradient", "Parameters that get no gradient",
+       "Trainable parameters whose gradient is None after backward (fail when none gets one, "
+       "warn when some do not), or a model with no trainable parameters at all (fail).",
+       "Keras: 'No gradients provided for any variable'; PyTorch: weights that silently never "
+       "change (unused modules, detached tensors, a frozen model).",
+       "model.compile(optimizer=optimizer)  # Keras: the model's own loss\n"
+       "for p in model.parameters(): p.requires_grad_(True)",
+       "HF course ch. 8 ('No gradients provided for any variable'); any None gradient")
+_check("training.embeddings", "Embedding projection",
+       "PCA (numpy SVD) of the model's pooled last hidden state (first token when the inputs "
+       "start with [CLS], else the mask-mean; the input of the last Linear layer for plain "
+       "networks) for up to 128 samples, coloured by label, with the silhouette score and a "
+       "leave-one-out nearest-centroid accuracy beside the majority share.",
+       "Shows whether the representation separates the classes the head must tell apart.", "",
+       "KDnuggets, 'Visual debugging tools for ML workflows' (embedding projections)")
+_check("training.loss-output-mismatch", "The loss does not match the model's output",
+       "The values the model outputs (probabilities: rows in [0, 1] summing to 1; sigmoid: all "
+       "in [0, 1]; log-probabilities; logits) against what the loss expects (from_logits=True, "
+       "CrossEntropyLoss, BCEWithLogitsLoss: logits; Keras losses with from_logits=False, "
+       "BCELoss: probabilities; NLLLoss: log-probabilities).",
+       "softmax + from_logits=True squashes the gradients (learning stalls); logits into a "
+       "probability loss are clipped (a wrong loss); logits into NLLLoss run away to -inf.",
+       "tf_keras.layers.Dense(num_classes)  # no softmax, with from_logits=True\n"
+       "# PyTorch: no nn.Softmax before nn.CrossEntropyLoss",
+       "framework documentation of each loss; rows summing to 1 within 1e-3")
+_check("training.non-finite-step", "First non-finite loss or gradient in a live run",
+       "The callback's record of the first training step whose loss or gradient norm is NaN/Inf, "
+       "with the epoch, the step and the batch that produced it.",
+       "Everything after the first non-finite step is lost; the batch and the step name the "
+       "cause (a bad sample, a learning-rate spike, fp16 overflow).",
+       "args = TrainingArguments(..., max_grad_norm=1.0, bf16=True)  # and inspect that batch",
+       "any non-finite value (no threshold)")
 
 # --- curves (wizard/probes/curves.py) ------------------------------------------------------
 _check("curves.summary", "The loss curves read from the training logs",

@@ -1,0 +1,971 @@
+"""Error-message triage: real tracebacks map to the right signature and numbers; others to none.
+
+Most tracebacks are produced for real: PyTorch ones in-process, transformers ones in a child
+process (USE_TF=0 there, so this session's TensorFlow tests are not affected) and TensorFlow/Keras
+ones in a child process in env tf. CUDA messages, which a CPU cannot produce, are pasted texts
+written with the exact wording torch prints.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import traceback
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wizard.case import Case
+from wizard.catalogue import CHECKS
+from wizard.findings import Finding
+from wizard.triage import (SIGNATURES, ParsedError, Signature, Triage, classify_path,
+                           parse_traceback, probe_triage, triage, unknown_probe_ids)
+
+HAS_TF = importlib.util.find_spec("tensorflow") is not None
+needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")
+
+
+def capture(fn: Callable[[], object]) -> str:
+    """traceback.format_exc() of what fn raises (fails the test when it raises nothing)."""
+    try:
+        fn()
+    except BaseException:  # noqa: BLE001
+        return traceback.format_exc()
+    pytest.fail("expected an exception")
+
+
+def ids(t: Triage) -> list[str]:
+    return [m.signature.id for m in t.matches]
+
+
+# ------------------------------------------------------------------------------------------
+# Child processes that produce real transformers / TensorFlow errors (started together)
+# ------------------------------------------------------------------------------------------
+HF_SCRIPT = r'''
+import json, logging, os, sys, traceback
+import numpy as np
+import torch
+from tokenizers import Tokenizer, models, pre_tokenizers
+import datasets
+from transformers import (AutoModelForSequenceClassification, BertConfig,
+    BertForSequenceClassification, BertTokenizerFast, DataCollatorWithPadding,
+    PreTrainedTokenizerFast, Trainer, TrainingArguments)
+
+out, logs = {}, []
+class Grab(logging.Handler):
+    def emit(self, record):
+        logs.append(record.getMessage())
+logging.getLogger("transformers").addHandler(Grab())
+
+def grab(name, fn):
+    logs.clear()
+    try:
+        fn()
+        out[name] = None
+    except BaseException:
+        out[name] = "\n".join(logs + [traceback.format_exc()])
+
+d = sys.argv[1]
+vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(40)] + ["the", "a", "cat"]
+open(f"{d}/vocab.txt", "w").write("\n".join(vocab))
+tok = BertTokenizerFast(f"{d}/vocab.txt", model_max_length=32)
+cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                 intermediate_size=32, max_position_embeddings=32, num_labels=2)
+torch.manual_seed(0)
+m = BertForSequenceClassification(cfg).eval()
+m.save_pretrained(f"{d}/model")
+wl = Tokenizer(models.WordLevel({w: i for i, w in enumerate(vocab)}, unk_token="[UNK]"))
+wl.pre_tokenizer = pre_tokenizers.Whitespace()
+nopad = PreTrainedTokenizerFast(tokenizer_object=wl)
+
+grab("no_pad", lambda: nopad(["the cat", "a"], padding=True))
+grab("unable_input_ids", lambda: tok(["the cat w1 w2", "a"], return_tensors="pt"))
+grab("unable_label", lambda: DataCollatorWithPadding(tok)(
+    [{"input_ids": [2, 45, 3], "label": [0, 1]}, {"input_ids": [2, 3], "label": [1]}]))
+grab("unable_text", lambda: DataCollatorWithPadding(tok)(
+    [{"input_ids": [2, 45, 3], "text": "the cat"}, {"input_ids": [2, 3], "text": "a"}]))
+grab("missing_input_ids", lambda: m(attention_mask=torch.ones(1, 3, dtype=torch.long)))
+grab("token_labels", lambda: m(input_ids=torch.ones(2, 8, dtype=torch.long),
+                               labels=torch.ones(2, 8, dtype=torch.long)))
+grab("size_mismatch", lambda: AutoModelForSequenceClassification.from_pretrained(
+    f"{d}/model", num_labels=3))
+def too_long():
+    enc = tok("the " * 40, return_tensors="pt")   # logs the 'Token indices ...' warning
+    m(input_ids=enc["input_ids"])
+grab("too_long", too_long)
+grab("too_long_all_inputs", lambda: m(**tok("the " * 40, return_tensors="pt")))
+def added_token():
+    tok.add_tokens(["zzz"])                        # no resize_token_embeddings
+    m(**tok("the zzz cat", return_tensors="pt"))
+grab("added_token", added_token)
+def multi_label():
+    ml = BertForSequenceClassification(BertConfig(**{**cfg.to_dict(),
+                                                     "problem_type": "multi_label_classification"}))
+    ml(input_ids=torch.ones(2, 4, dtype=torch.long), labels=torch.tensor([[1, 0], [0, 1]]))
+grab("multi_label_long", multi_label)
+def no_loss():
+    args = TrainingArguments(output_dir=f"{d}/out", report_to=[], use_cpu=True)
+    Trainer(model=m, args=args).compute_loss(m, dict(tok(["the cat"], return_tensors="pt")))
+grab("no_loss", no_loss)
+def metric_logits():   # what evaluate does with compute(predictions=logits, ...)
+    feats = datasets.Features({"predictions": datasets.Value("int32"),
+                               "references": datasets.Value("int32")})
+    feats.encode_batch({"predictions": list(np.random.rand(4, 3)), "references": [0, 1, 2, 1]})
+grab("metric_logits", metric_logits)
+print("@@JSON@@" + json.dumps(out))
+'''
+
+TF_SCRIPT = r'''
+import json, os, sys, traceback
+import numpy as np
+import tensorflow as tf
+import tf_keras
+
+out = {}
+def grab(name, fn):
+    try:
+        fn()
+        out[name] = None
+    except BaseException:
+        out[name] = traceback.format_exc()
+
+x = np.zeros((8, 3), "float32")
+y = np.array([0, 1, 2, 1, 0, 1, 0, 1])
+def model():
+    return tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(3,))])
+def label_range_fit():
+    m = model()
+    m.compile(loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True), optimizer="adam")
+    m.fit(x, y, epochs=1, verbose=0)
+grab("label_range_fit", label_range_fit)
+grab("label_range_eager", lambda: tf_keras.losses.sparse_categorical_crossentropy(
+    y, tf.zeros((8, 2)), from_logits=True))
+def no_gradients():
+    m = model()
+    m.compile(loss=lambda t, p: tf.reduce_sum(tf.cast(t, tf.float32)) * 0.0, optimizer="adam")
+    m.fit(x, np.zeros(8), epochs=1, verbose=0)
+grab("no_gradients", no_gradients)
+def keras3_optimizer():
+    import keras   # Keras 3, what `tensorflow.keras` is without TF_USE_LEGACY_KERAS=1
+    model().compile(loss="mse", optimizer=keras.optimizers.Adam(1e-3))
+grab("keras3_optimizer", keras3_optimizer)
+grab("oom_cpu", lambda: tf.zeros((10**12, 10)))
+def keras3_transformers():   # as when tf-keras is not installed
+    for name in [k for k in sys.modules if k == "tf_keras" or k.startswith("tf_keras.")]:
+        del sys.modules[name]
+    sys.modules["tf_keras"] = None
+    import transformers.activations_tf  # noqa: F401
+grab("keras3_transformers", keras3_transformers)
+print("@@JSON@@" + json.dumps(out))
+'''
+
+_PROCS: dict[str, subprocess.Popen] = {}
+
+
+def _start(name: str, script: str, tmp: Path, env_extra: dict[str, str]) -> None:
+    (tmp / f"{name}.py").write_text(script)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "TF_CPP_MIN_LOG_LEVEL": "3", **env_extra}
+    _PROCS[name] = subprocess.Popen([sys.executable, str(tmp / f"{name}.py"), str(tmp)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env=env, cwd=str(tmp))
+
+
+def _collect(name: str) -> dict[str, str | None]:
+    proc = _PROCS[name]
+    stdout, stderr = proc.communicate(timeout=300)
+    marker = stdout.rfind("@@JSON@@")
+    assert marker != -1, f"{name} script failed:\n{stderr[-3000:]}"
+    return json.loads(stdout[marker + len("@@JSON@@"):])
+
+
+@pytest.fixture(scope="module")
+def children(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Start the transformers and TensorFlow scripts at once; each fixture below waits."""
+    if "hf" not in _PROCS:
+        _start("hf", HF_SCRIPT, tmp_path_factory.mktemp("hf"), {"USE_TF": "0"})
+    if HAS_TF and "tf" not in _PROCS:
+        _start("tf", TF_SCRIPT, tmp_path_factory.mktemp("tf"),
+               {"TF_USE_LEGACY_KERAS": "1", "USE_TORCH": "0"})
+
+
+@pytest.fixture(scope="module")
+def hf(children: None) -> dict[str, str | None]:
+    return _collect("hf")
+
+
+@pytest.fixture(scope="module")
+def tf_errors(children: None) -> dict[str, str | None]:
+    if not HAS_TF:
+        pytest.skip("TensorFlow is tested in env 'tf'")
+    return _collect("tf")
+
+
+def real(d: dict[str, str | None], name: str) -> str:
+    text = d.get(name)
+    assert text, f"{name} raised nothing"
+    return text
+
+
+# ------------------------------------------------------------------------------------------
+# Real PyTorch errors (in-process)
+# ------------------------------------------------------------------------------------------
+def test_torch_target_out_of_bounds() -> None:
+    import torch
+    import torch.nn.functional as F
+    text = capture(lambda: F.cross_entropy(torch.zeros(4, 2), torch.tensor([0, 1, 2, 1])))
+    t = triage(text)
+    assert t.primary.signature.id == "torch-target-out-of-bounds"
+    assert t.primary.evidence["target"] == 2
+    assert t.primary.evidence["num_labels_needed_at_least"] == 3
+    assert "data.labels-out-of-range" in t.probes
+    p = t.parsed
+    assert p.exc_type == "IndexError" and p.message == "Target 2 is out of bounds."
+    assert p.innermost_frame.package == "torch" and p.library_frames_innermost
+    assert p.innermost_user_frame.file == __file__
+    assert "cross_entropy" in (p.innermost_user_frame.code or "")
+
+
+def test_torch_negative_target_gets_its_own_cause() -> None:
+    import torch
+    import torch.nn.functional as F
+    text = capture(lambda: F.cross_entropy(torch.zeros(2, 2), torch.tensor([0, -1])))
+    m = triage(text).primary
+    assert m.signature.id == "torch-target-out-of-bounds" and m.evidence["target"] == -1
+    assert "-100" in m.cause
+
+
+def test_torch_embedding_index_out_of_range() -> None:
+    import torch
+    text = capture(lambda: torch.nn.Embedding(10, 4)(torch.tensor([[1, 12]])))
+    t = triage(text)
+    assert ids(t) == ["index-out-of-range-in-self"]
+    assert {"data.token-ids-out-of-vocab", "data.sequence-longer-than-positions"} <= set(t.probes)
+
+
+def test_torch_ragged_tensor_numbers() -> None:
+    import torch
+    t = triage(capture(lambda: torch.tensor([[1, 2, 3], [1, 2]])))
+    assert t.primary.signature.id == "ragged-sequences"
+    assert (t.primary.evidence["expected"], t.primary.evidence["dim"],
+            t.primary.evidence["got"]) == (3, 1, 2)
+
+
+def test_torch_long_labels_where_float_expected() -> None:
+    import torch
+    import torch.nn.functional as F
+
+    def huber() -> None:
+        x = torch.zeros(4, requires_grad=True)
+        F.huber_loss(x, torch.tensor([1, 0, 1, 0])).backward()
+    t = triage(capture(huber))
+    assert t.primary.signature.id == "label-dtype-long-expected-float"
+    assert t.primary.evidence["found"] == "Long" and t.primary.evidence["expected"] == "Float"
+
+
+def test_too_many_values_to_unpack_dict_batch() -> None:
+    def loop() -> None:
+        batch = {"input_ids": 1, "attention_mask": 2, "labels": 3}
+        input_ids, labels = batch  # noqa: F841 - the classic: iterating a dict gives its keys
+    t = triage(capture(loop))
+    assert t.primary.signature.id == "too-many-values-to-unpack"
+    assert t.primary.evidence["expected"] == 2
+    assert not t.parsed.library_frames_innermost
+
+
+def test_real_chained_exception_direct_cause() -> None:
+    import torch
+    import torch.nn.functional as F
+
+    def step() -> None:
+        try:
+            F.cross_entropy(torch.zeros(4, 2), torch.tensor([0, 1, 5, 1]))
+        except IndexError as exc:
+            raise RuntimeError("training step 3 failed") from exc
+    t = triage(capture(step))
+    p = t.parsed
+    assert p.exc_type == "RuntimeError" and p.message == "training step 3 failed"
+    assert len(p.chain) == 1 and p.chain[0].exc_type == "IndexError" and p.relation == "cause"
+    assert t.primary.signature.id == "torch-target-out-of-bounds"
+    assert t.primary.where == "chained" and t.primary.evidence["target"] == 5
+
+
+def test_real_chained_exception_during_handling() -> None:
+    import torch
+    import torch.nn.functional as F
+
+    def step() -> None:
+        batch = {"input_ids": [1, 2]}
+        try:
+            batch["labels"]
+        except KeyError:
+            F.cross_entropy(torch.zeros(2, 2), torch.tensor([0, 2]))
+    t = triage(capture(step))
+    assert t.parsed.relation == "context" and t.parsed.chain[0].exc_type == "KeyError"
+    assert t.primary.signature.id == "torch-target-out-of-bounds" and t.primary.where == "exception"
+
+
+# ------------------------------------------------------------------------------------------
+# Real transformers errors (child process)
+# ------------------------------------------------------------------------------------------
+def test_hf_no_pad_token(hf: dict) -> None:
+    t = triage(real(hf, "no_pad"))
+    assert t.primary.signature.id == "no-pad-token" and "data.no-pad-token" in t.probes
+    assert t.parsed.innermost_frame.package == "transformers"
+    assert "tokenizer.pad_token = tokenizer.eos_token" in t.primary.fix
+
+
+def test_hf_unable_to_create_tensor_chained_from_ragged(hf: dict) -> None:
+    t = triage(real(hf, "unable_input_ids"))
+    assert ids(t)[:2] == ["unable-to-create-tensor", "ragged-sequences"]
+    assert t.primary.evidence["feature"] == "input_ids"
+    ragged = t.matches[1]
+    assert ragged.where == "chained" and ragged.evidence["dim"] == 1
+    assert t.parsed.chain[0].message.startswith("expected sequence of length")
+
+
+def test_hf_unable_to_create_tensor_nested_labels_and_raw_text(hf: dict) -> None:
+    labels = triage(real(hf, "unable_label")).primary
+    assert labels.evidence["feature"] == "label" and "lists" in labels.cause
+    text = triage(real(hf, "unable_text")).primary
+    assert text.evidence["feature"] == "text" and "remove_columns" in text.fix
+    assert "data.raw-text-columns" in text.probes
+
+
+def test_hf_missing_input_ids_both_wordings(hf: dict) -> None:
+    t = triage(real(hf, "missing_input_ids"))   # 4.x: "have to specify either", 5.x: "must ..."
+    assert t.primary.signature.id == "missing-input-ids"
+    assert "data.batch-structure" in t.probes
+
+
+def test_hf_token_labels_batch_size_mismatch(hf: dict) -> None:
+    m = triage(real(hf, "token_labels")).primary
+    assert m.signature.id == "batch-size-mismatch"
+    assert (m.evidence["input_batch"], m.evidence["target_batch"]) == (2, 16)
+    assert m.evidence["labels_per_example"] == 8 and "token-level" in m.cause
+
+
+def test_hf_head_size_mismatch_numbers(hf: dict) -> None:
+    m = triage(real(hf, "size_mismatch")).primary
+    assert m.signature.id == "head-size-mismatch" and "ignore_mismatched_sizes=True" in m.fix
+    # transformers 4.x puts the shapes in the message; 5.x in the load report logged above it
+    assert m.evidence["checkpoint_num_labels"] == 2 and m.evidence["requested_num_labels"] == 3
+
+
+def test_hf_sequence_too_long_warning_and_error(hf: dict) -> None:
+    t = triage(real(hf, "too_long"))
+    assert ids(t)[:2] == ["expanded-size-positions", "sequence-longer-than-max"]
+    assert t.primary.evidence["length"] == 42 and t.primary.evidence["max_positions"] == 32
+    warning = t.matches[1]
+    assert (warning.evidence["length"], warning.evidence["max_length"]) == (42, 32)
+    assert t.probes[0] == "data.sequence-longer-than-positions"
+
+
+def test_hf_sequence_too_long_at_the_position_embeddings(hf: dict) -> None:
+    m = triage(real(hf, "too_long_all_inputs")).primary
+    assert m.signature.id == "tensor-size-mismatch-dim1"
+    assert (m.evidence["length"], m.evidence["max_positions"]) == (42, 32)
+    assert "position_embeddings" in m.evidence["code"] and "42 tokens" in m.cause
+
+
+def test_generic_broadcast_error_in_user_code_stays_generic() -> None:
+    import torch
+    m = triage(capture(lambda: torch.zeros(2, 5) + torch.zeros(2, 3))).primary
+    assert m.signature.id == "tensor-size-mismatch-dim1" and "usually" in m.cause
+
+
+def test_hf_added_token_without_resize(hf: dict) -> None:
+    t = triage(real(hf, "added_token"))
+    assert t.primary.signature.id == "index-out-of-range-in-self"
+    assert "resize_token_embeddings" in t.primary.fix
+    assert t.parsed.innermost_frame.function == "embedding"
+
+
+def test_hf_multi_label_with_integer_labels(hf: dict) -> None:
+    m = triage(real(hf, "multi_label_long")).primary
+    assert m.signature.id == "label-dtype-long-expected-float"
+    assert m.evidence["output_type"] == "Long"
+
+
+def test_hf_trainer_no_loss_names_the_inputs(hf: dict) -> None:
+    m = triage(real(hf, "no_loss")).primary
+    assert m.signature.id == "model-returned-no-loss"
+    assert m.evidence["keys"] == ["logits"] and "labels" not in m.evidence["inputs"]
+    assert "input_ids" in m.evidence["inputs"] and "never reached" in m.cause
+
+
+def test_hf_metric_fed_logits(hf: dict) -> None:
+    m = triage(real(hf, "metric_logits")).primary
+    assert m.signature.id == "metric-fed-logits" and "argmax" in m.fix
+
+
+# ------------------------------------------------------------------------------------------
+# Real TensorFlow / Keras errors (child process, env tf)
+# ------------------------------------------------------------------------------------------
+@needs_tf
+def test_tf_graph_label_out_of_range(tf_errors: dict) -> None:
+    t = triage(real(tf_errors, "label_range_fit"))
+    p = t.parsed
+    assert p.exc_name == "InvalidArgumentError"
+    assert p.message.startswith("Received a label value of 2")
+    assert "SparseSoftmaxCrossEntropyWithLogits" in (p.graph_node or "")
+    assert (p.graph_op or "").startswith("__inference_train_function")
+    assert any(f.origin == "tf-graph" for f in p.frames)
+    assert p.innermost_user_frame.function == "label_range_fit"
+    m = t.primary
+    assert m.signature.id == "tf-label-out-of-range"
+    assert (m.evidence["label"], m.evidence["high"], m.evidence["model_num_labels"]) == (2, 2, 2)
+    assert m.evidence["num_labels_needed_at_least"] == 3
+    assert sorted(m.evidence["label_values"]) == [0, 0, 0, 1, 1, 1, 1, 2]   # fit shuffles
+    assert t.probes[0] == "data.labels-out-of-range"
+
+
+@needs_tf
+def test_tf_eager_label_out_of_range(tf_errors: dict) -> None:
+    t = triage(real(tf_errors, "label_range_eager"))
+    assert t.parsed.message.startswith("Received a label value")   # {{function_node}} stripped
+    assert t.parsed.device == "CPU:0"
+    assert t.primary.signature.id == "tf-label-out-of-range"
+
+
+@needs_tf
+def test_tf_keras_no_gradients_in_user_code_block(tf_errors: dict) -> None:
+    t = triage(real(tf_errors, "no_gradients"))
+    p = t.parsed
+    assert p.keras_user_code and p.exc_type == "ValueError"
+    assert p.message.startswith("No gradients provided for any variable")
+    assert p.innermost_frame.function == "filter_empty_gradients"
+    assert p.innermost_frame.package == "tf_keras" and p.innermost_frame.origin == "keras"
+    m = t.primary
+    assert m.signature.id == "keras-no-gradients"
+    assert m.probes[0] == "data.labels-in-inputs-with-keras-loss"
+    assert m.evidence["first_variable"].endswith("kernel:0")
+
+
+@needs_tf
+def test_tf_keras3_optimizer_identifier(tf_errors: dict) -> None:
+    m = triage(real(tf_errors, "keras3_optimizer")).primary
+    assert m.signature.id == "keras-optimizer-identifier"
+    assert m.evidence["keras3_object"] is True and "tf_keras.optimizers" in m.fix
+
+
+@needs_tf
+def test_tf_resource_exhausted_on_cpu(tf_errors: dict) -> None:
+    m = triage(real(tf_errors, "oom_cpu")).primary
+    assert m.signature.id == "out-of-memory"
+    assert m.evidence["tensor_shape"] == [10**12, 10] and m.evidence["tensor_dtype"] == "float"
+    assert "RAM" in m.cause
+
+
+@needs_tf
+def test_tf_keras3_with_transformers(tf_errors: dict) -> None:
+    t = triage(real(tf_errors, "keras3_transformers"))
+    assert t.parsed.relation == "context"            # raised while handling the tf_keras import
+    assert t.parsed.chain[0].exc_type == "ModuleNotFoundError"
+    assert t.primary.signature.id == "keras-3-installed" and "tf-keras" in t.primary.fix
+
+
+# ------------------------------------------------------------------------------------------
+# Pasted texts: GPU messages a CPU cannot produce, and other paste formats
+# ------------------------------------------------------------------------------------------
+CUDA_ASSERT_NLL = """\
+../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.
+../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.
+Traceback (most recent call last):
+  File "/home/ana/mnli/train.py", line 58, in <module>
+    trainer.train()
+  File "/home/ana/.venv/lib/python3.10/site-packages/transformers/trainer.py", line 1539, in train
+    return inner_training_loop(
+  File "/home/ana/.venv/lib/python3.10/site-packages/transformers/trainer.py", line 1869, in _inner_training_loop
+    tr_loss_step = self.training_step(model, inputs)
+  File "/home/ana/.venv/lib/python3.10/site-packages/transformers/trainer.py", line 2781, in training_step
+    self.accelerator.backward(loss)
+  File "/home/ana/.venv/lib/python3.10/site-packages/torch/autograd/__init__.py", line 266, in backward
+    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass
+RuntimeError: CUDA error: device-side assert triggered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
+Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.
+"""
+
+CUDA_ASSERT_INDEX = """\
+[rank0]: ../aten/src/ATen/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: [120,0,0], thread: [64,0,0] Assertion `srcIndex < srcSelectDimSize` failed.
+[rank0]: Traceback (most recent call last):
+[rank0]:   File "/workspace/finetune.py", line 40, in <module>
+[rank0]:     outputs = model(**batch)
+[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1736, in _wrapped_call_impl
+[rank0]:     return self._call_impl(*args, **kwargs)
+[rank0]: torch.AcceleratorError: CUDA error: device-side assert triggered
+"""
+
+TORCH_OOM_NEW = """\
+Traceback (most recent call last):
+  File "/content/train.py", line 77, in <module>
+    loss.backward()
+  File "/usr/local/lib/python3.10/dist-packages/torch/_tensor.py", line 522, in backward
+    torch.autograd.backward(
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 14.75 GiB of which 512.06 MiB is free. Process 4121 has 6.20 GiB memory in use. Including non-PyTorch memory, this process has 8.03 GiB memory in use. Of the allocated memory 7.61 GiB is allocated by PyTorch, and 291.14 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)
+"""
+
+TORCH_OOM_OLD_LAST_LINE = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; "
+                           "11.17 GiB total capacity; 10.62 GiB already allocated; 1.81 MiB free; "
+                           "10.68 GiB reserved in total by PyTorch)")
+
+TORCH_OOM_CAPACTY = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. "
+                     "GPU 0 has a total capacty of 8.00 GiB of which 0 bytes is free. Of the "
+                     "allocated memory 7.44 GiB is allocated by PyTorch, and 3.16 MiB is reserved "
+                     "by PyTorch but unallocated.")
+
+TF_GPU_OOM_GRAPH = """\
+Traceback (most recent call last):
+  File "/content/fit.py", line 31, in <module>
+    model.fit(tf_train, validation_data=tf_val, epochs=3)
+  File "/usr/local/lib/python3.10/dist-packages/tf_keras/src/utils/traceback_utils.py", line 70, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/usr/local/lib/python3.10/dist-packages/tensorflow/python/eager/execute.py", line 53, in quick_execute
+    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,
+tensorflow.python.framework.errors_impl.ResourceExhaustedError: Graph execution error:
+
+Detected at node tf_bert_for_sequence_classification/bert/encoder/layer_._11/attention/self/Softmax defined at (most recent call last):
+  File "/content/fit.py", line 31, in <module>
+
+  File "/usr/local/lib/python3.10/dist-packages/tf_keras/src/engine/training.py", line 1804, in fit
+
+OOM when allocating tensor with shape[32,12,512,512] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
+\t [[{{node tf_bert_for_sequence_classification/bert/encoder/layer_._11/attention/self/Softmax}}]]
+Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info. This isn't available when running in Eager mode.
+ [Op:__inference_train_function_27164]
+"""
+
+TF_OLD_GRAPH_NODE_FORMAT = """\
+InvalidArgumentError: Graph execution error:
+
+Detected at node 'sparse_categorical_crossentropy/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits' defined at (most recent call last):
+    File "C:\\Users\\minh\\anaconda3\\lib\\runpy.py", line 196, in _run_module_as_main
+      return _run_code(code, main_globals, None,
+    File "C:\\Users\\minh\\nli\\train_nli.py", line 44, in <module>
+      model.fit(tf_train_dataset, epochs=3)
+    File "C:\\Users\\minh\\anaconda3\\lib\\site-packages\\keras\\backend.py", line 5238, in sparse_categorical_crossentropy
+      res = tf.nn.sparse_softmax_cross_entropy_with_logits(
+Node: 'sparse_categorical_crossentropy/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits'
+Received a label value of 2 which is outside the valid range of [0, 2).  Label values: 1 2 0 0 2 1 1 2
+\t [[{{node sparse_categorical_crossentropy/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits}}]] [Op:__inference_train_function_10286]
+"""
+
+COLAB_IPYTHON8 = """\
+---------------------------------------------------------------------------
+IndexError                                Traceback (most recent call last)
+Cell In[7], line 3
+      1 logits = model(**batch).logits
+      2 labels = batch["labels"]
+----> 3 loss = torch.nn.functional.cross_entropy(logits, labels)
+
+File /usr/local/lib/python3.10/dist-packages/torch/nn/functional.py:3059, in cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
+   3057 if size_average is not None or reduce is not None:
+   3058     reduction = _Reduction.legacy_get_string(size_average, reduce)
+-> 3059 return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)
+
+IndexError: Target 3 is out of bounds.
+"""
+
+IPYTHON7_KERAS_OLD = """\
+---------------------------------------------------------------------------
+ValueError                                Traceback (most recent call last)
+<ipython-input-12-4b1f3c2d9e0a> in <module>()
+      1 model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+----> 2 model.fit(tf_train_dataset, epochs=3)
+
+/usr/local/lib/python3.7/dist-packages/tensorflow/python/keras/engine/training.py in _method_wrapper(self, *args, **kwargs)
+    106   def _method_wrapper(self, *args, **kwargs):
+    107     if not self._in_multi_worker_mode():  # pylint: disable=protected-access
+--> 108       return method(self, *args, **kwargs)
+    109
+
+10 frames
+/usr/local/lib/python3.7/dist-packages/tensorflow/python/framework/func_graph.py in wrapper(*args, **kwargs)
+    975           except Exception as e:  # pylint:disable=broad-except
+    976             if hasattr(e, "ag_error_metadata"):
+--> 977               raise e.ag_error_metadata.to_exception(e)
+    978             else:
+    979               raise
+
+ValueError: in user code:
+
+    /usr/local/lib/python3.7/dist-packages/tensorflow/python/keras/engine/training.py:805 train_function  *
+        return step_function(self, iterator)
+    /usr/local/lib/python3.7/dist-packages/tensorflow/python/keras/optimizer_v2/optimizer_v2.py:598 apply_gradients
+        grads_and_vars = optimizer_utils.filter_empty_gradients(grads_and_vars)
+    /usr/local/lib/python3.7/dist-packages/tensorflow/python/keras/optimizer_v2/utils.py:79 filter_empty_gradients
+        ([v.name for _, v in grads_and_vars],))
+
+    ValueError: No gradients provided for any variable: ['tf_distil_bert_for_sequence_classification/distilbert/embeddings/word_embeddings/weight:0', 'tf_distil_bert_for_sequence_classification/classifier/bias:0'].
+"""
+
+KERAS3_LAST_LINE = ("ValueError: Your currently installed version of Keras is Keras 3, but this is "
+                    "not yet supported in Transformers. Please install the backwards-compatible "
+                    "tf-keras package with `pip install tf-keras`.")
+
+
+def test_cuda_assert_from_the_loss_kernel() -> None:
+    t = triage(CUDA_ASSERT_NLL)
+    m = t.primary
+    assert m.signature.id == "cuda-device-side-assert" and m.where == "exception"
+    assert m.evidence["kernel"] == "nll_loss_forward_reduce_cuda_kernel_2d"
+    assert m.evidence["kernel_line"] == 250 and m.evidence["assertions_printed"] == 2
+    assert m.probes[0] == "data.labels-out-of-range" and "num_labels" in m.cause
+    assert t.parsed.innermost_user_frame.where() == "/home/ana/mnli/train.py:58 in <module>"
+    assert "cpu()" in m.fix
+
+
+def test_cuda_assert_from_an_embedding_with_rank_prefixes() -> None:
+    t = triage(CUDA_ASSERT_INDEX)
+    assert t.parsed.exc_type == "torch.AcceleratorError"
+    assert t.parsed.innermost_user_frame.file == "/workspace/finetune.py"
+    m = t.primary
+    assert m.signature.id == "cuda-device-side-assert"
+    assert m.evidence["assertion"] == "srcIndex < srcSelectDimSize"
+    assert m.probes[0] == "data.token-ids-out-of-vocab"
+
+
+def test_torch_oom_new_format_numbers_and_other_process() -> None:
+    m = triage(TORCH_OOM_NEW).primary
+    assert m.signature.id == "out-of-memory"
+    ev = m.evidence
+    assert ev["tried_to_allocate"] == "1.50 GiB" and ev["tried_to_allocate_mib"] == 1536.0
+    assert ev["total_capacity"] == "14.75 GiB" and ev["free"] == "512.06 MiB"
+    assert ev["other_processes"] == [{"pid": 4121, "memory": "6.20 GiB"}]
+    assert m.probes[0] == "memory.gpu-held-by-other-process" and "nvidia-smi" in m.cause
+
+
+def test_torch_oom_old_format_last_line_only() -> None:
+    t = triage(TORCH_OOM_OLD_LAST_LINE)
+    assert not t.parsed.has_traceback and t.parsed.exc_type == "RuntimeError"
+    ev = t.primary.evidence
+    assert (ev["tried_to_allocate"], ev["total_capacity"], ev["free"]) == (
+        "20.00 MiB", "11.17 GiB", "1.81 MiB")
+    assert ev["allocated_by_pytorch"] == "10.62 GiB"
+
+
+def test_torch_oom_with_the_capacty_typo_of_older_torch() -> None:
+    ev = triage(TORCH_OOM_CAPACTY).primary.evidence
+    assert ev["total_capacity"] == "8.00 GiB" and ev["free"] == "0 bytes"
+
+
+def test_tf_gpu_oom_in_a_graph_error() -> None:
+    t = triage(TF_GPU_OOM_GRAPH)
+    p = t.parsed
+    assert p.exc_name == "ResourceExhaustedError" and p.message.startswith("OOM when allocating")
+    assert p.graph_node.endswith("attention/self/Softmax") and p.device == "GPU:0"
+    m = t.primary
+    assert m.signature.id == "out-of-memory"
+    assert m.evidence["tensor_shape"] == [32, 12, 512, 512]
+    assert m.evidence["tensor_mib"] == 384.0            # 32*12*512*512 floats
+    assert "memory.tf-grabs-all-gpu-memory" in m.probes
+
+
+def test_tf_graph_error_old_format_windows_paths() -> None:
+    t = triage(TF_OLD_GRAPH_NODE_FORMAT)
+    p = t.parsed
+    assert p.exc_type == "InvalidArgumentError" and p.message.startswith("Received a label value")
+    assert [f.kind for f in p.frames] == ["other", "user", "library"]
+    assert p.innermost_user_frame.where().endswith("train_nli.py:44 in <module>")
+    assert p.innermost_user_frame.code == "model.fit(tf_train_dataset, epochs=3)"
+    m = t.primary
+    assert m.signature.id == "tf-label-out-of-range" and m.evidence["label_values"][:3] == [1, 2, 0]
+
+
+def test_colab_ipython8_traceback() -> None:
+    t = triage(COLAB_IPYTHON8)
+    p = t.parsed
+    assert p.exc_type == "IndexError"
+    assert [(f.file, f.line, f.kind) for f in p.frames] == [
+        ("Cell In[7]", 3, "user"),
+        ("/usr/local/lib/python3.10/dist-packages/torch/nn/functional.py", 3059, "library")]
+    assert p.frames[0].code.startswith("loss = torch.nn.functional.cross_entropy")
+    assert t.primary.signature.id == "torch-target-out-of-bounds"
+    assert t.primary.evidence["target"] == 3
+
+
+def test_ipython7_with_old_keras_user_code_block() -> None:
+    t = triage(IPYTHON7_KERAS_OLD)
+    p = t.parsed
+    assert p.keras_user_code and p.message.startswith("No gradients provided")
+    assert p.frames[0].file.startswith("<ipython-input-12") and p.frames[0].line == 2
+    assert p.innermost_frame.function == "filter_empty_gradients"
+    assert p.innermost_frame.line == 79 and p.innermost_frame.package == "tensorflow"
+    assert t.primary.signature.id == "keras-no-gradients"
+    assert t.primary.evidence["first_variable"].startswith("tf_distil_bert")
+
+
+def test_only_the_last_line() -> None:
+    t = triage(KERAS3_LAST_LINE)
+    assert t.parsed.exc_type == "ValueError" and not t.parsed.frames
+    assert t.primary.signature.id == "keras-3-installed"
+    m = triage("Received a label value of 7 which is outside the valid range of [0, 5).").primary
+    assert m.evidence["num_labels_needed_at_least"] == 8 and m.evidence["model_num_labels"] == 5
+
+
+def test_paste_noise_ansi_crlf_indent_quote() -> None:
+    import torch
+    import torch.nn.functional as F
+    text = capture(lambda: F.cross_entropy(torch.zeros(2, 2), torch.tensor([0, 4])))
+    clean = triage(text)
+    coloured = text.replace("IndexError", "\x1b[1;31mIndexError\x1b[0m").replace(
+        "File ", "\x1b[35mFile \x1b[0m")
+    variants = [coloured, text.replace("\n", "\r\n"), textwrap.indent(text, "    "),
+                textwrap.indent(text, "> "), "```pytb\n" + text + "```\n",
+                textwrap.indent(text, "\t")]
+    for v in variants:
+        t = triage(v)
+        assert t.primary.signature.id == "torch-target-out-of-bounds", repr(v[:80])
+        assert t.primary.evidence["target"] == 4
+        assert [f.where() for f in t.parsed.frames] == [f.where() for f in clean.parsed.frames]
+
+
+def test_progress_bar_between_frames_and_exception() -> None:
+    text = ('Traceback (most recent call last):\n  File "/w/train.py", line 3, in <module>\n'
+            "    trainer.train()\n  0%|          | 0/10 [00:00<?, ?it/s]\n"
+            "Epoch 1/3\nValueError: Expected input batch_size (8) to match target batch_size (1024).")
+    t = triage(text)
+    assert t.parsed.exc_type == "ValueError"
+    assert t.primary.evidence["labels_per_example"] == 128
+
+
+def test_nan_loss_names_the_learning_rate_check() -> None:
+    t = triage("Epoch 1/3\n 63/1227 [>.....] - ETA: 5:42 - loss: nan - accuracy: 0.3351")
+    assert t.primary.signature.id == "nan-loss"
+    assert {"model.nan-loss-samples", "hyperparameters.learning-rate-too-high"} <= set(t.probes)
+
+
+# ------------------------------------------------------------------------------------------
+# No false positives
+# ------------------------------------------------------------------------------------------
+def test_unrelated_user_errors_match_nothing(tmp_path: Path) -> None:
+    import torch
+    missing = tmp_path / "data" / "train.csv"
+
+    def key_error() -> None:
+        batch = {"input_ids": [1, 2], "attention_mask": [1, 1]}
+        print(batch["label"])
+
+    def attr_error() -> None:
+        outputs = None
+        outputs.logits  # noqa: B018
+
+    texts = [capture(lambda: open(missing)), capture(key_error), capture(attr_error),
+             capture(lambda: 1 / 0), capture(lambda: json.loads("{")),
+             capture(lambda: torch.zeros(2, 3) @ torch.zeros(4, 5))]
+    for text in texts:
+        t = triage(text)
+        assert t.matches == [], (t.parsed.last_line, ids(t))
+        assert t.verdict == "unknown-error", t.parsed.last_line
+        findings = probe_triage(Case(model="m", traceback=text), None)
+        assert [f.id for f in findings] == ["triage.unknown-error"]
+        assert findings[0].evidence["your_code"].startswith(__file__)
+
+
+def test_signature_words_inside_source_lines_do_not_match() -> None:
+    text = ('Traceback (most recent call last):\n  File "/w/check.py", line 9, in <module>\n'
+            '    assert "CUDA out of memory" not in log, "Target 3 is out of bounds"\n'
+            "AssertionError: log check failed")
+    assert triage(text).matches == []
+
+
+def test_benign_warning_is_not_the_verdict() -> None:
+    text = ("Some weights of DistilBertForSequenceClassification were not initialized from the "
+            "model checkpoint at distilbert-base-uncased and are newly initialized: "
+            "['classifier.bias', 'classifier.weight']\n"
+            'Traceback (most recent call last):\n  File "/w/t.py", line 2, in <module>\n'
+            "    run()\nZeroDivisionError: division by zero")
+    t = triage(text)
+    assert ids(t) == ["newly-initialized-head"] and t.primary is None
+    assert t.verdict == "unknown-error"
+
+
+# ------------------------------------------------------------------------------------------
+# Library frames and the library-bug verdict
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("path,kind,package", [
+    ("/usr/local/lib/python3.10/dist-packages/transformers/trainer.py", "library", "transformers"),
+    ("/home/u/.venv/lib/python3.11/site-packages/torch/nn/functional.py", "library", "torch"),
+    ("C:\\Users\\u\\anaconda3\\Lib\\site-packages\\datasets\\arrow_dataset.py", "library",
+     "datasets"),
+    ("/home/u/src/transformers/src/transformers/models/bert/modeling_bert.py", "library",
+     "transformers"),
+    ("/home/u/pytorch/torch/nn/modules/module.py", "library", "torch"),
+    ("/home/u/tf/tensorflow/python/eager/execute.py", "library", "tensorflow"),
+    ("/home/u/tf-keras/tf_keras/src/engine/training.py", "library", "tf_keras"),
+    ("/home/u/keras/keras/src/trainers/trainer.py", "library", "keras"),
+    ("/tmp/__autograph_generated_filex1y2.py", "library", "tensorflow"),
+    ("/home/u/project/train.py", "user", None),
+    ("/home/u/datasets/prepare.py", "user", None),         # a user folder named like a library
+    ("/home/u/torch_experiments/train.py", "user", None),
+    ("/tmp/ipykernel_4242/1234567.py", "user", None),
+    ("Cell In[3]", "user", None),
+    ("<ipython-input-5-abc>", "user", None),
+    ("<frozen runpy>", "other", None),
+    ("/usr/lib/python3.10/runpy.py", "other", None),
+    ("C:\\Users\\u\\anaconda3\\lib\\asyncio\\base_events.py", "other", None),
+    ("importlib\\__init__.py", "other", None),
+    ("", "other", None),
+])
+def test_classify_path(path: str, kind: str, package: str | None) -> None:
+    assert classify_path(path) == (kind, package)
+
+
+def test_unknown_error_inside_library_code_is_a_possible_library_bug() -> None:
+    import torch
+    text = capture(lambda: torch.nn.Linear(3, 2)(torch.zeros(2, 4)))
+    t = triage(text)
+    assert t.matches == [] and t.parsed.library_frames_innermost
+    assert t.parsed.innermost_library_package == "torch" and t.verdict == "possible-library-bug"
+    f, = probe_triage(Case(model="m", traceback=text), None)
+    assert f.id == "triage.possible-library-bug" and f.status == "warn"
+    assert f.evidence["package"] == "torch" and f.evidence["innermost_library_frames"]
+
+
+def test_stdlib_frames_do_not_make_a_library_bug() -> None:
+    t = triage(capture(lambda: json.loads("{")))   # innermost frames: json/decoder.py
+    assert t.parsed.innermost_frame.kind == "other"
+    assert not t.parsed.library_frames_innermost and t.verdict == "unknown-error"
+
+
+# ------------------------------------------------------------------------------------------
+# probe_triage, to_dict and the catalogue
+# ------------------------------------------------------------------------------------------
+def test_probe_triage_known_error_finding() -> None:
+    f, = probe_triage(Case(model="m", traceback=COLAB_IPYTHON8), None)
+    assert isinstance(f, Finding) and f.id == "triage.known-error" and f.status == "info"
+    assert f.evidence["signature"] == "torch-target-out-of-bounds"
+    assert f.evidence["numbers"]["target"] == 3
+    assert f.evidence["confirm_with"] == ["data.labels-out-of-range"]
+    assert f.evidence["your_code"].startswith("Cell In[7]:3")
+    assert "num_labels" in f.fix
+    json.dumps(f.to_dict())
+
+
+def test_probe_triage_without_a_traceback() -> None:
+    assert probe_triage(Case(model="m"), None) == []
+    assert probe_triage(Case(model="m", traceback="  \n\t"), None) == []
+
+
+def test_to_dict_is_json() -> None:
+    d = triage(TF_GPU_OOM_GRAPH).to_dict()
+    json.dumps(d)
+    assert d["verdict"] == "known-error" and d["matches"][0]["id"] == "out-of-memory"
+    assert d["parsed"]["library_frames_innermost"] is True
+    assert d["parsed"]["innermost_user_frame"]["file"] == "/content/fit.py"
+    assert d["likely_causes"][0]["confirm_with"]
+
+
+def test_signature_catalogue_is_well_formed() -> None:
+    assert len({s.id for s in SIGNATURES}) == len(SIGNATURES)
+    for s in SIGNATURES:
+        assert isinstance(s, Signature) and s.regex().pattern
+        assert s.cause and s.explanation, s.id
+        assert s.benign or (s.fix and s.probes), s.id
+        for p in s.probes:
+            assert p.split(".", 1)[0] in ("data", "model", "hyperparameters", "memory",
+                                          "environment", "training", "curves"), p
+    for id_ in ("triage.known-error", "triage.unknown-error", "triage.possible-library-bug"):
+        assert CHECKS[id_].category == "triage"
+    # ids the signatures name that other checks are expected to provide
+    assert "data.labels-out-of-range" not in unknown_probe_ids()
+    assert "data.no-pad-token" in unknown_probe_ids() or "data.no-pad-token" in CHECKS
+
+
+# ------------------------------------------------------------------------------------------
+# The parser never raises
+# ------------------------------------------------------------------------------------------
+SAMPLES = [CUDA_ASSERT_NLL, CUDA_ASSERT_INDEX, TORCH_OOM_NEW, TF_GPU_OOM_GRAPH,
+           TF_OLD_GRAPH_NODE_FORMAT, COLAB_IPYTHON8, IPYTHON7_KERAS_OLD, KERAS3_LAST_LINE]
+TRICKY = ["Traceback (most recent call last):", "During handling of the above exception, "
+          "another exception occurred:", "The above exception was the direct cause of the "
+          "following exception:", "ValueError: in user code:", "    ValueError: x",
+          "Detected at node 'n' defined at (most recent call last):", "Node: 'n'",
+          '  File "a.py", line 99999999999999999999999999, in f', "Cell In[", "Cell In[2], line ",
+          "----> 99999999999999999999999 x", "-> ", "File x:1, in ", "x.py in f(", "\x1b[31m",
+          "Target 99999999999999999999999999999 is out of bounds.",
+          "Received a label value of 9999999999999999999999 which is outside the valid range of "
+          "[0, 99999999999999999999999).  Label values: 1 2 99999999999999999999999 -",
+          "OOM when allocating tensor with shape[99999999999999999999,0,] and type half",
+          "Expected input batch_size (0) to match target batch_size (0).",
+          "size mismatch for classifier.weight: copying a param with shape torch.Size([]) from "
+          "checkpoint, the shape in current model is torch.Size([3, ]).",
+          "Tried to allocate 1e999 GiB", "Process 1 has 9.9.9 GiB memory in use", "", " ", "\t",
+          "[rank0]: ", "```", "> ", "\r", "\x00", "\ufeff", "\u202e"]
+
+
+def _assert_sound(text: str) -> None:
+    p = parse_traceback(text)
+    assert isinstance(p, ParsedError) and p.parse_error is None, p.parse_error
+    t = triage(text)
+    assert t.error is None, t.error
+    json.dumps(t.to_dict())
+    for f in probe_triage(Case(model="m", traceback=text), None):
+        assert f.id in CHECKS
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=3000))
+def test_never_raises_on_random_text(text: str) -> None:
+    _assert_sound(text)
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.integers(0, 5000), st.integers(0, 5000), st.text(max_size=40))
+def test_never_raises_on_truncated_and_spliced_tracebacks(sample: str, a: int, b: int,
+                                                          junk: str) -> None:
+    lo, hi = sorted((a % (len(sample) + 1), b % (len(sample) + 1)))
+    _assert_sound(sample[lo:hi])
+    _assert_sound(sample[:lo] + junk + sample[hi:])
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(TRICKY),
+                          st.sampled_from([ln for s in SAMPLES for ln in s.split("\n")]),
+                          st.text(max_size=30)), max_size=40),
+       st.sampled_from(["\n", "\r\n", "\r"]))
+def test_never_raises_on_line_soup(lines: list[str], sep: str) -> None:
+    _assert_sound(sep.join(lines))
+
+
+@functools.lru_cache(maxsize=1)
+def _real_torch_tracebacks() -> tuple[str, ...]:
+    import torch
+    import torch.nn.functional as F
+
+    def chained() -> None:
+        try:
+            torch.tensor([[1, 2, 3], [1]])
+        except ValueError as exc:
+            raise RuntimeError("collate failed") from exc
+    return (capture(lambda: F.cross_entropy(torch.zeros(4, 2), torch.tensor([0, 1, 2, 1]))),
+            capture(lambda: torch.nn.Embedding(10, 4)(torch.tensor([[1, 12]]))), capture(chained))
+
+
+@settings(max_examples=120, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_never_raises_on_truncated_real_tracebacks(hf: dict, data: st.DataObject) -> None:
+    samples = list(_real_torch_tracebacks()) + [v for v in hf.values() if v]
+    sample = data.draw(st.sampled_from(samples))
+    lo = data.draw(st.integers(0, len(sample)))
+    hi = data.draw(st.integers(lo, len(sample)))
+    _assert_sound(sample[lo:hi])
+    _assert_sound(sample[:lo] + data.draw(st.text(max_size=20)) + sample[hi:])
+
+
+def test_never_raises_on_odd_inputs() -> None:
+    for odd in (None, b"\xff\xfeIndexError: Target 1 is out of bounds.", 42, "x" * 2_000_001,
+                "Traceback (most recent call last):\n" * 5000):
+        p = parse_traceback(odd)  # type: ignore[arg-type]
+        assert p.parse_error is None
+        assert triage(odd).error is None  # type: ignore[arg-type]
+    assert triage(b"IndexError: Target 1 is out of bounds.").primary.evidence["target"] == 1
