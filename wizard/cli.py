@@ -6,13 +6,14 @@ Exit codes: 0 ran (and, for `check`, found no fault), 1 `check` found a fault,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 EXTRA_COMMANDS = ("memory", "curves")  # wizard/commands/<name>.py: register(subparsers), run(args)
 
@@ -138,6 +139,28 @@ def default_demo_framework() -> str:
     return "tensorflow" if major < 5 else "pytorch"
 
 
+@contextlib.contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """Silence library progress bars and log lines (and TF's C++ logs) while building fixtures."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    import logging
+
+    import datasets
+    from transformers.utils import logging as hf_logging
+
+    datasets.disable_progress_bars()
+    old = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    logging.getLogger("tensorflow").setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(old)
+        hf_logging.enable_progress_bar()
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from wizard.demo.cases import course_case, healthy_case
     from wizard.demo.fixtures import build_fixtures, default_cache_dir
@@ -145,8 +168,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     framework = args.framework or default_demo_framework()
     root = Path(args.cache) if args.cache else default_cache_dir()
     if not args.quiet:
-        print(f"Building the demo fixtures in {root} (once) ...", file=sys.stderr)
-    build_fixtures(root, frameworks=(framework,))
+        print(f"Demo fixtures: {root} (built once, offline)", file=sys.stderr)
+    with quiet_libraries():
+        build_fixtures(root, frameworks=(framework,))
     case = (healthy_case if args.healthy else course_case)(root, framework)
     if args.write_case:
         Path(args.write_case).write_text(case.to_yaml(), encoding="utf-8")

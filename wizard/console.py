@@ -81,7 +81,8 @@ class EventPrinter:
     def __init__(self, console: Console, quiet: bool = False):
         self.console = console
         self.quiet = quiet
-        self.status = None if quiet else console.status("starting", spinner="dots")
+        live = not quiet and console.is_terminal  # a spinner only where it can redraw
+        self.status = console.status("starting", spinner="dots") if live else None
 
     def __enter__(self) -> "EventPrinter":
         if self.status:
@@ -93,12 +94,14 @@ class EventPrinter:
             self.status.stop()
 
     def __call__(self, event: Any) -> None:
-        if self.quiet or self.status is None:
+        if self.quiet:
             return
         if event.kind == "progress":
-            self.status.update(event.data["message"])
+            if self.status:
+                self.status.update(event.data["message"])
             return
-        self.status.stop()
+        if self.status:
+            self.status.stop()
         if event.kind == "step":
             self.console.rule(f"[bold]{event.data['title']}", align="left")
             self.console.print(f"[dim]{event.data['why']}")
@@ -106,5 +109,5 @@ class EventPrinter:
             f = event.data["finding"]
             self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
                                else finding_line(f))
-        if event.kind != "verdict":
+        if event.kind != "verdict" and self.status:
             self.status.start()

@@ -39,8 +39,10 @@ class TFBackend:
 
     # -- loading ----------------------------------------------------------------------
     def load_model(self) -> Any:
+        import tf_keras
         from transformers import TFAutoModelForSequenceClassification
 
+        tf_keras.utils.set_random_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
         kwargs: dict[str, Any] = {"revision": case.revision,
                                   "trust_remote_code": case.trust_remote_code}

@@ -34,6 +34,7 @@ class TorchBackend:
     def load_model(self) -> Any:
         from transformers import AutoModelForSequenceClassification
 
+        _import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
         kwargs: dict[str, Any] = {"revision": case.revision,
                                   "trust_remote_code": case.trust_remote_code}
