@@ -63,4 +63,9 @@ def write_reports(result: Any, out_dir: Path, formats: tuple[str, ...] = ("markd
         path = out_dir / ("report.md" if fmt == "markdown" else f"report-{fmt}.md")
         path.write_text(render_report(data, fmt), encoding="utf-8")
         paths.append(path)
+    from reports.repro import write_script  # the verified reproduction, next to the report
+
+    script = write_script(data, out_dir)
+    if script is not None:
+        paths.append(script)
     return paths

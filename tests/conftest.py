@@ -26,9 +26,9 @@ needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="needs torch")
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline demo fixtures (tiny DistilBERT, WordPiece tokenizer, MNLI-shaped dataset)."""
-    from wizard.demo.fixtures import FIXTURE_VERSION, build_fixtures
+    from wizard.demo.fixtures import build_fixtures, cache_name
 
     cache = os.environ.get("WIZARD_TEST_CACHE")
     base = Path(cache) if cache else tmp_path_factory.mktemp("cache")
-    root = base / f"demo-v{FIXTURE_VERSION}"  # WIZARD_CACHE=root.parent finds it
+    root = base / cache_name()  # WIZARD_CACHE=root.parent finds it
     return build_fixtures(root, frameworks=("tensorflow", "pytorch") if HAS_TF else ("pytorch",))

@@ -44,15 +44,19 @@ def test_unknown_column_names_the_field_and_the_columns(demo_dir, tmp_path):
     assert "'hypotesis'" in err and "dataset.text_columns" in err and "hypothesis" in err
 
 
-def test_unknown_split(demo_dir, tmp_path):
+def test_unknown_split_is_a_fault_with_the_fix(demo_dir, tmp_path):
+    from tests.helpers import check_case, fails, finding
     from wizard.demo.cases import healthy_case
 
     case = healthy_case(demo_dir, "pytorch")
     case.dataset.eval_split = "validation_matched"
-    path = tmp_path / "case.yaml"
-    path.write_text(case.to_yaml())
-    err = _bad(run_cli("check", str(path), "--out", str(tmp_path / "o"), "--quiet"))
-    assert "validation_matched" in err and "dataset.eval_split" in err
+    proc, result = check_case(case, tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert fails(result) == ["environment.dataset-config"]
+    f = finding(result, "environment.dataset-config")
+    assert f["evidence"]["splits"] == ["train", "validation"]
+    assert "eval_split: validation" in f["fix"]
+    assert result["path"] == ["environment"]  # nothing else can run on a split that is not there
 
 
 def test_checks_lists_the_catalogue_as_json():

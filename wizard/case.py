@@ -56,6 +56,9 @@ class Training:
     mixed_precision: str = "fp32"
     trainer: str | None = None
     from_logits: bool | None = None
+    warmup_steps: int | None = None
+    metrics: list[str] = field(default_factory=list)
+    compute_metrics: str | None = None  # the function's source, as written
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Case:
     framework: str = "pytorch"
     task: str = "text-classification"
     num_labels: int | None = None
+    ignore_mismatched_sizes: bool = False
     trust_remote_code: bool = False
     dataset: DatasetSpec = field(default_factory=DatasetSpec)
     preprocessing: Preprocessing = field(default_factory=Preprocessing)

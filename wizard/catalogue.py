@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 CATEGORIES = ("environment", "data", "model", "hyperparameters", "memory", "training", "curves",
-              "triage", "report", "wizard")
+              "triage", "report", "wizard", "script", "metrics")
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,133 @@ _check("data.label-balance", "Label balance and baselines",
        "A model that only predicts the majority class can look good on accuracy; the initial loss "
        "should be near ln(C).", "", "HF course ch. 8, 'Check your data again'")
 
+# --- data, more (labels/text/tokenizer/collation: wizard/probes/labels.py, text.py, ...) ---
+_check("data.label-column-missing", "The label column does not reach the model",
+       "The label column is not in the dataset, preprocessing removed it, or it has a name "
+       "other than label/labels/label_ids so Trainer's remove_unused_columns drops it (or a "
+       "loop / Keras passes it as an unknown keyword instead of `labels`).",
+       "Without labels the model computes no loss: 'The model did not return a loss from the "
+       "inputs', or an unexpected keyword argument.",
+       'dataset = dataset.rename_column("sentiment", "labels")',
+       "transformers Trainer._set_signature_columns_if_needed (forward args + label, label_ids); "
+       "DataCollatorWithPadding renames label/label_ids to labels")
+_check("data.string-labels", "String labels never mapped to class ids",
+       "The label column holds strings (e.g. 'positive').",
+       "Losses need integer class ids; the collator fails with 'Unable to create tensor ... "
+       "(`label` in this case)'.",
+       'label2id = {"negative": 0, "positive": 1}\n'
+       'dataset = dataset.map(lambda x: {"labels": label2id[x["label"]]}, remove_columns=["label"])',
+       "any string label (no threshold)")
+_check("data.labels-not-zero-based", "Labels numbered from 1",
+       "Integer labels forming 1..C with 0 never used, in every split checked.",
+       "Class ids must start at 0: label C has no output in a C-way head (fail), or a C+1-way "
+       "head keeps an output that is never trained and every id is one off (warn).",
+       'dataset = dataset.map(lambda x: {"labels": x["label"] - 1}, remove_columns=["label"])',
+       "at least 2 distinct labels, exactly 1..C")
+_check("data.label-dtype-problem-type", "Label dtype against the loss transformers picks",
+       "PyTorch: float labels with num_labels > 1 (transformers switches to multi-label BCE), "
+       "problem_type='multi_label_classification' with one id per example or with integer "
+       "multi-hot vectors; both frameworks: num_labels=1 with integer labels (regression on "
+       "class ids, warn). The user's model is run on two rows for the real error.",
+       "transformers picks the loss from num_labels, problem_type and the labels' dtype; a "
+       "mismatch fails with 'Target size ... must be the same as input size' or 'result type "
+       "Float can't be cast to the desired output type Long', or silently trains a regression.",
+       'from datasets import Value\ndataset = dataset.cast_column("label", Value("int64"))',
+       "transformers ...ForSequenceClassification loss selection (no threshold)")
+_check("data.token-labels-for-sequence-head", "Token-level labels for a sequence-classification head",
+       "The labels are lists (one per token, or ragged) while the model predicts one class per "
+       "example; multi-hot 0/1 vectors of length num_labels are not flagged.",
+       "'Expected input batch_size (X) to match target batch_size (Y)' (PyTorch), '`labels.shape` "
+       "must equal `logits.shape`' (TF), or 'Unable to create tensor' in the collator.",
+       "model = AutoModelForTokenClassification.from_pretrained(checkpoint, num_labels=n)\n"
+       "data_collator = DataCollatorForTokenClassification(tokenizer)",
+       "any list label that is not a multi-hot vector of length num_labels")
+_check("data.eval-classes-unseen", "Eval classes the train rows never show",
+       "Label values in the eval split that do not occur among the train rows checked.",
+       "The model cannot learn those classes; their eval rows are always wrong. A train split "
+       "sorted by label looks like this in its first rows.",
+       "dataset['train'] = dataset['train'].shuffle(seed=0)  # or re-split with "
+       "stratify_by_column", "any unseen class (warn); on the sampled rows")
+_check("data.eval-label-shift", "Eval labels distributed unlike train",
+       "Class shares of eval vs train (integer or string labels): total variation distance and a "
+       "chi-square test of homogeneity; with the eval accuracy of the train majority class.",
+       "Eval metrics then measure another class mix than training optimises for.",
+       "dataset['train'] = dataset['train'].shuffle(seed=0)",
+       "own thresholds: >= 30 rows per split, chi-square p < 1e-3 and total variation >= 0.15")
+_check("data.empty-text", "Empty or missing texts",
+       "None or non-string values (fail: the tokenizer raises) and empty/whitespace-only strings "
+       "(warn from 1 % of a split) in the text columns, with row indices.",
+       "Tokenizers accept only strings ('TextEncodeInput must be Union[...]'); an empty text "
+       "keeps its label while the model sees only special tokens.",
+       'dataset = dataset.filter(lambda x: isinstance(x["text"], str) and x["text"].strip())',
+       "own threshold: empty strings in >= 1 % of a split's rows")
+_check("data.train-eval-duplicates", "Eval texts that are also train texts (leakage)",
+       "Eval rows whose text columns are exactly equal to a train row's, with both indices and "
+       "whether the labels differ.",
+       "Scoring on texts the model trained on overstates its quality on new text.",
+       "train_texts = set(dataset['train']['text'])\n"
+       "dataset['validation'] = dataset['validation'].filter(lambda x: x['text'] not in train_texts)",
+       "own threshold: warn from 1 % of the eval rows (info below); on the sampled rows")
+_check("data.text-lengths", "Token lengths and the share truncated",
+       "Tokens per example with the user's tokenizer before truncation (median, p90, p99, max, a "
+       "histogram), against the truncation limit and the model's positions; share of examples "
+       "truncated, share of padding with padding='max_length'.",
+       "Truncation drops the end of long examples; when the limit is well below the model's "
+       "maximum, a longer max_length keeps that text.",
+       "tokenizer(texts, truncation=True, max_length=256)",
+       "own threshold: warn when >= 20 % of the examples are cut by a max_length below the "
+       "model's maximum")
+_check("data.sequence-longer-than-positions", "Sequences longer than the model's positions",
+       "Sequences as the model gets them (after the case's truncation and padding) longer than "
+       "max_position_embeddings (minus the padding offset for RoBERTa-style models); the model "
+       "is run on one such row on CPU.",
+       "Past the last position embedding the lookup fails: 'index out of range in self', a "
+       "tensor size mismatch, a device-side assert on GPU; models that extrapolate run (warn).",
+       "tokenizer(texts, truncation=True, max_length=model.config.max_position_embeddings)",
+       "config.max_position_embeddings; RobertaEmbeddings position ids start at padding_idx + 1")
+_check("data.no-pad-token", "No pad token, or a pad id the model does not know",
+       "The tokenizer has no pad token while the batch needs padding (the collator is run on "
+       "two rows of different lengths), or model.config.pad_token_id differs from the "
+       "tokenizer's and one row's logits change when it is padded.",
+       "'Asking to pad but the tokenizer does not have a padding token'; decoder models' "
+       "classification heads pool the last non-pad token found by config.pad_token_id ('Cannot "
+       "handle batch sizes > 1 if no padding token is defined', or a silently wrong token).",
+       "tokenizer.pad_token = tokenizer.eos_token\nmodel.config.pad_token_id = tokenizer.pad_token_id",
+       "logits tolerance 1e-3 + 1e-2 x max |logit|")
+_check("data.token-ids-out-of-vocab", "Token ids past the embedding table",
+       "Token ids in the tokenized rows >= the model's input embedding rows (fail, the model is "
+       "run on one such row on CPU), or a tokenizer longer than the table (warn).",
+       "Tokens added to the tokenizer without resize_token_embeddings make the lookup fail: "
+       "'index out of range in self' (PyTorch CPU), a device-side assert (GPU), 'must be "
+       "smaller than the embedding layer's input dimension' (TF).",
+       "model.resize_token_embeddings(len(tokenizer))",
+       "any id >= the number of embedding rows")
+_check("data.tokenizer-model-mismatch", "A tokenizer from another checkpoint",
+       "The tokenizer saved with the model (available locally) numbers the shared tokens "
+       "differently from the user's (fail), or the tokenizer is much smaller than the embedding "
+       "table (warn); special ids that differ from the config's are listed.",
+       "The model reads the ids as other tokens: training starts from garbage embeddings, "
+       "silently.",
+       "tokenizer = AutoTokenizer.from_pretrained(checkpoint)  # the model's own",
+       "own thresholds: > 1 % of the shared tokens with other ids; tokenizer > 10 % smaller "
+       "than the table (padded tables differ by ~2 %)")
+_check("data.ragged-batch", "Rows of different lengths and nothing pads them",
+       "padding: none (or max_length that does not pad every row, or a pasted ragged-tensor "
+       "error) while the first batch's rows differ in length; the collator the setup uses "
+       "(default_data_collator, to_tf_dataset without collate_fn) is run on them.",
+       "A batch must be rectangular: 'expected sequence of length X at dim 1 (got Y)', 'all "
+       "input arrays must have the same shape'.",
+       "data_collator = DataCollatorWithPadding(tokenizer)",
+       "any length difference within the first batch")
+_check("data.raw-text-columns", "Raw columns still in the dataset at collation",
+       "PyTorch loop over a tokenized dataset that still has its text/extra columns (a live "
+       "dataset, or a pasted error naming the column): DataCollatorWithPadding is run on the "
+       "rows with every column.",
+       "'Unable to create tensor, you should probably activate truncation and/or padding ... "
+       "(`premise` in this case)'; only Trainer's remove_unused_columns drops such columns.",
+       'tokenized = tokenized.remove_columns(["premise", "hypothesis", "idx"])',
+       "the real collator's error (no threshold)")
+
 # --- model ---------------------------------------------------------------------------------
 _check("model.forward", "One batch through the model",
        "Runs the first batch through the model and checks the outputs are finite.",
@@ -180,6 +307,102 @@ _check("model.initial-loss", "Initial loss against ln(C)",
        "A freshly initialised classifier predicts near-uniform probabilities, so its cross-entropy "
        "is close to ln(C); a large gap means the loss is wired wrong or the head is saturated.",
        "", "HF course ch. 8; threshold: |loss - ln C| > 0.5 * ln C")
+# model: head, trainable parameters, precision, framework hints (wizard/probes/model_head.py,
+# trainable.py, precision.py)
+_check("model.head-size-mismatch", "The checkpoint's head has another size than num_labels",
+       "Loads the checkpoint as the case does (num_labels as passed) with output_loading_info: "
+       "the head's weights have other shapes in the checkpoint (a model fine-tuned on another "
+       "number of classes); the real loading error is reproduced and the shapes listed.",
+       "from_pretrained raises 'size mismatch for classifier.weight' (transformers 4) or 'You "
+       "set ignore_mismatched_sizes to False' with a MISMATCH report (transformers 5); TF "
+       "raises 'cannot reshape array'. The script cannot start.",
+       "model = AutoModelForSequenceClassification.from_pretrained(\n    checkpoint, "
+       "num_labels=3, ignore_mismatched_sizes=True)",
+       "transformers loading info (mismatched_keys); no threshold")
+_check("model.new-head", "Weights newly initialised at loading",
+       "The loading info's missing keys: a new classification head (info: expected when "
+       "fine-tuning a base checkpoint), or weights of the pretrained body that did not load "
+       "(warn), plus the checkpoint weights left unused.",
+       "The 'Some weights ... were not initialized' warning is expected for the head; body "
+       "weights starting random mean the checkpoint does not fit the architecture.",
+       "model, info = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
+       "output_loading_info=True)\nprint(info['missing_keys'])",
+       "transformers output_loading_info; head = parameters outside base_model_prefix")
+_check("model.num-labels-vs-classes", "The head's outputs against the dataset's classes",
+       "num_labels (as passed, or the checkpoint's) against the classes of the data (ClassLabel "
+       "names or the largest label + 1); more outputs than classes is reported as info.",
+       "Unused outputs still train, but the initial loss is ln(num_labels) rather than ln(C) and "
+       "a non-existent class can be predicted. Fewer outputs than classes is "
+       "data.labels-out-of-range.",
+       "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=3)",
+       "exact comparison; no threshold")
+_check("model.label-mapping", "id2label / label2id against the dataset's label names",
+       "config.id2label compared with the dataset's ClassLabel names: generic LABEL_i names "
+       "(info), the same classes in another order (warn), other classes (info), label2id not "
+       "the inverse of id2label (warn).",
+       "A fine-tuned checkpoint numbering the classes differently reads every prediction as the "
+       "wrong class; generic names make predictions and the saved model unreadable.",
+       "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=3,\n"
+       "    id2label={0: 'entailment', 1: 'neutral', 2: 'contradiction'},\n"
+       "    label2id={'entailment': 0, 'neutral': 1, 'contradiction': 2})",
+       "case-insensitive name comparison; no threshold")
+_check("model.nothing-trainable", "Nothing in the model is trainable",
+       "Counts trainable parameters (requires_grad in PyTorch, trainable_weights in TF).",
+       "With every parameter frozen, Keras raises 'No gradients provided for any variable' and "
+       "PyTorch 'element 0 of tensors does not require grad'; nothing can be learned.",
+       "for p in model.parameters():\n    p.requires_grad = True\n"
+       "# Keras: model.trainable = True, then compile again", "zero trainable parameters")
+_check("model.frozen-parameters", "A frozen body, a frozen head, or frozen modules",
+       "Frozen parameters by module: the pretrained body frozen (info; warn when the symptom is "
+       "a loss that does not fall or a wrong metric), the head frozen while the body trains "
+       "(warn), other frozen modules (info).",
+       "A frozen body is feature extraction: accuracy is capped and the head needs a higher "
+       "learning rate; a frozen, randomly initialised head cannot fit the classes.",
+       "for p in model.base_model.parameters():\n    p.requires_grad = True",
+       "body = parameters under base_model_prefix; static flags only (gradient flow is "
+       "training.*)")
+_check("model.no-loss", "The model returns no loss for the batch the trainer sends",
+       "Runs the model on the first batch as Trainer (after remove_unused_columns), a plain "
+       "loop (model(**batch)) or Keras without a compile loss sends it, and checks outputs.loss.",
+       "Trainer raises 'The model did not return a loss from the inputs' when the labels never "
+       "reach the model (a label column it drops) or the class has no head (AutoModel); a loop's "
+       "outputs.loss is None.",
+       "dataset = dataset.rename_column('target', 'labels')\n"
+       "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=3)",
+       "transformers Trainer.compute_loss message; no threshold")
+_check("model.fp16-overflow-risk", "fp16 overflow risk",
+       "With fp16 requested: the largest activation of one fp32 forward (hidden states and "
+       "logits) against the fp16 maximum 65504, an fp16 autocast forward (PyTorch), and the "
+       "T5 family (t5, mt5, umt5, longt5, switch_transformers).",
+       "Values above 65504 become Inf in fp16 and the loss NaN; T5-family checkpoints were "
+       "pretrained in bfloat16 and overflow in fp16 during fine-tuning.",
+       "args = TrainingArguments(..., bf16=True)  # or fp32",
+       "fp16 max 65504; warn below 8x headroom (own heuristic); T5: transformers issues #4586, "
+       "#5651 (66246 > 65504), google-research/text-to-text-transfer-transformer#539 (bf16)")
+_check("model.precision-unsupported", "fp16/bf16 not supported (or not useful) on this device",
+       "Trainer: TrainingArguments(fp16/bf16=True) built on this device (it raises 'Your setup "
+       "doesn't support bf16/gpu' on CPU and pre-Ampere GPUs); a loop: torch.cuda."
+       "is_bf16_supported without emulation; Keras: the GPU's compute capability (7.0 for "
+       "mixed_float16, 8.0 for mixed_bfloat16) or no GPU at all.",
+       "The run stops at start-up, or runs slower than fp32.",
+       "args = TrainingArguments(..., fp16=True)  # pre-Ampere GPU; on CPU: use_cpu=True, no bf16",
+       "transformers TrainingArguments checks; TF mixed-precision guide (compute capability 7.0)")
+_check("model.cpu-rerun", "The failing batch re-run on CPU",
+       "With a pasted 'device-side assert triggered': the training batches, in order, run "
+       "through a CPU copy of the model until one raises; the readable error, the batch and "
+       "its rows, labels against num_labels and token ids against the vocabulary.",
+       "CUDA reports asserts asynchronously and poisons the context; on CPU the same fault is a "
+       "plain Python error (e.g. 'Target 2 is out of bounds', 'index out of range in self').",
+       "model = model.cpu()\nbatch = {k: v.cpu() for k, v in batch.items()}\nmodel(**batch)",
+       "HF course ch. 8; up to 64 batches or 60 s")
+_check("model.tf-run-eagerly", "The graph error re-run eagerly",
+       "With a pasted TensorFlow graph error ('Graph execution error', 'Detected at node'): one "
+       "training step on the first batch with compile(run_eagerly=True), weights restored; the "
+       "plain error and the innermost Python frames.",
+       "Graph errors name graph nodes; run eagerly, the same fault raises at the Python line "
+       "that causes it.",
+       "model.compile(optimizer=optimizer, run_eagerly=True)  # debugging only: slow\n"
+       "model.fit(tf_train_dataset.take(1))", "HF course ch. 8 (TensorFlow)")
 
 # --- hyperparameters -----------------------------------------------------------------------
 _check("hyperparameters.hidden-defaults", "Defaults hidden by string shortcuts",
@@ -192,6 +415,153 @@ _check("hyperparameters.learning-rate-too-high", "Learning rate too high for fin
        "stall high or diverge.",
        "from tf_keras.optimizers import Adam\nmodel.compile(optimizer=Adam(learning_rate=5e-5))",
        "HF course ch. 8; BERT paper (2e-5..5e-5); threshold 1e-4")
+# hyperparameters: losses, decay, warmup, Keras 3 optimizers (wizard/probes/optimizer_checks.py)
+_check("hyperparameters.string-loss-defaults", "What a string loss (and string metrics) hide",
+       "compile(loss='...') given as a string: the tf_keras class it stands for and its "
+       "defaults (from_logits=False, ignore_class, reduction sum_over_batch_size); string "
+       "metrics such as 'accuracy' and the metric Keras picks for them.",
+       "from_logits=False assumes the model ends with a softmax; transformers models output "
+       "logits.",
+       "model.compile(optimizer=optimizer,\n"
+       "              loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))",
+       "HF course ch. 3 (TF): pass the loss object, not its name; defaults read from tf_keras")
+_check("hyperparameters.from-logits-mismatch", "from_logits does not match the model's outputs",
+       "Keras with labels passed separately: whether the model outputs logits or probabilities "
+       "(rows in [0, 1] summing to 1), against from_logits (explicit, or a string loss's "
+       "False); the loss computed both ways on the first batch.",
+       "Logits read as probabilities are clipped to (0, 1): wrong loss, lost gradients. "
+       "Probabilities read as logits get a second softmax: flat predictions, small gradients.",
+       "loss = tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True)  # transformers "
+       "models output logits", "measured on the first batch; softmax rows: |sum - 1| <= 1e-3")
+_check("hyperparameters.weight-decay-too-high", "Weight decay too high for fine-tuning",
+       "The weight decay the run uses (optimizer argument, training.weight_decay, or the "
+       "optimizer's default) above 0.1, with the share of the weights kept after 1000 steps of "
+       "decoupled decay; notes when Adam/SGD apply it as coupled L2.",
+       "Strong decay pulls the pretrained weights towards zero and costs accuracy.",
+       "args = TrainingArguments(..., weight_decay=0.01)\n"
+       "# torch: torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01)",
+       "BERT (Devlin et al. 2019) and the transformers examples use 0.01; threshold 0.1 (the top "
+       "of common use, e.g. LLM recipes)")
+_check("hyperparameters.no-warmup", "No warmup at a high learning rate",
+       "An Adam-family learning rate of 1e-4 or more with no warmup (TrainingArguments' default "
+       "0, a constant Keras learning rate, create_optimizer without num_warmup_steps); info when "
+       "the rate is already too high (lower it first).",
+       "Adam's first updates are large while its moment estimates are noisy; without warmup, "
+       "fine-tuning at high rates spikes or diverges early.",
+       "args = TrainingArguments(..., learning_rate=5e-5, warmup_ratio=0.1)",
+       "Liu et al. 2020 (RAdam: variance of adaptive rates early on); RoBERTa/BERT fine-tuning "
+       "recipes (6-10 % warmup); threshold 1e-4")
+_check("hyperparameters.keras3-optimizer", "A Keras 3 optimizer handed to a tf-keras model",
+       "The case's optimizer names tensorflow.keras / tf.keras / keras (or the paste says 'Could "
+       "not interpret optimizer identifier'): the Keras 3 optimizer class is built and compiled "
+       "into the user's model for real.",
+       "With Keras 3 installed (TF >= 2.16), tensorflow.keras is Keras 3 unless "
+       "TF_USE_LEGACY_KERAS=1 is set before importing TensorFlow; transformers' TF models are "
+       "tf-keras models and reject it.",
+       "import os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'  # before importing tensorflow\n"
+       "import tf_keras\nmodel.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))",
+       "measured on TF 2.21 / Keras 3.15 / tf-keras 2.21: 'Could not interpret optimizer "
+       "identifier'")
+_check("hyperparameters.metric-fed-logits", "The metric gets logits instead of class ids",
+       "The user's compute_metrics called as Trainer/KerasMetricCallback call it, with the raw "
+       "logits: it raises, and works when given argmax class ids (or the paste shows 'only "
+       "size-1 arrays can be converted to Python scalars' and the metric raises on logits).",
+       "Accuracy/F1 compare one class id per example; logits are a row of scores per example.",
+       "def compute_metrics(eval_pred):\n    logits, labels = eval_pred\n"
+       "    predictions = np.argmax(logits, axis=-1)\n"
+       "    return metric.compute(predictions=predictions, references=labels)",
+       "HF course ch. 8 ('problem with your metric'); no threshold")
+
+# --- script (wizard/script_reader.py, wizard/script_checks.py, wizard/instrument.py) -------
+_check("script.read", "What was read from the training script",
+       "The case fields read statically from the user's script (each with its line), the "
+       "values it only knows at run time (questions, with their line), and what could not be "
+       "read (no training call, a custom loop, a dataset built in memory).",
+       "Reading the script the user already has avoids re-describing it field by field; the "
+       "lines show exactly where each value came from.",
+       "python -m wizard check --script train.py   # or: python -m wizard run train.py",
+       "Python's ast module: the script is parsed, never executed")
+_check("script.no-truncation", "The tokenizer call does not truncate",
+       "The tokenization function passes no truncation=True (or truncation=False) to the "
+       "tokenizer.",
+       "A text longer than the model's maximum length reaches the position embeddings and "
+       "fails with an index error, on the first long sample, possibly hours into training.",
+       "tokenizer(examples[\"premise\"], examples[\"hypothesis\"], truncation=True)",
+       "transformers tokenizer defaults (truncation=False); model_max_length")
+_check("script.from-logits-mismatch", "from_logits contradicts the model's head",
+       "A Keras cross-entropy loss with from_logits=False (or left at that default, as the "
+       "string losses are) on a transformers model, which outputs raw logits; or "
+       "from_logits=True on a model whose last layer is a softmax.",
+       "The loss is computed on values of the wrong kind: wrong gradients, no error.",
+       "model.compile(optimizer=optimizer,\n"
+       "              loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))",
+       "transformers TF models return logits (TFSequenceClassifierOutput.logits); Keras "
+       "losses default to from_logits=False")
+_check("script.keras3-with-tf-keras", "A Keras 3 object is handed to a tf-keras model",
+       "An optimizer, callback or metric from `keras` 3 or from `tensorflow.keras` (Keras 3 "
+       "from TensorFlow 2.16 unless TF_USE_LEGACY_KERAS=1) given to compile()/fit() of a "
+       "transformers TF model, which is a tf-keras (Keras 2) model.",
+       "compile() raises 'Could not interpret optimizer identifier'; Keras 3 callbacks and "
+       "metrics raise AttributeError inside fit().",
+       "import tf_keras\nmodel.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))",
+       "measured with TensorFlow 2.21, tf-keras 2.21 and Keras 3.15 (losses still work)")
+_check("script.run", "The instrumented run of the script",
+       "What `python -m wizard run` captured while the script ran: where it entered training "
+       "(Keras fit, Trainer.train or an optimizer.step loop), the first batch as it entered the "
+       "model, the settings read from the live objects, the loss of each step, how the run "
+       "ended (finished, stopped after --steps, raised, non-finite loss).",
+       "The probes then run on the real objects of the user's own script, with nothing to "
+       "re-describe.",
+       "python -m wizard run --steps 20 train.py --your-args",
+       "hooks on tf_keras/keras Model.fit, transformers Trainer.train and PreTrainedModel "
+       "calls, torch.optim optimizer-step hooks and Tensor.backward")
+
+# --- metrics (wizard/probes/metrics.py) ----------------------------------------------------
+_check("metrics.baselines", "The metric on baseline predictions",
+       "Accuracy, macro F1/precision/recall and MCC (the wizard's own), and the user's metrics, "
+       "on uniform-random and majority-class predictions for the eval labels and on the "
+       "untrained model's predictions for the first batch.",
+       "A trained model must beat both baselines; a metric that scores a baseline as well as "
+       "the model measures the wrong thing.", "",
+       "HF course ch. 8 ('what metric would random or constant predictions give'); random "
+       "predictions drawn with seed 0")
+_check("metrics.metric-unavailable", "The user's Hub metric cannot be loaded here",
+       "evaluate.load('accuracy') and other Hub metrics fail (offline, HF_HUB_OFFLINE=1, or no "
+       "network); the wizard then computes accuracy/f1/precision/recall/matthews_correlation "
+       "itself with evaluate's defaults (info), or says it has no stand-in (warn).",
+       "Hub metrics are scripts downloaded from the Hub; offline, evaluate's message says the "
+       "module 'doesn't exist on the Hub', which is misleading.",
+       "metric = evaluate.load('./accuracy')  # a local copy of the metric folder",
+       "evaluate 0.4 loading; no threshold")
+_check("metrics.metric-error", "The metric raises on well-formed predictions",
+       "The user's metric raises on one class id per example (e.g. f1 with the default "
+       "average='binary' on more than two classes), a local metric that does not load, or a "
+       "compute_metrics that fails for another reason.",
+       "Evaluation crashes at the end of the first epoch, after the training time is spent.",
+       "metric.compute(predictions=predictions, references=labels, average='macro')",
+       "sklearn/evaluate defaults (average='binary', pos_label=1)")
+_check("metrics.prediction-label-mismatch", "Predictions and labels do not match in shape or type",
+       "Eval labels that are text or not one per example (one-hot, multi-label), or a "
+       "compute_metrics that fails with a length/shape/type error on logits and class ids "
+       "alike.",
+       "Metrics compare one predicted id with one reference id; text references never equal "
+       "ids, other lengths or shapes raise.",
+       "dataset = dataset.class_encode_column('label')\n"
+       "predictions = np.argmax(logits, axis=-1)", "no threshold")
+_check("metrics.value-disagrees", "compute_metrics disagrees with a direct computation",
+       "compute_metrics, called with the first batch's logits as Trainer does, returns an "
+       "accuracy or MCC that differs from the same value computed directly on argmax(logits).",
+       "A silent metric bug (probabilities truncated to 0, argmax over the wrong axis) reports "
+       "numbers that do not describe the model.",
+       "predictions = np.argmax(logits, axis=-1)", "difference > 1e-3")
+_check("metrics.eval-label-set", "The eval split's labels against train's",
+       "An eval split without labels (all -1, as GLUE test splits), ClassLabel names that differ "
+       "from train's, classes in eval never seen in train (warn) or train classes missing "
+       "from eval (info), in the loaded samples.",
+       "The metric then measures nothing, compares different classes, or counts unlearnable "
+       "classes as errors.",
+       "eval_dataset = dataset['validation']  # the labelled split",
+       "exact comparison of the loaded samples (dataset.max_samples rows per split)")
 
 # --- memory (wizard/probes/memory.py, wizard/memory_estimate.py) ---------------------------
 _check("memory.estimate", "Training memory estimated from metadata",
@@ -204,10 +574,13 @@ _check("memory.estimate", "Training memory estimated from metadata",
        "TrainingArguments(..., per_device_train_batch_size=8, gradient_accumulation_steps=2, "
        "bf16=True, gradient_checkpointing=True)",
        "Transformer Math 101 (EleutherAI) and Korthikanti et al. 2022 (sbh(34+5as/h) per layer), "
-       "refined per op (CPU dropout keeps full-size masks, fused SDPA keeps no s^2 scores, the LM "
-       "head keeps fp32 log-probabilities and two gradient buffers) and calibrated against "
-       "measured peaks on CPU: GPT-2/BERT/DistilBERT/LLaMA/T5 random configs within 15 % "
-       "(benchmarks/memory_accuracy.py)")
+       "refined per op and checked against saved-tensor traces (BERT, DistilBERT, GPT-2, LLaMA, "
+       "T5: within 10 %): CPU dropout keeps full-size masks, fused SDPA keeps no s^2 scores, the "
+       "LM head keeps fp32 log-probabilities; then calibrated on measured CPU peaks: the LM "
+       "head's backward holds the logits plus two fp32 gradient buffers, and gradients are not "
+       "resident with the activations (zero_grad(set_to_none=True)); under autocast the residual "
+       "stream stays fp32. Measured on CPU: BERT/GPT-2/LLaMA/T5 x 3 sizes + checkpointing and "
+       "bf16 rows, mean |error| 3.9 %, worst 14.6 % (benchmarks/memory_accuracy.py)")
 _check("memory.will-not-fit", "The training step will not fit the device",
        "The estimate (or a measured step that ran out of memory) exceeds the device's memory "
        "(GPU total minus what other processes hold; CPU: available RAM).",
@@ -408,3 +781,39 @@ _check("triage.possible-library-bug", "Unknown error raised inside library code"
        "Frame classification by path; verdict only together with clean data/model checks")
 
 # --- report (reports/) ---------------------------------------------------------------------
+_check("report.reproduction", "A standalone reproduction script, verified",
+       "When the failure points into library code and the user-side checks are clean: a script "
+       "that inlines the failing sample(s) as token ids/masks, uses public APIs only and (where "
+       "the weights do not matter) a tiny random model of the same architecture; run in a fresh "
+       "interpreter, it must fail with the same error signature (exception type + normalised "
+       "message) or raise its NaN/Inf-logits assertion. warn: reproduced (verified, the script "
+       "is in `fix` and written as repro.py); info: not reproduced or nothing to reproduce.",
+       "A library bug is only claimed once a maintainer-ready script reproduces it; the "
+       "smallest one (fewest samples, smallest batch, tiny config) is what a maintainer can act "
+       "on in minutes.",
+       "python repro.py   # written next to the report; attach it to the issue",
+       "Candidates from the smallest: 1 sample (padding trimmed) -> the failing samples -> the "
+       "whole batch, each with a tiny config (hidden 32, 2 layers, 2 heads, FFN 64) then the "
+       "checkpoint; 120 s per run, 240 s in all ($WIZARD_REPRO_BUDGET)")
+_check("report.framework-mismatch", "The same weights in the other framework (differential run)",
+       "The loaded model saved and loaded in the other framework (PyTorch -> TensorFlow with "
+       "from_pt, TensorFlow -> PyTorch by weight conversion), the same batch through both: "
+       "warn when the logits disagree beyond the tolerance or only one side fails (points at "
+       "that implementation); info when both fail (a shared cause: inputs, config, weights); "
+       "pass when they agree; skip without both frameworks beside transformers 4.x.",
+       "Two implementations of one architecture on the same weights must agree; a gap isolates "
+       "the fault to library code, independent of the user's data pipeline.",
+       "",
+       "max |logits_pt - logits_tf| <= 1e-4: transformers' own PT/TF equivalence tests use "
+       "1e-5 by default and 5e-5..5e-4 for some models (check_pt_tf_outputs)")
+_check("report.newer-release", "A newer release of the failing library exists",
+       "`pip index versions` for the libraries in the failing frames (transformers, datasets, "
+       "tokenizers, torch, tensorflow, accelerate, ...) against the installed versions: warn "
+       "when a newer final release this case can use exists (transformers 5 dropped "
+       "TensorFlow, so a TF case is pointed at the newest 4.x), info when the index could not "
+       "be reached, pass when up to date.",
+       "A bug may already be fixed in a newer release; maintainers ask for the newest version "
+       "first.",
+       'pip install -U "transformers==<newer>"   # then run the check again',
+       "pip's configured index, or $WIZARD_INDEX_URL (\"off\" skips the check); 15 s timeout, "
+       "no retries")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-EXTRA_COMMANDS = ("memory", "curves")  # wizard/commands/<name>.py: register(subparsers), run(args)
+EXTRA_COMMANDS = ("memory", "curves", "run")  # wizard/commands/<name>.py: register(subparsers), run(args)
 
 
 class UsageError(Exception):
@@ -49,7 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser("check", help="run the checks on a case file (non-interactive)")
-    check.add_argument("case", metavar="CASE.yaml")
+    check.add_argument("case", metavar="CASE.yaml", nargs="?")
+    check.add_argument("--script", metavar="train.py",
+                       help="read the case from a training script (parsed, never executed)")
+    check.add_argument("--map", action="append", default=[], metavar="REF=PATH",
+                       help="with --script: read a Hub id of the script as a local folder")
+    check.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                       help="with --script: a value the script leaves to run time")
     _add_output_options(check)
     check.set_defaults(func=cmd_check)
 
@@ -81,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -- check / demo -------------------------------------------------------------------------
-def _run_case(case: Any, args: argparse.Namespace, demo: bool = False) -> int:
+def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: Any = None) -> int:
     from wizard.console import EventPrinter, make_console, verdict_panel
     from wizard.session import Session
 
@@ -95,6 +101,8 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False) -> int:
         with printer:
             result = Session(case, device=args.device, timeout=args.timeout, on_event=printer,
                              autosave=autosave).run()
+        if reading is not None:
+            result = reading.merge(result)  # the script's static findings, with their lines
     except KeyboardInterrupt:
         print(f"Interrupted: the findings so far are saved in {autosave}.", file=sys.stderr)
         return 130
@@ -123,7 +131,32 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from wizard.case import Case
 
+    if args.script:
+        import yaml
+
+        from wizard.script_reader import case_from_script
+
+        if args.case:
+            raise UsageError("Give either CASE.yaml or --script train.py, not both.")
+        refs = dict(_pair(m, "--map") for m in args.map)
+        answers = {k: yaml.safe_load(v) for k, v in (_pair(s, "--set") for s in args.set)}
+        reading = case_from_script(args.script, refs=refs, answers=answers)
+        if not args.quiet:
+            print(reading.summary(), file=sys.stderr)
+        reading.require_complete()  # a CaseError naming each open value and its line
+        return _run_case(reading.case, args, reading=reading)
+    if not args.case:
+        raise UsageError("Give a case file (python -m wizard check CASE.yaml) or a script "
+                         "(python -m wizard check --script train.py).")
     return _run_case(Case.from_file(args.case), args)
+
+
+def _pair(text: str, option: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"{option} {text!r} is not KEY=VALUE; e.g. {option} "
+                         "distilbert-base-uncased=./models/distilbert")
+    return key.strip(), value.strip()
 
 
 def default_demo_framework() -> str:

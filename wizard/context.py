@@ -59,6 +59,7 @@ class Context:
         self.requested_device = device
         self.progress = progress or (lambda message: None)
         self.notes: list[Finding] = []  # findings raised while loading (e.g. a loading fallback)
+        self.supplied: set[str] = set()
 
     @classmethod
     def from_objects(cls, case: Case, device: str = "auto", **objects: Any) -> "Context":
@@ -71,6 +72,7 @@ class Context:
         if unknown:
             raise TypeError(f"unknown context objects {sorted(unknown)}; use {sorted(known)}")
         ctx = cls(case, device=device)
+        ctx.supplied = set(objects)  # probes can tell the user's own objects from the wizard's
         for name, value in objects.items():
             if value is not None:
                 ctx.__dict__[name] = value  # pre-fills the cached_property
@@ -157,7 +159,11 @@ class Context:
 
     def labels(self, split: str | None = None) -> np.ndarray:
         split = split or self.case.dataset.train_split
-        return np.asarray(self.raw[split][self.case.dataset.label_column])
+        values = self.raw[split][self.case.dataset.label_column]
+        try:
+            return np.asarray(values)
+        except ValueError:  # ragged (token-level) labels: other checks report them
+            return np.asarray(values, dtype=object)
 
     @property
     def num_labels(self) -> int:

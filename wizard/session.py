@@ -90,6 +90,8 @@ class Session:
             for step in self.steps:
                 if fatal:
                     break
+                if step.needs is not None and not step.needs(self.case, self.findings):
+                    continue  # e.g. the report step: only for a library-bug candidate
                 self.path.append(step.id)
                 self._emit("step", id=step.id, title=step.title, why=step.why)
                 for name in step.probes:

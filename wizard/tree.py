@@ -156,6 +156,8 @@ class Step:
     probes: tuple[str, ...]
     when: Cond = _always
     stop_on_fail: bool = False
+    # runs only when the findings so far call for it (checked by the session before the step)
+    needs: Callable[[Case, list], bool] | None = None
 
 
 STEPS: dict[str, Step] = {s.id: s for s in [
@@ -168,35 +170,64 @@ STEPS: dict[str, Step] = {s.id: s for s in [
          ("triage",), when=lambda c: bool(c.traceback.strip())),
     Step("data", "Check your data",
          "Look at the data where it enters the model: if it is broken, nothing downstream can fix it.",
-         ("batch", "labels-in-inputs", "labels", "balance")),
+         # structural checks first: they name the fault when the batch cannot even be built
+         ("label-column", "empty-text", "pad-token", "collation", "label-values", "vocab",
+          "lengths", "tokenizer-checkpoint", "batch", "labels-in-inputs", "labels", "balance",
+          "eval-labels", "duplicates")),
     Step("model", "Check your model",
          "One batch through the freshly loaded model, no update: NaN and wrong losses show here.",
-         ("forward",)),
+         ("checkpoint-head", "num-labels", "label-mapping", "trainable", "model-loss",
+          "precision", "cpu-rerun", "run-eagerly", "forward")),
     Step("hyperparameters", "Check your hyperparameters",
          "String shortcuts hide defaults (\"adam\" means learning_rate=0.001).",
-         ("optimizer",)),
+         ("optimizer", "loss-strings", "from-logits", "weight-decay", "warmup",
+          "keras3-optimizer")),
+    Step("metrics", "Check your metric",
+         "A metric computed the wrong way (logits where class ids are expected) or one no better "
+         "than predicting the majority class makes a good model look broken.",
+         ("metrics", "eval-label-set")),
+    Step("memory", "Estimate memory",
+         "Out of memory is the most common wall: weights, gradients, optimizer state and "
+         "activations, from metadata before anything is downloaded.", ("memory",)),
     Step("curves", "Read your training logs",
          "Loss curves show overfitting, plateaus, spikes and the first NaN.",
          ("curves",), when=lambda c: bool(c.logs)),
 ]}
 
-_ALL = ("environment", "triage", "data", "model", "hyperparameters", "curves")
+
+# -- the report step (reports/repro.py, wizard/probes/library.py) ---------------------------------
+def _library_bug_candidate(case: Case, findings: list) -> bool:
+    from wizard.verdict import library_bug_candidate
+
+    return library_bug_candidate(case, findings)
+
+
+STEPS["report"] = Step(
+    "report", "Reproduce the failure for a bug report",
+    "Only when the failure points into library code and your setup checks out: a standalone "
+    "script must reproduce it (or the other framework, where installed, must differ) before it "
+    "is called a library bug.",
+    ("reproduction", "differential", "newer-release"), needs=_library_bug_candidate)
+FINAL_STEPS = ("report",)  # after every plan; each runs only when its `needs` holds
+# -- end of the report step -----------------------------------------------------------------------
+
+_ALL = ("environment", "triage", "data", "model", "hyperparameters", "metrics", "memory", "curves")
 PLANS: dict[str, tuple[str, ...]] = {
     "error": _ALL,
     "nan-loss": ("environment", "triage", "data", "model", "hyperparameters", "curves"),
     "loss-not-decreasing": ("environment", "triage", "data", "hyperparameters", "model", "curves"),
-    "out-of-memory": ("environment", "triage", "hyperparameters", "data", "model"),
-    "metric-wrong": ("environment", "triage", "data", "model", "curves", "hyperparameters"),
-    "slow": ("environment", "triage", "hyperparameters", "data", "model"),
+    "out-of-memory": ("environment", "triage", "memory", "hyperparameters", "data", "model"),
+    "metric-wrong": ("environment", "triage", "data", "metrics", "model", "curves", "hyperparameters"),
+    "slow": ("environment", "triage", "memory", "hyperparameters", "data", "model"),
     "not-sure": _ALL,
-    "none": ("environment", "data", "model", "hyperparameters", "curves"),
+    "none": ("environment", "data", "model", "hyperparameters", "metrics", "memory", "curves"),
 }
 assert set(PLANS) == set(SYMPTOMS) and all(s in STEPS for p in PLANS.values() for s in p)
 
 
 def plan(case: Case) -> list[Step]:
     """The steps this case walks, in order (before any probe outcome is known)."""
-    return [STEPS[s] for s in PLANS[case.symptom] if STEPS[s].when(case)]
+    return [STEPS[s] for s in (*PLANS[case.symptom], *FINAL_STEPS) if STEPS[s].when(case)]
 
 
 # -- walking the questions ---------------------------------------------------------------------

@@ -9,6 +9,7 @@ import contextlib
 import inspect
 import math
 import os
+import sys
 import time
 from typing import Any, Callable, Iterator
 
@@ -23,7 +24,8 @@ OPTIMIZER_ARGS = ("betas", "eps", "weight_decay", "momentum", "nesterov", "amsgr
 
 
 def _torch() -> Any:
-    os.environ.setdefault("USE_TF", "0")
+    if "tensorflow" not in sys.modules and "transformers" not in sys.modules:
+        os.environ.setdefault("USE_TF", "0")  # transformers 4.x would import TensorFlow too
     import torch
 
     return torch
@@ -279,7 +281,8 @@ def gradient_snapshot(target: Target, step: int | None = None, keep_state: bool 
         try:
             order, loss = _module_order(model, lambda: compute_loss(target, model))
             value = float(loss.detach().float())
-            loss.backward()
+            if loss.requires_grad:  # else: frozen, or a loss detached from the weights
+                loss.backward()
             snap = snapshot_from_grads(model, order, sample=True)
         finally:
             model.train(mode)

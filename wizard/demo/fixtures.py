@@ -24,10 +24,22 @@ _REASONS = ["because it was raining", "for a friend", "to win a prize", "while s
             "for the first time", "with great care"]
 
 
+def cache_name() -> str:
+    """One fixture folder per transformers major version: a tokenizer saved by transformers 5
+    names a class (TokenizersBackend) that transformers 4 cannot load."""
+    import importlib.metadata
+
+    try:
+        major = importlib.metadata.version("transformers").split(".")[0]
+    except importlib.metadata.PackageNotFoundError:
+        major = "0"
+    return f"demo-v{FIXTURE_VERSION}-t{major}"
+
+
 def default_cache_dir() -> Path:
     env = os.environ.get("WIZARD_CACHE")
     base = Path(env) if env else Path.home() / ".cache" / "hf-debug-wizard"
-    return base / f"demo-v{FIXTURE_VERSION}"
+    return base / cache_name()
 
 
 def mnli_rows(n: int, seed: int) -> dict[str, list]:

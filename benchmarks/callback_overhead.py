@@ -1,0 +1,223 @@
+"""Overhead of the wizard's callbacks: the same training with and without them.
+
+    python benchmarks/callback_overhead.py                 # every framework installed here
+    python benchmarks/callback_overhead.py --framework pytorch --epochs 6 --repeats 3
+
+Trains the offline demo model (a 2-layer DistilBERT on the MNLI-shaped demo data) with
+Trainer.train() and/or Keras fit(), alternating runs without and with the callback at its
+default frequency. The figure is the median time from one step's start to the next one's
+(everything per step: forward, backward, optimizer, every callback), over the steps after
+the first epoch (tracing and warm-up excluded). Prints one line per framework; the target
+is an overhead <= 5 %.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+TARGET = 0.05
+
+
+def _fixtures(cache: str | None, frameworks: tuple[str, ...]) -> Path:
+    from wizard.demo.fixtures import build_fixtures
+
+    root = Path(cache) if cache else Path(tempfile.gettempdir()) / "wizard-bench-fixtures"
+    return build_fixtures(root, frameworks=frameworks)
+
+
+def _tokenized(root: Path) -> Any:
+    from datasets import load_from_disk
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(root / "model")
+    ds = load_from_disk(str(root / "dataset"))
+    enc = ds.map(lambda b: tok(b["premise"], b["hypothesis"], truncation=True), batched=True)
+    return tok, enc
+
+
+# -- PyTorch / Trainer -------------------------------------------------------------------------
+def torch_run(root: Path, with_callback: bool, epochs: int, batch_size: int) -> list[float]:
+    import torch
+    from transformers import (AutoModelForSequenceClassification, DataCollatorWithPadding,
+                              Trainer, TrainerCallback, TrainingArguments)
+
+    tok, enc = _tokenized(root)
+    train = enc["train"].remove_columns(["premise", "hypothesis", "idx"])
+    torch.manual_seed(0)
+    model = AutoModelForSequenceClassification.from_pretrained(root / "model", num_labels=3)
+    starts: list[float] = []
+
+    class Clock(TrainerCallback):
+        def on_step_begin(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+            starts.append(time.perf_counter())
+
+    callbacks: list[Any] = [Clock()]
+    if with_callback:
+        callbacks.append(_timed_trainer_callback())  # the default frequency
+    with tempfile.TemporaryDirectory() as out:
+        args = TrainingArguments(out, per_device_train_batch_size=batch_size,
+                                 num_train_epochs=epochs, learning_rate=5e-5, report_to=[],
+                                 save_strategy="no", logging_strategy="no", use_cpu=True,
+                                 disable_tqdm=True, dataloader_num_workers=0)
+        Trainer(model=model, args=args, train_dataset=train, callbacks=callbacks,
+                data_collator=DataCollatorWithPadding(tok)).train()
+    return _steady(starts, len(starts) // epochs)
+
+
+# -- TensorFlow / Keras ------------------------------------------------------------------------
+def tf_run(root: Path, with_callback: bool, epochs: int, batch_size: int) -> list[float]:
+    import tensorflow as tf
+    import tf_keras
+    from transformers import DataCollatorWithPadding, TFAutoModelForSequenceClassification
+
+    from wizard.callbacks import WizardKerasCallback
+
+    tok, enc = _tokenized(root)
+    collate = DataCollatorWithPadding(tok, return_tensors="np")
+    train = enc["train"].to_tf_dataset(columns=["input_ids", "attention_mask", "label"],
+                                       batch_size=batch_size, shuffle=False, collate_fn=collate)
+    tf.random.set_seed(0)
+    model = TFAutoModelForSequenceClassification.from_pretrained(root / "model", num_labels=3,
+                                                                 use_safetensors=False)
+    model.compile(optimizer=tf_keras.optimizers.Adam(5e-5))
+    starts: list[float] = []
+
+    class Clock(tf_keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch: int, logs: Any = None) -> None:
+            starts.append(time.perf_counter())
+
+    callbacks: list[Any] = [Clock()]
+    if with_callback:
+        callbacks.append(WizardKerasCallback())  # the default frequency
+    model.fit(train, epochs=epochs, callbacks=callbacks, verbose=0)
+    return _steady(starts, len(starts) // epochs)
+
+
+def _limit_threads(n: int, tf_too: bool) -> None:
+    if tf_too:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(n)
+        tf.config.threading.set_inter_op_parallelism_threads(n)
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.set_num_threads(n)
+
+
+def _steady(starts: list[float], per_epoch: int) -> list[float]:
+    """Step-to-step intervals after the first epoch (tracing and warm-up left out)."""
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    return gaps[per_epoch:]
+
+
+def measure(name: str, run: Any, root: Path, epochs: int, repeats: int,
+            batch_size: int) -> dict[str, float]:
+    """Median step time of each run, alternating without/with so that a change of machine
+    load hits both; the figure compares the medians of the runs."""
+    without: list[float] = []
+    with_cb: list[float] = []
+    inside: list[float] = []
+    for _ in range(repeats):
+        without.append(statistics.median(run(root, False, epochs, batch_size)))
+        _TIMER.clear()
+        gaps = run(root, True, epochs, batch_size)
+        with_cb.append(statistics.median(gaps))
+        if _TIMER:
+            inside.append(sum(_TIMER.values()) / max(1, _TIMER_STEPS[0]))
+    base, watched = statistics.median(without), statistics.median(with_cb)
+    overhead = watched / base - 1
+    spread = (max(without) - min(without)) / base
+    print(f"{name:<22} without {base * 1000:7.2f} ms/step   with {watched * 1000:7.2f} ms/step"
+          f"   overhead {overhead * 100:+5.1f} %   (run-to-run spread without the callback: "
+          f"{spread * 100:.0f} %)")
+    result = {"without_ms": base * 1000, "with_ms": watched * 1000, "overhead": overhead}
+    if inside:
+        share = statistics.median(inside) / base
+        print(f"{'':<22} time inside the callback's hooks: {statistics.median(inside) * 1000:.3f} "
+              f"ms/step = {share * 100:.1f} % of a step "
+              f"({'ok' if share <= TARGET else 'ABOVE'} the {TARGET:.0%} target)")
+        result["inside_share"] = share
+    return result
+
+
+_TIMER: dict[str, float] = {}
+_TIMER_STEPS = [0]
+
+
+def _timed_trainer_callback() -> Any:
+    """WizardTrainerCallback with its hooks timed (what it costs the run, step by step)."""
+    from wizard.callbacks import WizardTrainerCallback
+
+    class Timed(WizardTrainerCallback):
+        pass
+
+    for hook in ("_on_forward", "on_pre_optimizer_step", "on_step_end", "on_log"):
+        original = getattr(WizardTrainerCallback, hook)
+
+        def timed(self: Any, *a: Any, _f: Any = original, _h: str = hook, **k: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return _f(self, *a, **k)
+            finally:
+                _TIMER[_h] = _TIMER.get(_h, 0.0) + time.perf_counter() - start
+                if _h == "on_step_end":
+                    _TIMER_STEPS[0] = getattr(a[1], "global_step", _TIMER_STEPS[0])
+
+        setattr(Timed, hook, timed)
+    return Timed()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--framework", choices=["pytorch", "tensorflow", "both"], default="both")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--cache", help="where the demo fixtures are built")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads per framework (default 1: steady figures on a "
+                             "shared machine; 0 keeps the framework's default)")
+    args = parser.parse_args(argv)
+    has_tf = importlib.util.find_spec("tensorflow") is not None
+    wanted = ["pytorch", "tensorflow"] if args.framework == "both" else [args.framework]
+    if "tensorflow" in wanted and not has_tf:
+        if args.framework == "tensorflow":
+            print("TensorFlow is not installed here; run with the TensorFlow environment.",
+                  file=sys.stderr)
+            return 2
+        wanted.remove("tensorflow")
+    if "tensorflow" not in wanted:
+        os.environ.setdefault("USE_TF", "0")
+    root = _fixtures(args.cache, ("tensorflow", "pytorch") if has_tf else ("pytorch",))
+    if args.threads:
+        _limit_threads(args.threads, has_tf and "tensorflow" in wanted)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    print(f"callback overhead, demo model, batch {args.batch_size}, {args.epochs} epochs x "
+          f"{args.repeats} repeats, {args.threads or 'default'} thread(s), default frequency "
+          "(gradient snapshot every 50 steps)")
+    for fw in wanted:
+        if fw == "pytorch":
+            measure("Trainer (PyTorch)", torch_run, root, args.epochs, args.repeats,
+                    args.batch_size)
+        else:
+            measure("Keras fit (TF)", tf_run, root, args.epochs, args.repeats, args.batch_size)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

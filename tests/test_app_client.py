@@ -1,0 +1,446 @@
+"""The Gradio app driven through its API with gradio_client: app.py served in a subprocess for
+the demo case and bad input, an in-process app for ten concurrent sessions, and the Hub
+discussion against a loopback fake of the Hub."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+pytest.importorskip("gradio")
+pytest.importorskip("gradio_client")
+
+from gradio_client import Client  # noqa: E402
+
+from wizard.app_form import answers_from_case, case_from_answers, form_questions, reachable  # noqa: E402
+from wizard.case import Case, CaseError  # noqa: E402
+from wizard.tree import QUESTIONS, STEPS  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.app
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_up(url: str, proc: subprocess.Popen | None = None, log: Path | None = None,
+                  timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            tail = log.read_text()[-3000:] if log else ""
+            raise AssertionError(f"app.py exited with {proc.returncode}:\n{tail}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"the app did not answer at {url} within {timeout} s")
+
+
+def value(v: Any) -> Any:
+    """An output's value, whether it came back plain or as an update dict."""
+    if isinstance(v, dict) and v.get("__type__") == "update":
+        return v.get("value")
+    return v
+
+
+def named(names: list[str], outputs: Any) -> dict[str, Any]:
+    outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    assert len(names) == len(outputs), (names, outputs)
+    return dict(zip(names, outputs))
+
+
+def visible_errors(out: dict[str, Any]) -> dict[str, str]:
+    return {k: value(v) for k, v in out.items()
+            if k.startswith("error:") and isinstance(v, dict) and v.get("visible")}
+
+
+@pytest.fixture(scope="module")
+def api() -> dict[str, Any]:
+    """Endpoint input/output names, from an app built the same way app.py builds it."""
+    from wizard.app_ui import AppConfig, build_app
+
+    return build_app(AppConfig()).wizard_api
+
+
+@pytest.fixture(scope="module")
+def served(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`python app.py` on a free port, its demo button pointed at the test fixtures."""
+    tmp = tmp_path_factory.mktemp("served")
+    (tmp / "cache").mkdir()
+    (tmp / "cache" / "demo-v1").symlink_to(demo_dir, target_is_directory=True)
+    port = free_port()
+    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
+           "WIZARD_CACHE": str(tmp / "cache"), "GRADIO_TEMP_DIR": str(tmp / "gradio"),
+           "TMPDIR": str(tmp), "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(ROOT),
+           "WIZARD_PROBE_TIMEOUT": "240"}
+    log = tmp / "app.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_until_up(url, proc, log)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+# -- the form is the tree -----------------------------------------------------------------------
+def test_form_fields_are_the_trees_questions(api: dict[str, Any]) -> None:
+    assert api["fields"] == [q.id for q in form_questions()]
+    assert set(api["fields"]) == set(QUESTIONS)
+
+
+def test_fields_show_and_hide_as_the_tree_walks() -> None:
+    answers = answers_from_case(Case())
+    assert "traceback" not in reachable(answers)          # only asked for symptom "error"
+    assert "traceback" in reachable({**answers, "symptom": "error"})
+    keras = {**answers, "framework": "tensorflow", "trainer": "keras"}
+    assert {"loss", "labels"} <= set(reachable(keras))    # Keras-only questions
+    assert "learning_rate" not in reachable(keras)
+    assert not {"loss", "labels"} & set(reachable(answers))
+
+
+def test_bad_answers_name_their_field(demo_dir: Path) -> None:
+    answers = answers_from_case(Case())
+    with pytest.raises(CaseError) as exc:
+        case_from_answers({**answers, "model": "m", "dataset": "d", "batch_size": "sixteen"})
+    assert exc.value.field_name == "training.batch_size" and "whole number" in str(exc.value)
+    with pytest.raises(CaseError) as exc:
+        case_from_answers({**answers, "model": "m", "dataset": "d", "trainer": "keras"})
+    assert exc.value.field_name == "training.trainer"
+
+
+# -- app.py in a subprocess: the demo case and bad input ------------------------------------------
+def test_demo_case_full_run(served: str, api: dict[str, Any], tmp_path: Path) -> None:
+    client = Client(served, verbose=False, download_files=str(tmp_path))
+    filled = named(api["demo"], client.predict(api_name="/demo"))
+    assert "built-in demo" in value(filled["demo_note"])
+    fields = [value(filled[f"field:{q}"]) for q in api["fields"]]
+    answers = dict(zip(api["fields"], fields))
+    assert answers["symptom"] == "error" and answers["model"].endswith("model")
+    assert answers["text_columns"] == ["premise", "hypothesis"]
+
+    job = client.submit(*fields, None, api_name="/check")
+    out = named(api["check"], job.result(timeout=900))
+    assert len(job.outputs()) > 3  # streamed: the log grew while the checks ran
+    assert not visible_errors(out)
+    result = json.loads(value(out["result"]))
+    assert result["verdict"]["kind"] == "user-error"
+    fails = {f["id"] for f in result["findings"] if f["status"] == "fail"}
+    assert "data.labels-out-of-range" in fails
+    assert "user-error" in value(out["verdict"]) and "num_labels" in value(out["verdict"])
+    log = value(out["log"])
+    for step in result["path"]:
+        assert STEPS[step].title in log
+    bundle = value(out["bundle"])
+    with zipfile.ZipFile(bundle) as zf:
+        names = {Path(n).name for n in zf.namelist()}
+    assert {"report.md", "report-github.md", "report-forum.md", "report-hub.md", "case.yaml",
+            "result.json", "label-balance.png"} <= names
+
+    report = named(api["report"], client.predict("github", api_name="/report"))
+    assert "Labels reach 2" in value(report["text"])
+    links = client.predict(True, "huggingface/transformers", api_name="/share_links")
+    links = value(links)
+    assert "https://github.com/huggingface/transformers/issues/new?title=" in links
+    assert "https://discuss.huggingface.co/new-topic?title=" in links
+    assert "local folder" in links  # the demo model has no Hub page
+    assert value(client.predict(False, "huggingface/transformers", api_name="/share_links")) == ""
+
+
+def test_bad_input_shows_one_sentence_next_to_the_field(served: str, api: dict[str, Any],
+                                                        demo_dir: Path, tmp_path: Path) -> None:
+    from wizard.demo.cases import course_case
+
+    client = Client(served, verbose=False)
+    answers = answers_from_case(course_case(demo_dir, "pytorch"))
+
+    def check(**changes: Any) -> dict[str, Any]:
+        fields = [{**answers, **changes}[q] for q in api["fields"]]
+        return named(api["check"], client.submit(*fields, None, api_name="/check").result(timeout=120))
+
+    missing = check(model=str(demo_dir / "no-such-model"))
+    assert set(visible_errors(missing)) == {"error:model"}
+    message = visible_errors(missing)["error:model"]
+    assert "does not exist" in message and "Traceback" not in message
+    assert message.count(". ") == 0 and len(message) < 300  # one sentence
+
+    column = check(label_column="labelz")
+    assert set(visible_errors(column)) == {"error:label_column"}
+    assert "'labelz' is not in the dataset" in visible_errors(column)["error:label_column"]
+
+    rate = check(learning_rate="fast")
+    assert set(visible_errors(rate)) == {"error:learning_rate"}
+    assert "must be a number" in visible_errors(rate)["error:learning_rate"]
+
+    empty = check(dataset="")
+    assert set(visible_errors(empty)) == {"error:dataset"}
+
+    columns = client.predict(str(demo_dir / "dataset"), "", [], None, api_name="/columns")
+    picked = [value(c) for c in columns[:2]]
+    assert set(columns[0]["choices"][i][0] for i in range(len(columns[0]["choices"]))) >= {
+        "premise", "hypothesis", "label"}
+    assert picked[1] == "label"
+    bad = client.predict(str(demo_dir / "nowhere"), "", [], None, api_name="/columns")
+    assert value(bad[2]) and "Traceback" not in value(bad[2])
+
+    from gradio_client import handle_file
+
+    case_file = tmp_path / "case.yaml"
+    case_file.write_text(course_case(demo_dir, "pytorch").to_yaml())
+    loaded = named(api["demo"], client.predict(handle_file(str(case_file)), api_name="/load_case"))
+    assert value(loaded["field:model"]) == str(demo_dir / "model")
+    assert value(loaded["field:text_columns"]) == ["premise", "hypothesis"]
+    case_file.write_text("model: [unclosed\n")
+    broken = named(api["demo"], client.predict(handle_file(str(case_file)), api_name="/load_case"))
+    assert "not valid YAML" in visible_errors(broken)["error:general"]
+
+
+# -- ten sessions at once --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def quick_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app in this process, walking only the steps that need no model (fast sessions)."""
+    from wizard.app_ui import AppConfig, build_app, launch_kwargs
+
+    config = AppConfig(steps=("environment", "triage", "curves"), concurrency=4,
+                       work_dir=tmp_path_factory.mktemp("sessions"))
+    demo = build_app(config)
+    port = free_port()
+    demo.queue(default_concurrency_limit=config.concurrency).launch(
+        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+        **launch_kwargs(config))
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def test_ten_concurrent_sessions_keep_their_state(quick_app: str, api: dict[str, Any],
+                                                  demo_dir: Path, tmp_path: Path) -> None:
+    from wizard.demo.cases import course_case
+
+    from gradio_client import handle_file
+
+    base = answers_from_case(course_case(demo_dir, "pytorch"))
+    barrier = threading.Barrier(10)
+    logs = tmp_path / "trainer_state.json"  # session 0 uploads logs whose eval loss rises
+    history = [{"step": s, "epoch": s / 10, "loss": 2.0 - 0.15 * s} for s in range(1, 11)]
+    history += [{"step": s, "epoch": s / 10, "eval_loss": 1.0 + 0.1 * max(0, s - 4) ** 1.5}
+                for s in range(1, 11)]
+    logs.write_text(json.dumps({"log_history": history}))
+
+    def session(i: int) -> tuple[int, dict[str, Any], str]:
+        client = Client(quick_app, verbose=False)
+        answers = {**base, "batch_size": 8 + i, "optimizer": f"Adam(learning_rate={i + 1}e-5)",
+                   "traceback": f"IndexError: Target {i + 3} is out of bounds."}
+        fields = [answers[q] for q in api["fields"]]
+        upload = [handle_file(str(logs))] if i == 0 else None
+        barrier.wait(timeout=60)  # all ten press "Run the checks" together
+        out = named(api["check"], client.submit(*fields, upload, api_name="/check").result(timeout=300))
+        report = named(api["report"], client.predict("markdown", api_name="/report"))
+        return i, json.loads(value(out["result"])), value(report["text"])
+
+    with ThreadPoolExecutor(10) as pool:
+        results = list(pool.map(session, range(10)))
+    bundles = set()
+    for i, result, report in results:
+        case = result["case"]
+        assert case["training"]["batch_size"] == 8 + i
+        assert case["training"]["optimizer"] == f"Adam(learning_rate={i + 1}e-5)"
+        assert case["traceback"] == f"IndexError: Target {i + 3} is out of bounds."
+        assert f"Target {i + 3} is out of bounds" in report
+        assert all(f"Target {j + 3} is out" not in report for j in range(10) if j != i)
+        curves = {f["id"] for f in result["findings"] if f["id"].startswith("curves.")}
+        if i == 0:  # the uploaded logs went to this session only
+            assert result["path"] == ["environment", "triage", "curves"]
+            assert Path(case["logs"]).name == "trainer_state.json"
+            assert "curves.overfitting" in curves
+        else:
+            assert result["path"] == ["environment", "triage"] and not curves
+            assert case["logs"] is None
+        bundles.add(json.dumps(result["case"], sort_keys=True))
+    assert len(bundles) == 10
+
+
+# -- the Hub discussion: the user's own token, never the machine's ---------------------------------
+class _FakeDiscussions(BaseHTTPRequestHandler):
+    requests: list[dict[str, Any]] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.requests.append({"path": self.path, "auth": self.headers.get("authorization"),
+                              "body": body})
+        if self.headers.get("authorization") != "Bearer hf_userOAuthToken1234567890":
+            self._send(401, {"error": "Invalid credentials"})
+            return
+        self._send(200, {"num": 7})
+
+    def do_GET(self) -> None:
+        repo = self.path.split("/api/models/")[1].split("/discussions")[0]
+        self._send(200, {"title": "t", "num": 7, "author": {"name": "a-user"},
+                         "createdAt": "2025-01-01T00:00:00.000Z", "status": "open",
+                         "repo": {"name": repo, "type": "model"}, "isPullRequest": False,
+                         "events": [], "changes": {}})
+
+
+@pytest.fixture
+def fake_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    from wizard import hub
+
+    _FakeDiscussions.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeDiscussions)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    monkeypatch.setenv("HF_TOKEN", "hf_spaceOwnerSecret1234567890")  # must never be used
+    was_offline = hub.is_offline()
+    hub.set_offline(False)
+    try:
+        yield url
+    finally:
+        hub.set_offline(was_offline)
+        server.shutdown()
+
+
+def _state(model: str) -> dict[str, Any]:
+    result = {"case": {"model": model, "framework": "pytorch"},
+              "verdict": {"kind": "library-bug", "summary": "A bug."},
+              "findings": [{"id": "triage.possible-library-bug", "status": "warn",
+                            "title": "The error comes from inside transformers"}]}
+    return {"result": result, "texts": {"hub": "The full report, as read by the user."}}
+
+
+class _Token:
+    token = "hf_userOAuthToken1234567890"
+
+
+def test_discussion_is_opened_with_the_users_token(fake_hub: str) -> None:
+    from wizard.app_ui import open_discussion
+
+    message = open_discussion(_state("someone/tiny-model"), True, _Token())
+    assert message.startswith("Opened:") and "someone/tiny-model/discussions/7" in message
+    (request,) = _FakeDiscussions.requests
+    assert request["path"] == "/api/models/someone/tiny-model/discussions"
+    assert request["auth"] == "Bearer hf_userOAuthToken1234567890"
+    assert request["body"]["description"] == "The full report, as read by the user."
+    assert "inside transformers" in request["body"]["title"]
+
+
+def test_discussion_needs_sign_in_and_the_tick(fake_hub: str) -> None:
+    from wizard.app_ui import open_discussion
+
+    assert "Sign in" in open_discussion(_state("someone/tiny-model"), True, None)
+    assert "tick the box" in open_discussion(_state("someone/tiny-model"), False, _Token())
+    assert "local folder" in open_discussion(_state("/data/my-model"), True, _Token())
+    assert _FakeDiscussions.requests == []  # nothing sent, least of all with HF_TOKEN
+
+
+def test_sign_in_only_in_a_space_with_oauth(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gradio as gr
+
+    from wizard.app_ui import AppConfig, build_app
+
+    for var in ("SPACE_ID", "OAUTH_CLIENT_ID"):
+        monkeypatch.delenv(var, raising=False)
+    assert not AppConfig().oauth_enabled  # locally: the prefilled link instead
+    monkeypatch.setenv("SPACE_ID", "someone/hf-debug-wizard")
+    assert not AppConfig().oauth_enabled  # a Space without hf_oauth
+    monkeypatch.setenv("OAUTH_CLIENT_ID", "client-id")
+    assert AppConfig().oauth_enabled
+    demo = build_app(AppConfig(oauth=False))
+    assert not any(isinstance(b, gr.LoginButton) for b in demo.blocks.values())
+    assert "discussion" not in demo.wizard_api  # no endpoint that could post without sign-in
+
+
+# -- ZeroGPU and the Space folder ------------------------------------------------------------------
+def test_zero_gpu_runs_the_checks_under_spaces_gpu(monkeypatch: pytest.MonkeyPatch,
+                                                   demo_dir: Path) -> None:
+    import types
+
+    from wizard.app_run import gpu_runner, run_events
+    from wizard.demo.cases import course_case
+
+    assert gpu_runner() is run_events  # no ZeroGPU: the plain function, no `spaces` import
+    calls: list[int] = []
+
+    def gpu(duration: int = 60) -> Any:
+        def decorate(fn: Any) -> Any:
+            def on_gpu(*args: Any, **kwargs: Any) -> Any:
+                calls.append(duration)
+                yield from fn(*args, **kwargs)
+            return on_gpu
+        return decorate
+
+    monkeypatch.setitem(sys.modules, "spaces", types.SimpleNamespace(GPU=gpu))
+    monkeypatch.setenv("SPACES_ZERO_GPU", "true")
+    runner = gpu_runner(77)
+    case = course_case(demo_dir, "pytorch")
+    events = list(runner(case.to_dict(), "auto", 60.0, ("environment", "triage")))
+    assert calls == [77]
+    assert events[-1]["kind"] == "result"
+    assert events[-1]["result"]["path"] == ["environment", "triage"]
+    bad = Case.from_dict({**case.to_dict(), "model": str(demo_dir / "missing")})
+    (error,) = list(runner(bad.to_dict(), "auto", 60.0, ("environment",)))
+    assert error["kind"] == "case-error" and error["field"] == "model"
+
+
+def test_build_space_assembles_a_deployable_folder(tmp_path: Path) -> None:
+    import yaml
+
+    out = tmp_path / "space"
+    proc = subprocess.run(["bash", "scripts/build_space.sh", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    front = yaml.safe_load(readme.split("---\n")[1])
+    assert front["sdk"] == "gradio" and front["app_file"] == "app.py"
+    assert str(front["python_version"]) == "3.11" and front["suggested_hardware"]
+    assert front["hf_oauth"] is True and "write-discussions" in front["hf_oauth_scopes"]
+    assert len(front["short_description"]) <= 60
+    for path in ("app.py", "requirements.txt", "wizard/app_ui.py", "wizard/tree.py",
+                 "reports/render.py", "reports/links.py", "templates/github.md.j2"):
+        assert (out / path).is_file(), path
+    assert not (out / "tests").exists() and not list(out.rglob("__pycache__"))
+    assert "spaces" in (out / "requirements.txt").read_text().split()
+    # the folder stands on its own: its own engine and templates, not the checkout's
+    code = ("import sys; sys.path.insert(0, '.'); import wizard.app_ui as ui, reports.render as r; "
+            "print(ui.__file__); print(r.template_dirs()[0])")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ""}, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert all(line.startswith(str(out)) for line in proc.stdout.split()), proc.stdout

@@ -1,0 +1,498 @@
+"""The static script reader: the course's script read verbatim into the case `check` diagnoses,
+a Trainer script likewise, constant propagation, questions with their lines, unusual scripts,
+and each static check firing on a faulty script and staying quiet on a healthy one."""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from wizard.case import CaseError
+from wizard.script_checks import KERAS_DEFAULT_LR, TORCH_DEFAULT_LR
+from wizard.script_reader import (ScriptError, case_from_script, combine_findings,
+                                  course_script_path, read_script)
+
+HAS_TF = importlib.util.find_spec("tensorflow") is not None
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="needs torch")
+
+COURSE_FAULTS = ["data.labels-in-inputs-with-keras-loss", "data.labels-out-of-range",
+                 "hyperparameters.learning-rate-too-high"]
+V457 = {"transformers": "4.57.6", "tensorflow": "2.21.0", "keras": "3.15.1"}
+
+TRAINER_SCRIPT = '''\
+import numpy as np
+from datasets import load_dataset
+from transformers import (AutoModelForSequenceClassification, AutoTokenizer,
+                          DataCollatorWithPadding, Trainer, TrainingArguments)
+
+checkpoint = "distilbert-base-uncased"
+raw = load_dataset("glue", "mnli")
+tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+
+
+def tokenize(batch):
+    return tokenizer(batch["premise"], batch["hypothesis"], truncation=True)
+
+
+tokenized = raw.map(tokenize, batched=True)
+model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=NUM_LABELS)
+
+
+def compute_metrics(eval_pred):
+    logits, labels = eval_pred
+    return {"accuracy": float((np.argmax(logits, -1) == labels).mean())}
+
+
+args = TrainingArguments("out", learning_rate=LR, per_device_train_batch_size=16,
+                         num_train_epochs=1, fp16=False, warmup_ratio=0.1)
+trainer = Trainer(model=model, args=args, train_dataset=tokenized["train"],
+                  eval_dataset=tokenized["validation"],
+                  data_collator=DataCollatorWithPadding(tokenizer),
+                  compute_metrics=compute_metrics)
+trainer.train()
+'''
+
+
+def ids(findings, status=None):
+    return sorted(f.id for f in findings if status is None or f.status == status)
+
+
+def one(findings, fid):
+    found = [f for f in findings if f.id == fid]
+    assert found, f"no {fid}: {[f.id for f in findings]}"
+    return found[0]
+
+
+def keras_script(body: str) -> str:
+    head = ('from datasets import load_from_disk\n'
+            'from transformers import AutoTokenizer, TFAutoModelForSequenceClassification\n'
+            'raw = load_from_disk("data")\n'
+            'tokenizer = AutoTokenizer.from_pretrained("bert")\n'
+            'def tok(ex):\n'
+            '    return tokenizer(ex["text"], truncation=True)\n'
+            'ds = raw.map(tok, batched=True)\n'
+            'model = TFAutoModelForSequenceClassification.from_pretrained("bert", num_labels=2)\n')
+    return head + textwrap.dedent(body)
+
+
+# -- the course's script, verbatim -----------------------------------------------------------------
+def test_course_script_is_read_completely():
+    text = course_script_path().read_text()
+    assert 'model.compile(loss="sparse_categorical_crossentropy", optimizer="adam")' in text
+    assert text.startswith("from datasets import load_dataset\nimport evaluate\n")
+    r = case_from_script(course_script_path(), versions=V457)
+    c = r.case
+    assert r.entry == "keras" and r.complete and r.questions == []
+    assert (c.model, c.framework, c.task) == ("distilbert-base-uncased", "tensorflow",
+                                              "text-classification")
+    assert (c.dataset.path, c.dataset.config) == ("glue", "mnli")
+    assert (c.dataset.train_split, c.dataset.eval_split) == ("train", "validation_matched")
+    assert c.dataset.text_columns == ["premise", "hypothesis"]
+    assert c.dataset.label_column == "label" and c.num_labels is None
+    assert c.preprocessing.truncation is True
+    t = c.training
+    assert (t.optimizer, t.loss, t.labels, t.batch_size, t.trainer) == (
+        "adam", "sparse_categorical_crossentropy", "inputs", 16, "keras")
+    assert {k: r.read[k].line for k in ("model", "dataset.path", "dataset.text_columns",
+                                        "training.optimizer", "training.labels")} == {
+        "model": 28, "dataset.path": 8, "dataset.text_columns": 15, "training.optimizer": 30,
+        "training.labels": 20}
+    assert r.settings["tokenizer"]["value"] == "distilbert-base-uncased"
+
+
+def test_course_script_static_findings_point_at_their_lines():
+    r = case_from_script(course_script_path(), versions=V457)
+    assert ids(r.findings, "fail") == ["data.labels-in-inputs-with-keras-loss",
+                                       "hyperparameters.learning-rate-too-high"]
+    wired = one(r.findings, "data.labels-in-inputs-with-keras-loss")
+    assert wired.evidence["line"] == 20 and wired.evidence["compile_line"] == 30
+    lr = one(r.findings, "hyperparameters.learning-rate-too-high")
+    assert lr.evidence["learning_rate"] == pytest.approx(1e-3) and lr.evidence["line"] == 30
+    assert "learning_rate=5e-5" in lr.fix
+    assert one(r.findings, "hyperparameters.hidden-defaults").evidence["means"] == {
+        "learning_rate": 1e-3}
+    assert one(r.findings, "script.read").status == "info"
+    # labels inside the inputs already say it: no separate from_logits finding; truncation=True
+    assert "script.from-logits-mismatch" not in ids(r.findings)
+    assert "script.no-truncation" not in ids(r.findings)
+
+
+def test_course_script_beside_transformers_5_names_the_import_line():
+    r = case_from_script(course_script_path(), versions={**V457, "transformers": "5.0.0"})
+    f = one(r.findings, "environment.transformers-without-tensorflow")
+    assert f.status == "fail" and f.evidence["line"] == 5
+    assert "TFAutoModelForSequenceClassification" in f.title
+    assert "environment.transformers-without-tensorflow" not in ids(
+        case_from_script(course_script_path(), versions=V457).findings)
+
+
+@pytest.fixture(scope="module")
+def mnli_local(demo_dir, tmp_path_factory):
+    """The demo data under MNLI's split names (train, validation_matched)."""
+    import datasets
+
+    d = datasets.load_from_disk(str(demo_dir / "dataset"))
+    out = tmp_path_factory.mktemp("glue") / "glue_mnli"
+    datasets.DatasetDict({"train": d["train"], "validation_matched": d["validation"]}).save_to_disk(str(out))
+    return out
+
+
+def _check_inline(case):
+    """`check` on a case, with the probes in this process (the same steps and probes)."""
+    from wizard.context import Context
+    from wizard.session import Session
+
+    return Session(case, ctx=Context(case)).run()
+
+
+@needs_tf
+def test_course_script_read_then_checked_finds_the_three_faults(demo_dir, mnli_local):
+    # The script is read verbatim; its Hub ids are mapped to the local fixtures (offline tests).
+    refs = {"distilbert-base-uncased": str(demo_dir / "model"), "glue": str(mnli_local)}
+    r = case_from_script(course_script_path(), refs=refs)
+    assert r.case.model == str(demo_dir / "model") and r.case.dataset.path == str(mnli_local)
+    result = r.merge(_check_inline(r.case))
+    assert ids(result.findings, "fail") == COURSE_FAULTS
+    assert result.verdict.kind == "user-error"
+    assert result.verdict.primary == "data.labels-in-inputs-with-keras-loss"
+    wired = one(result.findings, "data.labels-in-inputs-with-keras-loss")
+    assert wired.evidence["script"]["line"] == 20  # the run's finding keeps the script's line
+    assert [f.id for f in result.findings].count("hyperparameters.learning-rate-too-high") == 1
+    assert result.findings[0].id == "script.read"
+
+
+def test_course_script_with_load_from_disk_substituted(tmp_path):
+    text = course_script_path().read_text().replace(
+        "from datasets import load_dataset", "from datasets import load_from_disk").replace(
+        'load_dataset("glue", "mnli")', 'load_from_disk("/data/glue_mnli")')
+    script = tmp_path / "train.py"
+    script.write_text(text)
+    r = case_from_script(script, versions=V457)
+    assert r.case.dataset.path == "/data/glue_mnli" and r.case.dataset.config is None
+    assert r.read["dataset.path"].line == 8 and r.complete
+
+
+# -- a Trainer script ----------------------------------------------------------------------------
+def test_trainer_script_is_read(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "2").replace("LR", "1e-3"))
+    r = case_from_script(script, versions=V457)
+    c, t = r.case, r.case.training
+    assert r.entry == "trainer" and r.complete
+    assert (c.framework, c.num_labels, c.dataset.eval_split) == ("pytorch", 2, "validation")
+    assert (t.trainer, t.learning_rate, t.batch_size, t.epochs, t.mixed_precision) == (
+        "trainer", 1e-3, 16, 1, "fp32")
+    assert r.settings["compute_metrics"]["value"] == "compute_metrics"
+    assert r.settings["data_collator"]["value"] == "DataCollatorWithPadding(tokenizer)"
+    assert r.settings["TrainingArguments.warmup_ratio"]["value"] == 0.1
+    assert r.settings["TrainingArguments.remove_unused_columns"] == {
+        "value": True, "line": r.settings["TrainingArguments.remove_unused_columns"]["line"],
+        "code": r.settings["TrainingArguments.remove_unused_columns"]["code"], "default": True}
+    assert ids(r.findings, "fail") == ["hyperparameters.learning-rate-too-high"]
+    assert one(r.findings, "hyperparameters.learning-rate-too-high").evidence["line"] == 24
+
+
+@needs_torch
+@pytest.mark.parametrize("num_labels,lr,faults", [
+    ("2", "1e-3", ["data.labels-out-of-range", "hyperparameters.learning-rate-too-high"]),
+    ("3", "5e-5", [])])
+def test_trainer_script_read_then_checked(demo_dir, tmp_path, num_labels, lr, faults):
+    os.environ.setdefault("USE_TF", "0")
+    script = tmp_path / "train.py"
+    # the Hub ids replaced in the text by the local fixture folders
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", num_labels).replace("LR", lr)
+                      .replace('"distilbert-base-uncased"', repr(str(demo_dir / "model")))
+                      .replace('load_dataset("glue", "mnli")',
+                               f'load_dataset({str(demo_dir / "dataset")!r})'))
+    r = case_from_script(script)
+    assert r.case.dataset.path == str(demo_dir / "dataset")
+    r.case.dataset.path = str(demo_dir / "dataset")
+    result = r.merge(_check_inline(r.case))
+    assert ids(result.findings, "fail") == faults
+    assert result.verdict.kind == ("user-error" if faults else "healthy")
+
+
+# -- constant propagation and questions -----------------------------------------------------------
+def test_constants_fstrings_and_argparse_defaults_are_resolved():
+    r = read_script(textwrap.dedent('''\
+        import argparse
+        from transformers import (AutoModelForSequenceClassification, AutoTokenizer, Trainer,
+                                  TrainingArguments)
+        from datasets import load_dataset
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--lr", type=float, default=3e-5)
+        args = parser.parse_args()
+        org, size = "my-org", "base"
+        name = f"{org}/bert-{size}-uncased"
+        BATCH = 8 * 2
+        labels = ["neg", "pos"]
+        model = AutoModelForSequenceClassification.from_pretrained(
+            name, num_labels=len(labels))
+        tok = AutoTokenizer.from_pretrained(name)
+        ds = load_dataset("imdb").map(lambda ex: tok(ex["text"], truncation=True), batched=True)
+        targs = TrainingArguments("out", learning_rate=args.lr, per_device_train_batch_size=BATCH)
+        Trainer(model=model, args=targs, train_dataset=ds["train"]).train()
+        '''))
+    c = r.case
+    assert c.model == "my-org/bert-base-uncased" and c.num_labels == 2
+    assert c.training.learning_rate == pytest.approx(3e-5) and c.training.batch_size == 16
+    assert any("`lr` was read from its default in the script" in n for n in r.notes)
+    assert r.questions == []
+
+
+def test_runtime_values_become_questions_with_their_line():
+    src = textwrap.dedent('''\
+        import sys
+        from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+        from datasets import load_dataset
+        checkpoint = sys.argv[1]
+        ds = load_dataset("imdb").map(lambda ex: tokenizer(ex["text"]), batched=True)
+        names = ds["train"].features["label"].names
+        model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=len(names))
+        Trainer(model=model, args=TrainingArguments("o"), train_dataset=ds["train"]).train()
+        ''')
+    r = read_script(src, "train.py")
+    q = {q.field: q for q in r.questions}
+    assert set(q) == {"model", "num_labels"}
+    assert q["model"].line == 4 and q["model"].code == "checkpoint = sys.argv[1]"
+    assert q["num_labels"].line == 6
+    assert "line 4" in q["model"].prompt and q["model"].prompt.startswith("Model:")
+    assert not r.complete and one(r.findings, "script.read").status == "warn"
+    with pytest.raises(CaseError, match=r"line 4: `checkpoint = sys.argv\[1\]`"):
+        r.require_complete()
+    answered = read_script(src, "train.py", answers={"model": "bert-base-uncased", "num_labels": 2})
+    assert answered.questions == [] and answered.case.model == "bert-base-uncased"
+    assert answered.complete
+
+
+# -- unusual scripts --------------------------------------------------------------------------------
+def test_syntax_error_is_one_sentence_with_the_line():
+    with pytest.raises(ScriptError, match=r"syntax error at line 2 \(`model.fit\(`\)"):
+        read_script("import os\nmodel.fit(\n", "train.py")
+
+
+def test_missing_script_is_one_sentence(tmp_path):
+    with pytest.raises(ScriptError, match="does not exist"):
+        case_from_script(tmp_path / "nope.py")
+
+
+def test_notebook_magics_are_skipped():
+    r = read_script("!pip install transformers\n%time x = 1\n" + course_script_path().read_text())
+    assert r.case.model == "distilbert-base-uncased"
+    assert any("2 notebook line(s)" in n for n in r.notes)
+
+
+def test_script_without_a_training_call_says_what_was_read():
+    r = read_script(textwrap.dedent('''\
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from datasets import load_dataset
+        tok = AutoTokenizer.from_pretrained("bert-base-cased")
+        ds = load_dataset("imdb").map(lambda ex: tok(ex["text"], truncation=True), batched=True)
+        model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased")
+        '''))
+    assert r.entry == "none"
+    assert r.case.model == "bert-base-cased" and r.case.dataset.text_columns == ["text"]
+    assert "never calls fit(), Trainer.train() or optimizer.step()" in r.summary()
+    assert one(r.findings, "script.read").status == "warn"
+
+
+def test_custom_torch_loop_reads_optimizer_and_loader():
+    r = read_script(textwrap.dedent('''\
+        import torch
+        from torch.utils.data import DataLoader
+        from transformers import AutoModelForSequenceClassification
+        from datasets import load_from_disk
+        ds = load_from_disk("/data/d")
+        model = AutoModelForSequenceClassification.from_pretrained("/models/m", num_labels=3)
+        loader = DataLoader(ds["train"], batch_size=4, shuffle=True)
+        optimizer = torch.optim.AdamW(model.parameters())
+        for epoch in range(3):
+            for batch in loader:
+                loss = model(**batch).loss
+                loss.backward()
+                optimizer.step()
+        '''), versions=V457)
+    t = r.case.training
+    assert r.entry == "loop" and (t.trainer, t.batch_size, t.epochs) == ("loop", 4, 3)
+    assert t.optimizer == {"name": "AdamW"} and r.case.model == "/models/m"
+    assert "custom training loop" in r.summary() and "was not" in r.summary()
+    lr = one(r.findings, "hyperparameters.learning-rate-too-high")
+    assert lr.status == "fail" and "torch.optim AdamW" in lr.evidence["source"]
+
+
+def test_gradient_tape_loop_and_in_memory_dataset():
+    r = read_script(textwrap.dedent('''\
+        import tensorflow as tf
+        from datasets import Dataset
+        from transformers import TFAutoModelForSequenceClassification
+        ds = Dataset.from_dict({"text": ["a"], "label": [0]})
+        model = TFAutoModelForSequenceClassification.from_pretrained("bert")
+        with tf.GradientTape() as tape:
+            out = model(ds)
+        '''))
+    assert "tf.GradientTape" in r.summary()
+    q = {q.field: q for q in r.questions}
+    assert q["dataset.path"].line == 4 and "built in the script" in q["dataset.path"].reason
+
+
+# -- static checks: faulty and healthy --------------------------------------------------------------
+def test_no_truncation_fires_and_stays_quiet():
+    bad = read_script(keras_script('model.compile(optimizer="adam")\nmodel.fit(ds)\n').replace(
+        "truncation=True", "padding=True"), versions=V457)
+    f = one(bad.findings, "script.no-truncation")
+    assert f.status == "warn" and f.evidence["line"] == 6 and "truncation=True" in f.fix
+    good = read_script(keras_script('model.compile(optimizer="adam")\nmodel.fit(ds)\n'), versions=V457)
+    assert "script.no-truncation" not in ids(good.findings)
+
+
+def test_from_logits_against_the_head():
+    body = '''\
+        train = ds["train"].to_tf_dataset(columns=["input_ids"], label_cols=["label"], batch_size=8)
+        model.compile(optimizer="adam", loss=LOSS)
+        model.fit(train)
+        '''
+    bad = read_script(keras_script(body.replace("LOSS", '"sparse_categorical_crossentropy"')),
+                      versions=V457)
+    f = one(bad.findings, "script.from-logits-mismatch")
+    assert f.status == "fail" and f.evidence["line"] == 10 and "from_logits=True" in f.fix
+    assert bad.case.training.labels == "separate"
+    assert "data.labels-in-inputs-with-keras-loss" not in ids(bad.findings)
+    explicit = read_script(keras_script(body.replace(
+        "LOSS", "tf.keras.losses.SparseCategoricalCrossentropy(from_logits=False)")), versions=V457)
+    assert one(explicit.findings, "script.from-logits-mismatch").evidence["from_logits"] is False
+    good = read_script(keras_script(body.replace(
+        "LOSS", "tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True)")), versions=V457)
+    assert "script.from-logits-mismatch" not in ids(good.findings)
+    assert good.case.training.from_logits is True
+    softmax = read_script(textwrap.dedent('''\
+        import tf_keras
+        from transformers import TFAutoModel
+        from datasets import load_from_disk
+        ds = load_from_disk("d")
+        base = TFAutoModel.from_pretrained("bert")
+        inputs = tf_keras.Input(shape=(None,), dtype="int32")
+        outputs = tf_keras.layers.Dense(3, activation="softmax")(base(inputs)[0][:, 0])
+        model = tf_keras.Model(inputs, outputs)
+        train = ds["train"].to_tf_dataset(columns=["input_ids"], label_cols=["label"])
+        model.compile(optimizer="adam",
+                      loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit(train)
+        '''), versions=V457)
+    f = one(softmax.findings, "script.from-logits-mismatch")
+    assert f.evidence["head_line"] == 7 and "softmax" in f.title
+
+
+def test_labels_in_columns_with_a_loss_fires_and_stays_quiet():
+    body = '''\
+        train = ds["train"].to_tf_dataset(columns=["input_ids", "label"], batch_size=8)
+        model.compile(optimizer="adam"LOSS)
+        model.fit(train)
+        '''
+    bad = read_script(keras_script(body.replace("LOSS", ', loss="sparse_categorical_crossentropy"')),
+                      versions=V457)
+    assert one(bad.findings, "data.labels-in-inputs-with-keras-loss").evidence["line"] == 9
+    good = read_script(keras_script(body.replace("LOSS", "")), versions=V457)
+    assert "data.labels-in-inputs-with-keras-loss" not in ids(good.findings)
+    assert good.case.training.loss is None and good.case.training.labels == "inputs"
+
+
+@pytest.mark.parametrize("imports,optimizer,environ,versions,status", [
+    ("from tensorflow.keras.optimizers import Adam", "Adam(5e-5)", {}, V457, "fail"),
+    ("from tensorflow.keras.optimizers import Adam", "Adam(5e-5)", {"TF_USE_LEGACY_KERAS": "1"},
+     V457, None),
+    ("import tensorflow as tf", "tf.keras.optimizers.Adam(learning_rate=5e-5)", {}, V457, "fail"),
+    ("import tensorflow as tf", "tf.keras.optimizers.Adam(5e-5)", {},
+     {**V457, "tensorflow": "2.15.1"}, None),
+    ("import tensorflow as tf", "tf.keras.optimizers.Adam(5e-5)", {}, {**V457, "tensorflow": None},
+     "warn"),
+    ("import keras", "keras.optimizers.Adam(5e-5)", {"TF_USE_LEGACY_KERAS": "1"}, V457, "fail"),
+    ("import tf_keras", "tf_keras.optimizers.Adam(5e-5)", {}, V457, None),
+])
+def test_keras3_objects_handed_to_a_tf_keras_model(imports, optimizer, environ, versions, status):
+    src = keras_script(f'{imports}\nmodel.compile(optimizer={optimizer})\nmodel.fit(ds)\n')
+    r = read_script(src, environ=environ, versions=versions)
+    found = [f for f in r.findings if f.id == "script.keras3-with-tf-keras"]
+    assert [f.status for f in found] == ([status] if status else [])
+    if status:
+        assert found[0].evidence["line"] == 10 and "tf_keras.optimizers.Adam" in found[0].fix
+    assert r.case.training.optimizer == {"name": "Adam", "learning_rate": 5e-5}
+
+
+def test_keras3_flag_set_inside_the_script_is_seen():
+    src = 'import os\nos.environ["TF_USE_LEGACY_KERAS"] = "1"\n' + keras_script(
+        "from tensorflow.keras.optimizers import Adam\nmodel.compile(optimizer=Adam(5e-5))\n"
+        "model.fit(ds)\n")
+    assert "script.keras3-with-tf-keras" not in ids(read_script(src, environ={}, versions=V457).findings)
+
+
+@pytest.mark.parametrize("compile_opt,lr,status,source", [
+    ('"adam"', 1e-3, "fail", "the default of Keras adam"),
+    ("tf_keras.optimizers.Adam()", 1e-3, "fail", "no learning rate given"),
+    ("tf_keras.optimizers.Adam(learning_rate=5e-5)", 5e-5, "pass", "Adam(learning_rate=...)"),
+    ("tf_keras.optimizers.Adam(2e-4)", 2e-4, "warn", "Adam(learning_rate=...)"),
+    ("opt", 2e-5, "pass", "PolynomialDecay schedule"),
+    ('"sgd"', None, None, ""),
+])
+def test_static_learning_rate(compile_opt, lr, status, source):
+    body = ("import tf_keras\nsched = tf_keras.optimizers.schedules.PolynomialDecay("
+            "initial_learning_rate=2e-5, decay_steps=100)\nopt = tf_keras.optimizers.Adam(sched)\n"
+            f"model.compile(optimizer={compile_opt})\nmodel.fit(ds)\n")
+    r = read_script(keras_script(body), versions=V457)
+    found = [f for f in r.findings if f.id == "hyperparameters.learning-rate-too-high"]
+    if status is None:  # SGD is not judged by the Adam thresholds
+        assert found == [] and one(r.findings, "hyperparameters.hidden-defaults")
+        return
+    assert found[0].status == status and found[0].evidence["learning_rate"] == pytest.approx(lr)
+    assert source in found[0].evidence["source"]
+
+
+def test_combine_keeps_the_run_and_the_script_line():
+    from wizard.findings import Finding
+
+    static = [Finding("script.read", "info", "read"),
+              Finding("hyperparameters.learning-rate-too-high", "fail", "s",
+                      evidence={"line": 30, "code": "adam"}),
+              Finding("script.no-truncation", "warn", "t", evidence={"line": 15})]
+    dynamic = [Finding("hyperparameters.learning-rate-too-high", "fail", "d", evidence={})]
+    out = combine_findings(static, dynamic)
+    assert [f.title for f in out] == ["read", "t", "d"]
+    assert out[2].evidence["script"] == {"line": 30, "code": "adam"}
+
+
+# -- the default tables against the installed frameworks ------------------------------------------
+@needs_torch
+def test_torch_default_learning_rates_match_torch():
+    import torch
+
+    for name, lr in TORCH_DEFAULT_LR.items():
+        cls = next(getattr(torch.optim, n) for n in dir(torch.optim) if n.lower() == name)
+        assert inspect.signature(cls).parameters["lr"].default == pytest.approx(lr), name
+
+
+@needs_tf
+def test_keras_default_learning_rates_match_tf_keras():
+    import tf_keras
+
+    for name, lr in KERAS_DEFAULT_LR.items():
+        if name == "adamweightdecay":
+            continue
+        assert float(tf_keras.optimizers.get(name).learning_rate) == pytest.approx(lr), name
+
+
+def test_reading_imports_no_framework():
+    import subprocess
+    import sys
+
+    code = ("import sys; from wizard.script_reader import case_from_script, course_script_path; "
+            "case_from_script(course_script_path()); "
+            "print(sorted(m for m in ('torch', 'tensorflow', 'transformers', 'datasets') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr[-2000:]
