@@ -174,6 +174,14 @@ def probe_model_loss(case: Case, ctx: Context) -> list[Finding]:
                                 "model_class": type(ctx.model).__name__}
     try:
         out = _run(case, ctx, arrays)
+    except (IndexError, ValueError, RuntimeError) as exc:
+        # a loss that cannot be computed (e.g. labels out of range) is another check's finding:
+        # the model did try to compute one, so the labels reached it
+        if not has_labels:
+            raise
+        evidence["error"] = f"{type(exc).__name__}: {str(exc).strip()[:200]}"
+        return [Finding("model.no-loss", "pass", "The labels reach the model and it computes a "
+                        "loss (which fails on these labels: see the data checks)", evidence=evidence)]
     except TypeError as exc:
         lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()] or [""]
         text = next((ln for ln in lines if "unexpected keyword" in ln), lines[0])[:300]
