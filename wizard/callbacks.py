@@ -304,6 +304,7 @@ def _keras_callback_class() -> type:
             self._stats = tf.Variable(tf.zeros([max(n, 1), 5]), trainable=False)
             self._snap_at = tf.Variable(tf.constant(-1, tf.int64), trainable=False)
             self._grad_bad = tf.Variable(False, trainable=False)
+            self._first_bad = tf.Variable(tf.constant(-1, tf.int64), trainable=False)
             self._captured = tf.Variable(False, trainable=False)
             self._batch: dict[str, np.ndarray] | None = None
             self._seen_snap = -1
@@ -321,6 +322,9 @@ def _keras_callback_class() -> type:
                     bad = tf.logical_not(tf.math.is_finite(total))
                     cb._grad_bad.assign(bad)
                 step = tf.cast(opt.iterations, tf.int64) + 1
+                if watched:  # the first step with a non-finite gradient, kept for the read-back
+                    cb._first_bad.assign(tf.where(tf.logical_and(bad, cb._first_bad < 0), step,
+                                                  cb._first_bad))
 
                 def snapshot() -> Any:
                     rows = [tf.zeros([5])] * max(n, 1)
@@ -400,6 +404,13 @@ def _keras_callback_class() -> type:
                 if not math.isfinite(value):
                     self._fault("loss", value, epoch)
                 return
+            # the device is read back only when a snapshot is due, every CHECK_EVERY steps
+            # and at a non-finite loss: most steps cost no read at all
+            due = self._step == 1 or self._step % self.grad_every == 0
+            if due or self._step % CHECK_EVERY == 0 or not math.isfinite(value):
+                self._read_back(value, epoch)
+
+        def _read_back(self, value: float, epoch: float) -> None:
             snap_at = int(self._snap_at.numpy())
             if snap_at != self._seen_snap and snap_at > 0:
                 self._seen_snap = snap_at
@@ -408,13 +419,15 @@ def _keras_callback_class() -> type:
                 snap.trainable_params = int(sum(np.prod(s) for s in self._shapes))
                 snap.loss = value
                 self.recorder.add_snapshot(snap)
-            if not math.isfinite(value):
+            first_bad = int(self._first_bad.numpy())
+            if not math.isfinite(value) and (first_bad < 0 or first_bad >= self._step):
                 self._fault("loss", value, epoch)
-            elif bool(self._grad_bad.numpy()):
-                self._fault("gradient", float("nan"), epoch)
+            elif first_bad > 0:
+                self._fault("gradient", float("nan"), epoch, step=first_bad)
 
-        def _fault(self, kind: str, value: float, epoch: float) -> None:
-            if self.recorder.set_fault(kind, self._step, value, round(epoch, 3), self._batch):
+        def _fault(self, kind: str, value: float, epoch: float, step: int | None = None) -> None:
+            if self.recorder.set_fault(kind, step or self._step, value, round(epoch, 3),
+                                       self._batch):
                 self.recorder.safe_report()
                 if self.stop_on_fault:
                     self.model.stop_training = True
@@ -425,6 +438,8 @@ def _keras_callback_class() -> type:
                 self.recorder.add_eval(self._step, float(val), epoch + 1)
 
         def on_train_end(self, logs: Any = None) -> None:
+            if self._installed and self.recorder.losses:
+                self._read_back(self.recorder.losses[-1], self.recorder.epochs[-1])
             self._uninstall()
             self.recorder.safe_report()
 
