@@ -303,6 +303,7 @@ def _keras_callback_class() -> type:
             n = len(variables)
             self._stats = tf.Variable(tf.zeros([max(n, 1), 5]), trainable=False)
             self._snap_at = tf.Variable(tf.constant(-1, tf.int64), trainable=False)
+            self._grad_bad = tf.Variable(False, trainable=False)
             self._first_bad = tf.Variable(tf.constant(-1, tf.int64), trainable=False)
             self._captured = tf.Variable(False, trainable=False)
             self._batch: dict[str, np.ndarray] | None = None
@@ -319,7 +320,7 @@ def _keras_callback_class() -> type:
                     total = tf.add_n([tf.reduce_sum(tf.cast(_dense_values(g), tf.float32))
                                       for g in watched])
                     bad = tf.logical_not(tf.math.is_finite(total))
-                cb._bad_now = bad  # read by train_step below, inside the same traced step
+                    cb._grad_bad.assign(bad)
                 step = tf.cast(opt.iterations, tf.int64) + 1
                 if watched:  # the first step with a non-finite gradient, kept for the read-back
                     cb._first_bad.assign(tf.where(tf.logical_and(bad, cb._first_bad < 0), step,
@@ -341,14 +342,12 @@ def _keras_callback_class() -> type:
             original_step = model.train_step
 
             def train_step(data: Any) -> Any:
-                cb._bad_now = None
                 logs = original_step(data)
                 if not cb.capture_batch or getattr(model, "_jit_compile", False):
                     return logs
                 loss = logs.get("loss") if isinstance(logs, dict) else None
-                grad_bad = cb._bad_now if cb._bad_now is not None else tf.constant(False)
-                bad = grad_bad if loss is None else tf.logical_or(
-                    grad_bad, tf.logical_not(tf.math.is_finite(tf.cast(loss, tf.float32))))
+                bad = cb._grad_bad if loss is None else tf.logical_or(
+                    cb._grad_bad, tf.logical_not(tf.math.is_finite(tf.cast(loss, tf.float32))))
                 flat = [t for t in tf.nest.flatten(data) if t is not None]
 
                 def capture() -> Any:
