@@ -13,7 +13,10 @@ from wizard.context import Batch, Context, ForwardResult
 
 
 def _import_torch() -> Any:
-    os.environ.setdefault("USE_TF", "0")
+    import sys
+
+    if "tensorflow" not in sys.modules:  # never hide a TensorFlow the process already uses
+        os.environ.setdefault("USE_TF", "0")
     import torch
 
     return torch
