@@ -30,6 +30,28 @@ def pick(child, key):
     child.send(ENTER)
 
 
+def answer_from_dataset(child, demo_dir, optimizer="adam", batch_size=""):
+    """Dataset onwards (columns picked from the real dataset, my own loop, no logs)."""
+    child.expect("Dataset")
+    child.sendline(str(demo_dir / "dataset"))
+    child.expect("config")
+    child.sendline("")
+    child.expect("Text column")
+    child.send(ENTER)
+    child.expect("Label column")
+    child.send(ENTER)
+    child.expect("How do you train")
+    pick(child, "2")
+    child.expect("Optimizer")
+    child.sendline(optimizer)
+    child.expect("Learning rate")
+    child.sendline("")
+    child.expect("Batch size")
+    child.sendline(batch_size)
+    child.expect("Training logs")
+    child.sendline("")
+
+
 def answer_setup(child, demo_dir, optimizer="adam"):
     """Framework onwards, for the tiny PyTorch demo model and dataset."""
     child.expect("Which framework")
@@ -38,24 +60,7 @@ def answer_setup(child, demo_dir, optimizer="adam"):
     child.sendline(str(demo_dir / "model"))
     child.expect("num_labels")
     child.sendline("")                    # not passed: the config's default (2)
-    child.expect("Dataset")
-    child.sendline(str(demo_dir / "dataset"))
-    child.expect("config")
-    child.sendline("")
-    child.expect("Text column")           # picked from the dataset's real columns
-    child.send(ENTER)
-    child.expect("Label column")
-    child.send(ENTER)
-    child.expect("How do you train")
-    pick(child, "2")                      # my own loop
-    child.expect("Optimizer")
-    child.sendline(optimizer)
-    child.expect("Learning rate")
-    child.sendline("")
-    child.expect("Batch size")
-    child.sendline("")                    # keeps [16]
-    child.expect("Training logs")
-    child.sendline("")
+    answer_from_dataset(child, demo_dir, optimizer)  # batch size: Enter keeps [16]
 
 
 def finish(child):
@@ -87,24 +92,7 @@ def test_nan_loss_walk_with_a_bad_answer_and_back(demo_dir, tmp_path):
     child.expect("not a whole number")
     child.expect("num_labels")
     child.sendline("")
-    child.expect("Dataset")
-    child.sendline(str(demo_dir / "dataset"))
-    child.expect("config")
-    child.sendline("")
-    child.expect("Text column")
-    child.send(ENTER)
-    child.expect("Label column")
-    child.send(ENTER)
-    child.expect("How do you train")
-    pick(child, "2")
-    child.expect("Optimizer")
-    child.sendline("adam")
-    child.expect("Learning rate")
-    child.sendline("")
-    child.expect("Batch size")
-    child.sendline("")
-    child.expect("Training logs")
-    child.sendline("")
+    answer_from_dataset(child, demo_dir)
     child.expect("Setup complete")
     child.expect("Verdict: user-error", timeout=300)
     assert finish(child) == 0
@@ -160,24 +148,7 @@ def test_ctrl_c_saves_and_resume_continues(demo_dir, tmp_path):
     child = spawn(out, "--resume", str(out))
     child.expect("num_labels")           # picks up where it stopped
     child.sendline("3")
-    child.expect("Dataset")
-    child.sendline(str(demo_dir / "dataset"))
-    child.expect("config")
-    child.sendline("")
-    child.expect("Text column")
-    child.send(ENTER)
-    child.expect("Label column")
-    child.send(ENTER)
-    child.expect("How do you train")
-    pick(child, "2")
-    child.expect("Optimizer")
-    child.sendline("AdamW(lr=5e-5)")
-    child.expect("Learning rate")
-    child.sendline("")
-    child.expect("Batch size")
-    child.sendline("8")
-    child.expect("Training logs")
-    child.sendline("")
+    answer_from_dataset(child, demo_dir, optimizer="AdamW(lr=5e-5)", batch_size="8")
     child.expect("Verdict: inconclusive", timeout=300)
     assert finish(child) == 0
     result = json.loads((out / "session.json").read_text())
