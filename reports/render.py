@@ -36,6 +36,14 @@ def _compact(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def shown_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings a report lists: the verdict's primary one first, then fail, error, warn."""
+    primary = (result.get("verdict") or {}).get("primary")
+    rank = {"fail": 1, "error": 2, "warn": 3}
+    shown = [f for f in result["findings"] if f["status"] in rank]
+    return sorted(shown, key=lambda f: (f["id"] != primary, rank[f["status"]]))
+
+
 def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     """The report text for `result` (a Result.to_dict()), redacted."""
     from reports.environment import environment_block
@@ -46,7 +54,7 @@ def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     text = environment().get_template(f"{fmt}.md.j2").render(
         result=result, case=result["case"], verdict=result["verdict"],
         findings=result["findings"], env_block=environment_block(result.get("environment")),
-        shown=[f for f in result["findings"] if f["status"] in ("fail", "warn", "error")],
+        shown=shown_findings(result),
         passed=[f for f in result["findings"] if f["status"] in ("pass", "info", "skip")])
     return redact(text)
 

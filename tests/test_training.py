@@ -305,10 +305,11 @@ def test_keras_vanishing_dead_units_and_healthy():
     from wizard.api import diagnose
 
     loss = tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    deep = diagnose(_keras_mlp(depth=12, act="sigmoid", width=16), _keras_data(), loss=loss,
-                    checks=["gradients"])
+    deep_model = _keras_mlp(depth=12, act="sigmoid", width=16)
+    deep = diagnose(deep_model, _keras_data(), loss=loss, checks=["gradients"])
     assert deep["training.vanishing-gradients"].status == "warn"
-    assert deep["training.gradient-flow"].evidence["layers"][0]["layer"] == "dense"
+    # layers are listed input to output (Keras numbers layer names per process: compare to the model)
+    assert deep["training.gradient-flow"].evidence["layers"][0]["layer"] == deep_model.layers[0].name
     dead = diagnose(_keras_mlp(bias=-10.0), _keras_data(), loss=loss, checks=["gradients"])
     assert dead["training.dead-units"].status == "fail"
     healthy = diagnose(_keras_mlp(depth=2), _keras_data(), loss=loss, checks=["gradients"])

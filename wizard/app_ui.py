@@ -295,7 +295,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                                                elem_id="bundle")
                 confirm = gr.Checkbox(False, label="I have read the final text above; it holds "
                                       "nothing I don't want to make public.", elem_id="confirm")
-                with gr.Column(visible=False, elem_id="share") as share_col:
+                # "hidden", not False: the column stays mounted, so showing it is one prop change
+                # (a column unmounted with visible=False can miss the update that reveals it)
+                with gr.Column(visible="hidden", elem_id="share") as share_col:
                     repo_box = gr.Textbox(config.github_repo, label="GitHub repository for the "
                                           "issue", elem_id="github-repo")
                     links_html = gr.HTML("", elem_id="share-links")
@@ -457,7 +459,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                    plan_markdown(steps), "**Running the checks…**", "", gr.skip(), gr.skip(),
                    "", gr.DownloadButton(value=None, interactive=False),
                    gr.Button(interactive=False)]
-            done = 0
+            done = shown = 0
             progress(0, desc="Starting")
             for event in runner(case.to_dict(), config.device, config.probe_timeout,
                                 config.steps, autosave=str(run_dir / "session.json")):
@@ -482,7 +484,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     st["result"] = result
                     st["bundle"] = str(bundle) if bundle else None
                     progress(1.0, desc="Done")
-                    yield [gr.Walkthrough(selected=3), st, gr.skip(), result, *[gr.skip()] * n_err,
+                    yield [gr.Walkthrough(selected=3), st, found, result, *[gr.skip()] * n_err,
                            gr.skip(), done_note, "\n".join(lines),
                            verdict_html(result["verdict"], result_summary(result)),
                            findings_table(result), json.dumps(result, indent=2, default=str),
@@ -498,10 +500,13 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     done += 1
                 elif kind == "progress":
                     progress(max(done - 1, 0) / max(len(steps), 1), desc=event["message"])
+                # The cards are re-rendered once per step, not once per finding: every render is
+                # a round trip through the queue, and a burst of them can stall the page.
                 new_live = gr.skip()
                 if kind == "finding":
                     found = [*found, event["finding"]]
-                    new_live = found
+                elif kind == "step" and len(found) != shown:
+                    new_live, shown = found, len(found)
                 yield [gr.skip(), gr.skip(), new_live, gr.skip(), *[gr.skip()] * n_err, gr.skip(),
                        gr.skip(), "\n".join(lines), *[gr.skip()] * 5]
 
@@ -531,11 +536,11 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             if not result:
                 return [gr.Walkthrough(selected=2) if go else gr.skip(), st,
                         "Run the checks first: the report is written from their result.", "",
-                        False, gr.Column(visible=False), ""]
+                        False, gr.Column(visible="hidden"), ""]
             st["texts"] = {f: render_report(result, f) for _, f in FORMAT_CHOICES}
             text = st["texts"][fmt_value]
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
-                    gr.Column(visible=False), ""]
+                    gr.Column(visible="hidden"), ""]
 
         to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report")
         fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
@@ -544,14 +549,14 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         def edited(st: dict[str, Any], fmt_value: str, text: str) -> list[Any]:
             st = copy.deepcopy(st or {})
             st.setdefault("texts", {})[fmt_value] = text
-            return [st, text, False, gr.Column(visible=False)]
+            return [st, text, False, gr.Column(visible="hidden")]
 
         report_code.input(edited, [state, fmt, report_code], [state, preview_md, confirm, share_col],
                           queue=False, show_progress="hidden", api_visibility="private")
 
         def confirmed(st: dict[str, Any], ok: bool, repo: str) -> list[Any]:
             if not ok or not (st or {}).get("texts") or not st.get("result"):
-                return [gr.Column(visible=False), ""]
+                return [gr.Column(visible="hidden"), ""]
             return [gr.Column(visible=True), share_links(st["result"], st["texts"], repo)]
 
         confirm.change(confirmed, [state, confirm, repo_box], [share_col, links_html],

@@ -153,7 +153,10 @@ def _finite(v: Any) -> bool:
 
 # -- report and links -------------------------------------------------------------------------
 def report_title(result: dict[str, Any]) -> str:
-    problems = [f for f in result.get("findings") or [] if f["status"] in PROBLEMS]
+    """The verdict's primary finding (else the first problem, else the summary) as a title."""
+    from reports.render import shown_findings
+
+    problems = shown_findings({"findings": [], **result})
     framework = (result.get("case") or {}).get("framework", "")
     head = problems[0]["title"] if problems else (result.get("verdict") or {}).get("summary", "")
     return f"[{framework}] {head}".strip() if framework else head
