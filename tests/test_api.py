@@ -89,7 +89,9 @@ def test_plain_torch_module_healthy_report(tmp_path):
     for id in ("model.initial-loss", "training.loss-output-mismatch", "training.overfit-batch",
                "training.gradient-flow", "training.embeddings"):
         assert id in report, report.ids()
-    assert "hyperparameters.learning-rate-too-high" not in report  # a transformer rule
+    lr = report["hyperparameters.learning-rate-too-high"]  # judged for a plain network
+    assert lr.status == "pass" and lr.evidence["learning_rate"] == pytest.approx(1e-3)
+    assert lr.evidence["family"] == "adaptive"
     assert report["model.initial-loss"].evidence["ln_C"] == pytest.approx(np.log(3), abs=1e-3)
     assert "Adam" in report["training.overfit-batch"].evidence["your_run"]["optimizer"]
     with pytest.raises(KeyError, match="no finding"):
@@ -103,6 +105,37 @@ def test_plain_torch_module_healthy_report(tmp_path):
     assert "| pass |" in report._repr_markdown_()
     with pytest.raises(WizardInputError, match="Unknown check"):
         diagnose(model, _torch_xy(), checks=["gradient"])
+
+
+@needs_torch
+@pytest.mark.parametrize("make,lr,status", [
+    ("SGD", 10.0, "fail"), ("Adam", 1.0, "fail"), ("Adam", 3e-2, "warn"), ("SGD", 0.1, "pass"),
+    ("Adam", 1e-2, "pass")])
+def test_plain_torch_learning_rate_by_optimizer_family(make, lr, status):
+    import torch
+
+    from wizard.api import diagnose
+
+    model = _torch_mlp()
+    report = diagnose(model, _torch_xy(), optimizer=getattr(torch.optim, make)(model.parameters(), lr=lr),
+                      checks=["optimizer"])
+    f = report["hyperparameters.learning-rate-too-high"]
+    assert f.status == status and f.evidence["learning_rate"] == pytest.approx(lr)
+    if status == "fail":
+        assert report.verdict.kind == "user-error"
+        assert f"torch.optim.{make}(model.parameters(), lr=" in f.fix
+
+
+@needs_torch
+def test_plain_network_without_an_optimizer_has_no_learning_rate_finding():
+    import torch
+
+    from wizard.api import diagnose
+
+    report = diagnose(_torch_mlp(), _torch_xy(), loss=torch.nn.CrossEntropyLoss(),
+                      checks=["optimizer", "forward"])
+    assert "hyperparameters.learning-rate-too-high" not in report  # nothing given to judge
+    assert "model.initial-loss" in report
 
 
 @needs_torch
@@ -190,7 +223,23 @@ def test_plain_keras_model_uses_its_compile_and_finds_softmax_with_from_logits()
     healthy = diagnose(_keras_model(), _keras_xy())
     assert healthy.failed == [], healthy.ids("fail")
     assert healthy["training.loss-output-mismatch"].status == "pass"
+    assert healthy["hyperparameters.learning-rate-too-high"].status == "pass"  # Adam 1e-3
     assert "training.overfit-batch" in healthy
+
+
+@needs_tf
+def test_plain_keras_model_with_a_too_high_learning_rate():
+    import tf_keras
+
+    from wizard.api import diagnose
+
+    model = _keras_model()
+    model.compile(optimizer=tf_keras.optimizers.Adam(1.0),
+                  loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    report = diagnose(model, _keras_xy(), checks=["optimizer"])
+    f = report["hyperparameters.learning-rate-too-high"]  # read from model.optimizer
+    assert f.status == "fail" and f.evidence["learning_rate"] == pytest.approx(1.0)
+    assert "tf_keras.optimizers.Adam(learning_rate=0.001)" in f.fix
 
 
 @needs_tf

@@ -13,6 +13,7 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="needs torch")
 BAD_ROW = 37  # the corrupt sample: batch 5 (rows 32..39) of batch size 8, row 5 in it
+ZERO_ROW = 42  # the all-zero sample: batch 6 (rows 40..47), row 2 in it (among the rows shown)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -57,6 +58,27 @@ def _corrupt_xy(n=96, seed=0):
     y = (x[:, 0] > 0).astype("int64")
     x[BAD_ROW, 3] = np.nan
     return x, y
+
+
+def _zero_row_xy(n=96, seed=0):
+    """Finite data with one all-zero row: a finite loss there, but a NaN gradient through its
+    L2 norm (d sqrt(s)/ds is infinite at s = 0, times d s/dh = 2h = 0)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 8)).astype("float32")
+    y = (x[:, 0] > 0).astype("int64")
+    x[ZERO_ROW] = 0.0
+    return x, y
+
+
+def _assert_gradient_fault(fault, losses, step):
+    """The fault is the gradient's, at `step`, whose loss was finite; its batch is captured."""
+    assert fault["kind"] == "gradient" and fault["step"] == step, fault
+    assert fault["value"] == "nan"
+    assert all(math.isfinite(v) for v in losses[:step])  # the loss was finite up to that step
+    assert not math.isfinite(losses[step])               # NaN weights from the next step on
+    batch = fault["batch"]
+    assert batch["rows"][ZERO_ROW % 8]["values"] == [0.0] * 8  # the zero sample is in it
+    assert "rows_with_non_finite_values" not in batch         # and every input was finite
 
 
 # == Trainer ======================================================================================
@@ -137,6 +159,49 @@ def test_trainer_finds_the_first_nan_step_and_its_batch(tmp_path):
     assert cb.result().verdict.kind == "user-error"
 
 
+@needs_torch
+def test_trainer_finds_a_nan_gradient_under_a_finite_loss(tmp_path):
+    import torch
+    from transformers import Trainer, TrainingArguments
+
+    from wizard.callbacks import WizardTrainerCallback
+
+    class NormFeatureNet(torch.nn.Module):
+        """A learned scale, the row's L2 norm appended as a feature, a linear head."""
+
+        def __init__(self):
+            super().__init__()
+            self.scale = torch.nn.Parameter(torch.ones(8))
+            self.head = torch.nn.Linear(9, 2)
+
+        def forward(self, x, labels=None):
+            h = x * self.scale
+            logits = self.head(torch.cat([h, torch.sqrt((h * h).sum(-1, keepdim=True))], -1))
+            loss = torch.nn.functional.cross_entropy(logits, labels) if labels is not None else None
+            return {"loss": loss, "logits": logits}
+
+    class InOrder(Trainer):
+        def _get_train_sampler(self, *args, **kwargs):
+            return torch.utils.data.SequentialSampler(self.train_dataset)
+
+    x, y = _zero_row_xy()
+    data = [{"x": torch.tensor(a), "labels": torch.tensor(b)} for a, b in zip(x, y)]
+    torch.manual_seed(0)
+    # read back once, at the end: the NaN loss of the next step is in the same read-back
+    cb = WizardTrainerCallback(grad_every=50, check_every=100)
+    args = TrainingArguments(str(tmp_path / "out"), per_device_train_batch_size=8,
+                             num_train_epochs=1, learning_rate=1e-3, report_to=[],
+                             save_strategy="no", use_cpu=True, disable_tqdm=True,
+                             logging_nan_inf_filter=False)
+    InOrder(model=NormFeatureNet(), args=args, train_dataset=data, callbacks=[cb]).train()
+    step = ZERO_ROW // 8 + 1
+    _assert_gradient_fault(cb.recorder.fault, cb.recorder.losses, step)
+    assert cb.recorder.fault["batch"]["keys"] == {"x": [8, 8], "labels": [8]}
+    first = cb.findings()[0]
+    assert first.id == "training.non-finite-step" and first.status == "fail"
+    assert first.title.startswith(f"The gradient norm first became nan at step {step}")
+
+
 # == Keras ========================================================================================
 @needs_tf
 def test_keras_fit_healthy_run_is_quiet_and_leaves_the_model_as_it_was(demo_dir, tmp_path):
@@ -199,3 +264,40 @@ def test_keras_fit_finds_the_first_nan_step_and_its_batch():
     assert found[0].id == "training.non-finite-step"
     exploding = next(f for f in found if f.id == "training.exploding-gradients")
     assert exploding.status == "fail"  # the snapshot of that step holds NaN gradients
+
+
+@needs_tf
+def test_keras_fit_finds_a_nan_gradient_under_a_finite_loss():
+    import tensorflow as tf
+    import tf_keras
+
+    from wizard.callbacks import WizardKerasCallback
+
+    class NormFeature(tf_keras.layers.Layer):
+        """A learned scale, and the row's L2 norm appended as a feature."""
+
+        def build(self, input_shape):
+            self.scale = self.add_weight(name="scale", shape=(input_shape[-1],),
+                                         initializer="ones")
+
+        def call(self, x):
+            h = x * self.scale
+            return tf.concat([h, tf.sqrt(tf.reduce_sum(tf.square(h), -1, keepdims=True))], -1)
+
+    x, y = _zero_row_xy()
+    tf_keras.utils.set_random_seed(0)
+    model = tf_keras.Sequential([tf_keras.Input((8,)), NormFeature(), tf_keras.layers.Dense(2)])
+    model.compile(optimizer=tf_keras.optimizers.Adam(1e-3),
+                  loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    # no read-back is due at the fault's step: it is found at the next step's NaN loss
+    cb = WizardKerasCallback(grad_every=4, stop_on_fault=True)
+    model.fit(x, y, batch_size=8, epochs=2, shuffle=False, callbacks=[cb], verbose=0)
+    step = ZERO_ROW // 8 + 1
+    _assert_gradient_fault(cb.recorder.fault, cb.recorder.losses, step)
+    assert cb.recorder.fault["batch"]["keys"] == {"x": [8, 8], "y": [8]}
+    assert len(cb.recorder.losses) == step + 1  # stop_on_fault ended the run at the read-back
+    found = cb.findings()
+    assert found[0].id == "training.non-finite-step"
+    assert found[0].title.startswith(f"The gradient norm first became nan at step {step}")
+    exploding = next(f for f in found if f.id == "training.exploding-gradients")
+    assert exploding.status == "fail"  # the snapshot taken at that step holds the NaN

@@ -9,6 +9,7 @@ import pexpect
 import pytest
 
 from tests.helpers import ROOT, check_case, fails
+from tests.test_script_reader import TRAINER_SCRIPT
 from wizard.case import Case
 
 ENTER = "\r"
@@ -28,6 +29,12 @@ def spawn(out_dir, *args, cache=None):
 def pick(child, key):
     child.send(key)
     child.send(ENTER)
+
+
+def no_script(child):
+    """The script question: Enter answers the setup questions instead."""
+    child.expect("Path to your training script")
+    child.sendline("")
 
 
 def answer_from_dataset(child, demo_dir, optimizer="adam", batch_size=""):
@@ -53,7 +60,8 @@ def answer_from_dataset(child, demo_dir, optimizer="adam", batch_size=""):
 
 
 def answer_setup(child, demo_dir, optimizer="adam"):
-    """Framework onwards, for the tiny PyTorch demo model and dataset."""
+    """The script question (none) onwards, for the tiny PyTorch demo model and dataset."""
+    no_script(child)
     child.expect("Which framework")
     pick(child, "2")                      # pytorch
     child.expect("Model")
@@ -76,6 +84,7 @@ def test_nan_loss_walk_with_a_bad_answer_and_back(demo_dir, tmp_path):
     child = spawn(out)
     child.expect("What goes wrong")
     pick(child, "2")                      # NaN loss
+    no_script(child)
     child.expect("Which framework")
     pick(child, "2")
     child.expect("Model")
@@ -132,6 +141,7 @@ def test_ctrl_c_saves_and_resume_continues(demo_dir, tmp_path):
     child = spawn(out)
     child.expect("What goes wrong")
     pick(child, "3")                      # loss does not go down
+    no_script(child)
     child.expect("Which framework")
     pick(child, "2")
     child.expect("Model")
@@ -153,6 +163,53 @@ def test_ctrl_c_saves_and_resume_continues(demo_dir, tmp_path):
     assert finish(child) == 0
     result = json.loads((out / "session.json").read_text())
     assert fails(result) == [] and result["case"]["training"]["batch_size"] == 8
+
+
+def test_training_script_is_read_and_only_its_run_time_value_asked(demo_dir, tmp_path):
+    out = tmp_path / "script"
+    script = tmp_path / "train.py"  # num_labels comes from the command line (line 16)
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "int(sys.argv[1])").replace("LR", "1e-3")
+                      .replace('"distilbert-base-uncased"', repr(str(demo_dir / "model")))
+                      .replace('load_dataset("glue", "mnli")',
+                               f'load_dataset({str(demo_dir / "dataset")!r})'))
+    broken = tmp_path / "broken.py"
+    broken.write_text("import os\nmodel.fit(\n")
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "2")                      # NaN loss
+    child.expect("Path to your training script")
+    child.sendline(str(tmp_path / "nope.py"))
+    child.expect("does not exist")        # one sentence, asked again
+    child.expect("Path to your training script")
+    child.sendline(str(broken))
+    child.expect(r"syntax error at line 2")
+    child.expect("Path to your training script")
+    child.sendline(str(script))
+    child.expect("a Trainer script")      # what was read, with the lines
+    child.expect("training.batch_size")
+    child.expect("line 24")
+    child.expect(r"learning-rate-too-high\]")  # a static finding, with its line
+    child.expect("line 24")
+    child.expect("num_labels you pass")   # the one value left to run time, with its line
+    child.expect("line 16")
+    child.sendline("<")                   # back over the questions the script answered
+    child.expect("Path to your training script")
+    child.sendline(str(script))
+    child.expect("num_labels you pass")
+    child.sendline("2")
+    child.expect("Training logs")         # not in a script: still asked
+    child.sendline("")
+    child.expect("Setup complete")
+    child.expect("Verdict: user-error", timeout=300)
+    assert finish(child) == 0
+    saved = Case.from_file(out / "session.yaml")
+    assert (saved.model, saved.num_labels, saved.symptom) == (str(demo_dir / "model"), 2, "nan-loss")
+    assert (saved.training.trainer, saved.training.learning_rate) == ("trainer", 1e-3)
+    result = json.loads((out / "session.json").read_text())
+    assert fails(result) == ["data.labels-out-of-range", "hyperparameters.learning-rate-too-high"]
+    assert result["findings"][0]["id"] == "script.read"  # the static findings joined the run's
+    lr = next(f for f in result["findings"] if f["id"] == "hyperparameters.learning-rate-too-high")
+    assert lr["evidence"]["script"]["line"] == 24
 
 
 def test_demo_from_the_first_question(demo_dir, tmp_path):

@@ -39,8 +39,19 @@ CHECKS: dict[str, str] = {
     "embeddings": f"{TRAINING}:probe_embeddings",
     "curves": "curves",
 }
-ANY_NETWORK = ("environment", "forward", "loss-output", "overfit", "gradients", "embeddings",
-               "curves")
+ANY_NETWORK = ("environment", "forward", "optimizer", "loss-output", "overfit", "gradients",
+               "embeddings", "curves")
+PLAIN_LEARNING_RATE = "wizard.api:probe_plain_learning_rate"  # "optimizer" on a plain network
+# Plain networks trained from scratch (not a pretrained transformer): per optimizer family the
+# usual start, and the rates above which it warns / fails. Adaptive: the Adam default 1e-3
+# (Kingma & Ba; torch and Keras), 10x above it is the top of the usual search range, 100x
+# diverges. SGD: Keras's default 0.01 and 0.1 (the ResNet recipe, with momentum) are usual.
+PLAIN_LR: dict[str, tuple[float, float, float]] = {"adaptive": (1e-3, 1e-2, 1e-1),
+                                                   "sgd": (1e-2, 0.3, 1.0)}
+PLAIN_LR_FAMILY = {**dict.fromkeys(("adam", "adamw", "nadam", "adamax", "radam", "rmsprop",
+                                    "adagrad", "lamb", "lion", "adamweightdecay",
+                                    "adamwtorch", "adamwtorchfused", "adamwhf"), "adaptive"),
+                   "sgd": "sgd", "asgd": "sgd"}
 
 
 class WizardInputError(ValueError):
@@ -160,7 +171,9 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
         defaults to model.loss. None: the transformers model's own loss.
     logs: training logs: a path (trainer_state.json, CSVLogger, TensorBoard folder), a Keras
         History, a Trainer, or a log_history list.
-    checks: names from wizard.api.CHECKS (default: all that apply).
+    checks: names from wizard.api.CHECKS (default: all that apply). On a plain network
+        "optimizer" judges the given optimizer's learning rate by the ranges for training from
+        scratch (PLAIN_LR), not by the transformer fine-tuning range.
     steps: steps for the overfit-one-batch runs (default 40).
     """
     from wizard.context import Context
@@ -189,16 +202,24 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
                          plain=not transformers, steps=steps)
     if not transformers:
         _prefill_plain(ctx, live_batch, num_labels)
-    names = _checks(checks, transformers, framework, tokenizer, raw, case, live_batch)
-    steps_ = tuple(Step(n, n, "", (CHECKS[n],)) for n in names)
+    names = _checks(checks, transformers, framework, tokenizer, raw, case, live_batch,
+                    has_optimizer=optimizer is not None or training_args is not None)
+    steps_ = tuple(Step(n, n, "", (_probe_name(n, transformers),)) for n in names)
     result = Session(case, device=device, ctx=ctx, steps=steps_,
                      on_event=on_event).run()
     result.path = ["api", *result.path]
     return Report(result)
 
 
+def _probe_name(check: str, transformers: bool) -> str:
+    """The probe behind a check name; a plain network's learning rate has its own ranges."""
+    if check == "optimizer" and not transformers:
+        return PLAIN_LEARNING_RATE
+    return CHECKS[check]
+
+
 def _checks(checks: Iterable[str] | None, transformers: bool, framework: str, tokenizer: Any,
-            raw: Any, case: Case, batch: Any) -> list[str]:
+            raw: Any, case: Case, batch: Any, has_optimizer: bool = True) -> list[str]:
     if checks is not None:
         names = list(checks)
         unknown = [n for n in names if n not in CHECKS]
@@ -209,6 +230,8 @@ def _checks(checks: Iterable[str] | None, transformers: bool, framework: str, to
     names = list(CHECKS)
     if not transformers:
         names = [n for n in names if n in ANY_NETWORK]
+        if not has_optimizer:  # a plain network's learning rate is only judged when given
+            names = [n for n in names if n != "optimizer"]
     if tokenizer is None or "input_ids" not in batch.inputs:
         names = [n for n in names if n != "batch"]
     if framework != "tensorflow" or batch.labels is None:
@@ -467,3 +490,52 @@ def _prefill_plain(ctx: Any, batch: Any, num_labels: int | None) -> None:
     ctx.__dict__["config"] = SimpleNamespace(num_labels=int(classes))
     ctx.__dict__["forward"] = ForwardResult(logits=logits.reshape(len(logits), -1), loss=loss,
                                             seconds=time.perf_counter() - start)
+
+
+# -- the learning rate of a plain network ----------------------------------------------------------
+def probe_plain_learning_rate(case: Case, ctx: Any) -> list[Finding]:
+    """The learning rate of the live optimizer (or training arguments) of a plain Keras model or
+    torch nn.Module, judged by the usual range of its optimizer family for training from
+    scratch (PLAIN_LR); the transformer fine-tuning range (1e-5..1e-4) does not apply."""
+    from wizard.probes.hyperparameters import effective_learning_rate, parse_optimizer
+
+    live = getattr(ctx, "live", None)
+    if live is not None and live.optimizer is None and live.training_args is None:
+        return []  # the case's optimizer is only a placeholder: nothing to judge
+    spec = parse_optimizer(case.training.optimizer)
+    lr, source = effective_learning_rate(case, spec, {})
+    family = PLAIN_LR_FAMILY.get(spec.name.lower().replace("_", ""))
+    if lr is None or family is None:
+        return []
+    start, warn, fail = PLAIN_LR[family]
+    evidence = {"learning_rate": lr, "source": source, "optimizer": spec.written,
+                "network": "plain (trained from scratch)", "family": family,
+                "recommended_range": [start / 10, warn], "recommended_start": start,
+                "warn_above": warn, "fail_above": fail}
+    if lr <= warn:
+        return [Finding("hyperparameters.learning-rate-too-high", "pass",
+                        f"Learning rate {lr:g} is in a usual range for {spec.name} on a plain "
+                        "network", evidence=evidence)]
+    return [Finding(
+        "hyperparameters.learning-rate-too-high", "fail" if lr > fail else "warn",
+        f"Learning rate {lr:g} is {lr / start:.0f}x the usual {start:g} for {spec.name}",
+        evidence=evidence,
+        explanation=f"The run uses learning_rate={lr:g} ({source}). Networks trained from "
+                    f"scratch with {spec.name} usually start near {start:g} and rarely go "
+                    f"above {warn:g}; at {lr:g} the first updates overshoot, the loss jumps or "
+                    "turns NaN, and ReLU units can die. Lower it, then raise it while the loss "
+                    "still falls smoothly.",
+        fix=_plain_lr_fix(case, spec.name, family, start))]
+
+
+def _plain_lr_fix(case: Case, name: str, family: str, start: float) -> str:
+    if case.framework == "tensorflow":
+        cls = "SGD" if family == "sgd" else name
+        extra = ", momentum=0.9" if family == "sgd" else ""
+        return ("import tf_keras\n\nmodel.compile(optimizer=tf_keras.optimizers."
+                f"{cls}(learning_rate={start:g}{extra}), loss=loss)")
+    if case.trainer == "trainer":
+        return f"args = TrainingArguments(output_dir, learning_rate={start:g})"
+    if family == "sgd":
+        return f"optimizer = torch.optim.SGD(model.parameters(), lr={start:g}, momentum=0.9)"
+    return f"optimizer = torch.optim.{name}(model.parameters(), lr={start:g})"

@@ -422,8 +422,10 @@ def _keras_callback_class() -> type:
             first_bad = int(self._first_bad.numpy())
             if not math.isfinite(value) and (first_bad < 0 or first_bad >= self._step):
                 self._fault("loss", value, epoch)
-            elif first_bad > 0:
-                self._fault("gradient", float("nan"), epoch, step=first_bad)
+            elif first_bad > 0:  # the loss of that step was finite: the epoch it was logged at
+                rec = self.recorder
+                at = next((e for s, e in zip(rec.steps, rec.epochs) if s == first_bad), epoch)
+                self._fault("gradient", float("nan"), at, step=first_bad)
 
         def _fault(self, kind: str, value: float, epoch: float, step: int | None = None) -> None:
             if self.recorder.set_fault(kind, step or self._step, value, round(epoch, 3),
@@ -612,17 +614,23 @@ def _trainer_callback_class() -> type:
             norm_values = dict(zip(norms, torch.stack(list(norms.values())).cpu().tolist())) \
                 if norms else {}
             it = iter(values)
+            # (step, loss before gradient at the same step, kind, pending entry, value): the
+            # earliest wins, so a NaN gradient at step k beats the NaN loss it causes at k+1
+            faults: list[tuple[int, int, str, dict[str, Any], float]] = []
             for p in pending:
                 value = next(it) if p["loss"] is not None else None
                 if value is None:
                     continue
                 self.recorder.add_loss(p["step"], value, p["epoch"])
                 if not math.isfinite(value):
-                    self._fault("loss", p, value, control)
-            for step, norm in sorted(norm_values.items()):
+                    faults.append((p["step"], 0, "loss", p, value))
+            for step, norm in norm_values.items():
                 if not math.isfinite(norm):
                     p = next((q for q in pending if q["step"] == step), {"step": step})
-                    self._fault("gradient", p, norm, control)
+                    faults.append((step, 1, "gradient", p, norm))
+            if faults:
+                _, _, kind, p, value = min(faults, key=lambda f: (f[0], f[1]))
+                self._fault(kind, p, value, control)
 
         def _fault(self, kind: str, p: dict[str, Any], value: float, control: Any) -> None:
             batch = {k: v.cpu().numpy() for k, v in p.get("batch", {}).items()}

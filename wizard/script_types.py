@@ -177,9 +177,13 @@ class ScriptReading:
         missing = self.missing()
         if missing:
             name = Path(self.path).name if self.path else "the script"
+            fields = [q.field for q in self.questions]
+            fields += [f for f in ("model", "dataset.path") if f not in fields and any(
+                m.startswith(f"`{f}`") for m in missing)]
+            options = " ".join(f"--set {f}=VALUE" for f in fields)
             raise CaseError(f"{name} leaves {len(missing)} value(s) to run time: "
-                            f"{'; '.join(missing)}. Give them as answers (field=value), or run the "
-                            "script under the wizard: python -m wizard run "
+                            f"{'; '.join(missing)}. Give them with {options} (answers= in "
+                            "Python), or run the script under the wizard: python -m wizard run "
                             f"{self.path or 'train.py'}.")
         self.case.validate()
 
