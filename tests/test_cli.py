@@ -91,3 +91,45 @@ def test_demo_write_case_round_trips(demo_dir, tmp_path):
 
     case = Case.from_file(out)
     assert case.training.optimizer == "adam" and case.num_labels is None
+
+
+class _Terminal:
+    """A stdin that says it is a terminal: --no-input must not prompt even there."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_input_never_prompts_and_names_what_to_add(tmp_path, monkeypatch, capsys):
+    from wizard import cli, interactive
+    from wizard.case import Case
+    from wizard.tree import QuestionWalk
+
+    asked: list[str] = []
+    monkeypatch.setattr(interactive, "run_interactive", lambda *a, **k: asked.append("walk") or 0)
+    monkeypatch.setattr(cli.sys, "stdin", _Terminal())
+
+    def error(*argv: str) -> str:
+        assert cli.main(list(argv)) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+        return err
+
+    assert cli.main(["--out", str(tmp_path / "walk")]) == 0 and asked == ["walk"]  # a terminal: the walk
+    err = error("--no-input", "--out", str(tmp_path / "o"))
+    assert "--no-input" in err and "check CASE.yaml" in err and "--script" in err
+    # an unfinished session: the next question's case field
+    walk = QuestionWalk(Case.from_dict({}, validate=False))
+    walk.answer("nan-loss")
+    walk.answer("pytorch")
+    interactive.save_progress(walk, tmp_path / "s")
+    err = error("--no-input", "--resume", str(tmp_path / "s"), "--out", str(tmp_path / "o"))
+    assert "`model`" in err and "session.yaml" in err
+    # a case file missing a required field, with the flag before or after the command
+    case = tmp_path / "case.yaml"
+    case.write_text("model: m\nsymptom: nan-loss\n")
+    for argv in (["--no-input", "check", str(case)], ["check", str(case), "--no-input"]):
+        assert "`dataset.path`" in error(*argv, "--out", str(tmp_path / "o"))
+    assert asked == ["walk"]  # never prompted
+    assert cli.build_parser().parse_args(["check", "x", "--no-input"]).no_input
+    assert not cli.build_parser().parse_args(["check", "x"]).no_input

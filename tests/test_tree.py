@@ -1,27 +1,44 @@
 """The decision tree: every path through the questions ends at the checks, every question and
-step is reachable, and each symptom's plan runs in a sensible order."""
+step is reachable, each symptom's plan runs in a sensible order, and the session follows the
+step-level branches (`when`, `needs`, `stop_on_fail`)."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Iterator
+
+import pytest
 
 from wizard.case import SYMPTOMS, Case
+from wizard.demo.cases import course_case
+from wizard.findings import Finding
+from wizard.probes.registry import PROBES, resolve
+from wizard.session import Session
 from wizard.tree import PLANS, QUESTIONS, STEPS, QuestionWalk, plan
 
-ANSWERS = {"traceback": "IndexError: Target 2 is out of bounds.", "model": "m", "num_labels": None,
+TRACEBACK = "IndexError: Target 2 is out of bounds."
+OOM_TRACEBACK = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB."
+ANSWERS = {"traceback": TRACEBACK, "model": "m", "num_labels": None,
            "dataset": "d", "dataset_config": None, "text_columns": ["text"],
            "label_column": "label", "optimizer": "adam", "learning_rate": None,
            "loss": "sparse_categorical_crossentropy", "labels": "inputs", "batch_size": 16,
            "logs": None}
+TRAINERS = {"tensorflow": ("keras",), "pytorch": ("trainer", "loop")}
+OVERFIT = {"nan-loss", "loss-not-decreasing", "not-sure", "metric-wrong"}
+GRADIENTS = {"nan-loss", "loss-not-decreasing", "not-sure"}
+NO_CURVES = {"out-of-memory", "slow"}  # logs do not explain these
 
 
-def walk(symptom: str, framework: str, trainer: str) -> tuple[list[str], Case]:
+def walk(symptom: str, framework: str, trainer: str, **answers: object) -> tuple[list[str], Case]:
     w = QuestionWalk(Case.from_dict({}, validate=False))
-    picks = {"symptom": symptom, "framework": framework, "trainer": trainer}
+    picks = {**ANSWERS, **answers, "symptom": symptom, "framework": framework, "trainer": trainer}
     seen = []
     while not w.done:
         q = w.current()
         seen.append(q.id)
-        value = picks.get(q.id, ANSWERS.get(q.id))
+        value = picks[q.id]
         if q.kind == "select":
             assert value in [c.value for c in q.choices_for(w.case)], (q.id, value)
         w.answer(value)
@@ -29,21 +46,48 @@ def walk(symptom: str, framework: str, trainer: str) -> tuple[list[str], Case]:
     return seen, w.case
 
 
-def test_every_answer_path_reaches_the_checks_and_covers_every_question():
-    reached: set[str] = set()
-    for symptom, framework in itertools.product(SYMPTOMS, ("tensorflow", "pytorch")):
-        trainers = ("keras",) if framework == "tensorflow" else ("trainer", "loop")
-        for trainer in trainers:
-            seen, case = walk(symptom, framework, trainer)
-            reached.update(seen)
-            case.validate()  # a finished walk is a complete case
-            assert ("traceback" in seen) == (symptom == "error")
-            assert ("loss" in seen) == (trainer == "keras")
-            assert ("learning_rate" in seen) == (trainer != "keras")
-            steps = [s.id for s in plan(case)]
-            assert steps[0] == "environment" and steps[-1] == "report"
-            assert ("triage" in steps) == (symptom == "error")
-    assert reached == set(QUESTIONS)
+def every_walk() -> Iterator[tuple[str, str, str, str | None, str]]:
+    """Every symptom x framework x trainer, with and without logs, and for an error with a
+    pasted traceback, an out-of-memory one, and none."""
+    for symptom, framework in itertools.product(SYMPTOMS, TRAINERS):
+        for trainer, logs in itertools.product(TRAINERS[framework], (None, "trainer_state.json")):
+            for traceback in ((TRACEBACK, OOM_TRACEBACK, "") if symptom == "error"
+                              else (TRACEBACK,)):
+                yield symptom, framework, trainer, logs, traceback
+
+
+def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
+    questions: set[str] = set()
+    steps_walked: set[str] = set()
+    for symptom, framework, trainer, logs, traceback in every_walk():
+        seen, case = walk(symptom, framework, trainer, logs=logs, traceback=traceback)
+        questions.update(seen)
+        case.validate()  # a finished walk is a complete case
+        assert ("traceback" in seen) == (symptom == "error")
+        assert ("loss" in seen) == ("labels" in seen) == (trainer == "keras")
+        assert ("learning_rate" in seen) == (trainer != "keras")
+        steps = [s.id for s in plan(case)]
+        steps_walked.update(steps)
+        assert steps[0] == "environment" and steps[-1] == "report"
+        assert len(steps) == len(set(steps))
+        assert ("triage" in steps) == (symptom == "error" and bool(traceback))
+        assert ("curves" in steps) == (logs is not None and symptom not in NO_CURVES)
+        assert ("overfit" in steps) == (symptom in OVERFIT)
+        assert ("gradients" in steps) == (symptom in GRADIENTS)
+        assert ("memory-measure" in steps) == (symptom == "out-of-memory" or (
+            symptom == "error" and traceback == OOM_TRACEBACK))
+        # the course's order: the training steps come after the cheap checks
+        for later in ("overfit", "gradients"):
+            if later in steps:
+                assert all(steps.index(first) < steps.index(later)
+                           for first in ("data", "model", "hyperparameters", "memory")
+                           if first in steps)
+        if "gradients" in steps:
+            assert steps.index("overfit") < steps.index("gradients")
+        if "memory-measure" in steps:
+            assert steps.index("memory-measure") == steps.index("memory") + 1
+    assert questions == set(QUESTIONS)
+    assert steps_walked == set(STEPS)
 
 
 def test_back_returns_to_the_previous_question():
@@ -54,10 +98,72 @@ def test_back_returns_to_the_previous_question():
     assert not w.back()
 
 
-def test_every_step_is_in_some_plan_and_data_comes_before_model_where_both_run():
-    used = {s for p in PLANS.values() for s in p} | {"report"}
-    assert used == set(STEPS)
+def test_plans_keep_the_course_order_and_every_probe_is_registered():
     for symptom in ("error", "nan-loss", "not-sure", "none"):
         steps = PLANS[symptom]
         assert steps.index("data") < steps.index("model") < steps.index("hyperparameters")
     assert PLANS["out-of-memory"][2] == "memory"  # memory first when memory is the symptom
+    # the training steps stay out of the error and "none" plans (cheap, and the demo's faults)
+    for symptom in ("error", "none", "slow"):
+        assert not {"overfit", "gradients"} & set(PLANS[symptom])
+    for framework in TRAINERS:
+        demo = {s.id for s in plan(course_case(Path("demo"), framework))}
+        assert not {"overfit", "gradients", "memory-measure"} & demo
+    for step in STEPS.values():
+        for name in step.probes:
+            assert callable(resolve(name)), name
+    # the new steps need the model and data: they run in the framework worker
+    for name in ("overfit", "gradients", "memory-measure", "largest-batch"):
+        assert PROBES[name].in_worker
+
+
+# -- the step-level branches, followed by the session -------------------------------------------
+def _library_signal(case, ctx):
+    return [Finding("triage.possible-library-bug", "warn", "raised inside transformers")]
+
+
+def _user_fault(case, ctx):
+    return [Finding("data.labels-out-of-range", "fail", "label 2 with num_labels=2")]
+
+
+def _forward_ok(case, ctx):
+    return [Finding("model.forward", "pass", "finite logits")]
+
+
+def _forward_nan(case, ctx):
+    return [Finding("model.forward", "fail", "NaN logits before any training")]
+
+
+def _forward_raised(case, ctx):
+    return [Finding("model.forward-raised", "warn", "the forward pass raises")]
+
+
+def _ran(case, ctx):
+    return [Finding("environment.device", "info", "the gated step ran")]
+
+
+def _session(case: Case, *steps) -> list[str]:
+    """The path the session walks (probes run in this process on a stand-in context)."""
+    return Session(case, ctx=SimpleNamespace(notes=[]), steps=list(steps)).run().path
+
+
+@pytest.mark.parametrize("first, gated, walks", [
+    (_library_signal, "report", True), (_user_fault, "report", False),
+    (_forward_ok, "overfit", True), (_forward_nan, "overfit", False),
+    (_forward_ok, "gradients", True), (_forward_raised, "gradients", False)])
+def test_a_step_with_needs_runs_only_when_the_findings_call_for_it(first, gated, walks):
+    case = Case.from_dict({"model": "m", "dataset": {"path": "d"}, "symptom": "nan-loss"})
+    assert STEPS[gated].needs(case, first(case, None)) is walks
+    before = replace(STEPS["model"], probes=(f"{__name__}:{first.__name__}",))
+    step = replace(STEPS[gated], probes=(f"{__name__}:_ran",))  # the real `needs`
+    assert _session(case, before, step) == (["model", gated] if walks else ["model"])
+
+
+def test_a_fail_in_a_stop_on_fail_step_ends_the_walk():
+    case = Case.from_dict({"model": "m", "dataset": {"path": "d"}})
+    fault = f"{__name__}:_user_fault"
+    assert STEPS["environment"].stop_on_fail
+    assert _session(case, replace(STEPS["environment"], probes=(fault,)), STEPS["curves"]) == \
+        ["environment"]
+    assert _session(case, replace(STEPS["data"], probes=(fault,)),
+                    replace(STEPS["model"], probes=(fault,))) == ["data", "model"]

@@ -34,7 +34,8 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the session is saved as it goes (default ./wizard-out)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
-    p.add_argument("--no-input", action="store_true", help="never prompt; missing answers are errors")
+    p.add_argument("--no-input", action="store_true", default=argparse.SUPPRESS,
+                   help="never prompt; missing answers are errors")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", default="wizard-out", metavar="DIR",
                         help="where the interactive session is saved (default ./wizard-out)")
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"])
+    # also accepted after a command (its own option there only sets it when given)
+    parser.add_argument("--no-input", action="store_true",
+                        help="never prompt: without a case, or with an unfinished --resume "
+                             "session, exit 2 naming what to add")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser("check", help="run the checks on a case file (non-interactive)")
@@ -149,6 +154,27 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("Give a case file (python -m wizard check CASE.yaml) or a script "
                          "(python -m wizard check --script train.py).")
     return _run_case(Case.from_file(args.case), args)
+
+
+def cmd_no_input(args: argparse.Namespace) -> int:
+    """`python -m wizard --no-input [--resume DIR]`: replay a finished session, never prompt."""
+    if not args.resume:
+        raise UsageError("--no-input never prompts, so give what to check: a case file "
+                         "(python -m wizard check CASE.yaml), a script (python -m wizard check "
+                         "--script train.py) or a finished session (--resume DIR).")
+    from wizard.interactive import load_progress, session_files
+
+    saved = Path(args.resume)
+    walk = load_progress(saved)
+    missing = walk.current()
+    if missing is not None:
+        case_file = saved if saved.is_file() else session_files(saved)[0]
+        raise UsageError(f"The saved session has no answer for `{missing.field}` yet; add it to "
+                         f"{case_file} or run without --no-input to be asked.")
+    walk.case.validate()  # a CaseError names the field
+    run = argparse.Namespace(out=args.out, device=args.device, timeout=300.0, quiet=False,
+                             json=None, report=None, format=None)
+    return _run_case(walk.case, run)
 
 
 def _pair(text: str, option: str) -> tuple[str, str]:
@@ -270,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from wizard.case import CaseError
 
+    if not getattr(args, "func", None) and args.no_input:
+        args.func = cmd_no_input  # never the interactive walk
     if not getattr(args, "func", None):
         if not sys.stdin.isatty():
             parser.print_help()

@@ -4,8 +4,9 @@ Two parts:
 - QUESTIONS: the setup, symptom first. Each question fills one case field, says why it is
   asked, and names the next question (edges by answer, or by a condition on the case).
 - STEPS and PLANS: the checks in the course's order. The symptom picks a plan (the order of
-  steps); a step's `when` skips what the case makes irrelevant, and `stop_on_fail` ends the
-  walk at the verdict when nothing after it could run.
+  steps); a step's `when` skips what the case makes irrelevant, its `needs` what the findings
+  so far make pointless, and `stop_on_fail` ends the walk at the verdict when nothing after it
+  could run.
 """
 from __future__ import annotations
 
@@ -160,6 +161,25 @@ class Step:
     needs: Callable[[Case, list], bool] | None = None
 
 
+def _out_of_memory(case: Case) -> bool:
+    """The symptom, or a pasted error that triage reads as out of memory."""
+    if case.symptom == "out-of-memory":
+        return True
+    if not case.traceback.strip():
+        return False
+    from wizard.triage import triage
+
+    primary = triage(case.traceback).primary
+    return primary is not None and primary.signature.id == "out-of-memory"
+
+
+def _forward_runs(case: Case, findings: list) -> bool:
+    """The training steps need a forward pass that works: training a model whose fresh forward
+    raises or gives NaN/Inf only repeats that failure (the report step judges it)."""
+    return not any(f.id in ("model.forward", "model.forward-raised")
+                   and f.status in ("fail", "warn") for f in findings)
+
+
 STEPS: dict[str, Step] = {s.id: s for s in [
     Step("environment", "Your environment, model and dataset",
          "A missing framework, transformers without TF classes, or a model or dataset that cannot "
@@ -189,6 +209,18 @@ STEPS: dict[str, Step] = {s.id: s for s in [
     Step("memory", "Estimate memory",
          "Out of memory is the most common wall: weights, gradients, optimizer state and "
          "activations, from metadata before anything is downloaded.", ("memory",)),
+    Step("memory-measure", "Measure memory on the device",
+         "The estimate is a model; one real training step at your batch size shows the peak, "
+         "and a search (halving, then bisecting) finds the largest batch that fits. Each attempt "
+         "runs in a fresh process, so an out-of-memory cannot poison the next (PyTorch path).",
+         ("memory-measure", "largest-batch"), when=_out_of_memory),
+    Step("overfit", "Overfit one batch",
+         "A model that cannot learn one batch by heart cannot learn the dataset: your optimizer "
+         "on the first batch, next to a known-good one, says whether the learning rate, the "
+         "loss wiring or the data is at fault.", ("overfit",), needs=_forward_runs),
+    Step("gradients", "Check the gradient flow",
+         "Per-layer gradients at the first step and after your optimizer ran show frozen, "
+         "vanishing, exploding or dead layers.", ("gradients",), needs=_forward_runs),
     Step("curves", "Read your training logs",
          "Loss curves show overfitting, plateaus, spikes and the first NaN.",
          ("curves",), when=lambda c: bool(c.logs)),
@@ -211,15 +243,23 @@ STEPS["report"] = Step(
 FINAL_STEPS = ("report",)  # after every plan; each runs only when its `needs` holds
 # -- end of the report step -----------------------------------------------------------------------
 
-_ALL = ("environment", "triage", "data", "model", "hyperparameters", "metrics", "memory", "curves")
+# The training steps (a real step, one batch overfit, per-layer gradients) run only for the
+# symptoms they explain: an error is diagnosed by the cheaper checks (a pasted out-of-memory
+# error measures the step), and "none" checks a setup before any training.
 PLANS: dict[str, tuple[str, ...]] = {
-    "error": _ALL,
-    "nan-loss": ("environment", "triage", "data", "model", "hyperparameters", "curves"),
-    "loss-not-decreasing": ("environment", "triage", "data", "hyperparameters", "model", "curves"),
-    "out-of-memory": ("environment", "triage", "memory", "hyperparameters", "data", "model"),
-    "metric-wrong": ("environment", "triage", "data", "metrics", "model", "curves", "hyperparameters"),
+    "error": ("environment", "triage", "data", "model", "hyperparameters", "metrics", "memory",
+              "memory-measure", "curves"),
+    "nan-loss": ("environment", "triage", "data", "model", "hyperparameters", "overfit",
+                 "gradients", "curves"),
+    "loss-not-decreasing": ("environment", "triage", "data", "hyperparameters", "model",
+                            "overfit", "gradients", "curves"),
+    "out-of-memory": ("environment", "triage", "memory", "memory-measure", "hyperparameters",
+                      "data", "model"),
+    "metric-wrong": ("environment", "triage", "data", "metrics", "model", "curves",
+                     "hyperparameters", "overfit"),
     "slow": ("environment", "triage", "memory", "hyperparameters", "data", "model"),
-    "not-sure": _ALL,
+    "not-sure": ("environment", "triage", "data", "model", "hyperparameters", "metrics", "memory",
+                 "memory-measure", "overfit", "gradients", "curves"),
     "none": ("environment", "data", "model", "hyperparameters", "metrics", "memory", "curves"),
 }
 assert set(PLANS) == set(SYMPTOMS) and all(s in STEPS for p in PLANS.values() for s in p)

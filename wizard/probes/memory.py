@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -417,6 +418,22 @@ def _build_optimizer(torch: Any, params: list, text: str) -> tuple[Any, str]:
     return torch.optim.AdamW(params, lr=2e-5), "AdamW"
 
 
+_HEAD_WORDS = {"cls": "SequenceClassification", "token": "TokenClassification",
+               "qa": "QuestionAnswering"}
+
+
+def _step_class(config: Any, kind: str) -> Any:
+    """The torch class a fine-tune with this head builds. The checkpoint's own architecture only
+    when it has that head: a base or masked-LM checkpoint (distilbert-base-uncased) fine-tuned for
+    classification gets the task's head, as AutoModelForSequenceClassification gives it."""
+    from wizard.memory_estimate import _torch_class
+
+    word = _HEAD_WORDS.get(kind)
+    if word and not any(word in a for a in getattr(config, "architectures", None) or []):
+        config.architectures = None
+    return _torch_class(config, kind)
+
+
 def run_step(spec: dict[str, Any]) -> dict[str, Any]:
     """Two training steps of the spec's model (random weights from its config); the peak of the
     second one (steady state: optimizer state allocated). Runs in the child process."""
@@ -433,7 +450,7 @@ def run_step(spec: dict[str, Any]) -> dict[str, Any]:
             torch.set_num_threads(int(os.environ["WIZARD_STEP_THREADS"]))
         from transformers import AutoConfig
 
-        from wizard.memory_estimate import ModelGeometry, _torch_class
+        from wizard.memory_estimate import ModelGeometry
 
         if device == "cuda":
             torch.cuda.init()
@@ -464,7 +481,7 @@ def run_step(spec: dict[str, Any]) -> dict[str, Any]:
         if spec.get("attention"):
             config._attn_implementation = spec["attention"]
         torch.manual_seed(0)
-        cls = _torch_class(config, task)
+        cls = _step_class(config, task)
         with torch.device(device):      # initialise on the device: fast for big models on GPU
             model = cls.from_config(config) if hasattr(cls, "from_config") else cls(config)
         model.to(device).train()
@@ -642,7 +659,7 @@ def _serve() -> None:
     import transformers  # noqa: F401 - imported once here so each fork starts warm
     from transformers import AutoConfig
 
-    from wizard.memory_estimate import ModelGeometry, _torch_class
+    from wizard.memory_estimate import ModelGeometry
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)            # no OpenMP pool before fork; children restore it
@@ -657,7 +674,7 @@ def _serve() -> None:
         spec = json.loads(line)
         try:  # import the model's module here too (no torch ops: safe before fork)
             cfg = AutoConfig.from_pretrained(spec["model"], revision=spec.get("revision"))
-            _torch_class(cfg, ModelGeometry.from_config(cfg).head_kind(spec.get("task")))
+            _step_class(cfg, ModelGeometry.from_config(cfg).head_kind(spec.get("task")))
         except Exception:
             pass
         r, w = os.pipe()
@@ -734,6 +751,25 @@ def _pick_device(case: Any, device: str | None, ctx: Any) -> str:
     return device_memory(None)["device"] if case.framework == "pytorch" else "cpu"
 
 
+def _shared_runner(ctx: Any, framework: str, device: str, timeout_s: float) -> StepRunner | None:
+    """One step runner for the probes of one context (the worker's: the measured step and the
+    batch search then share a zygote), closed when the context goes; None without a context."""
+    if ctx is None or not hasattr(ctx, "__dict__"):
+        return None
+    runner = ctx.__dict__.get("_step_runner")
+    if runner is not None and (runner.device, runner.timeout) == (device, timeout_s):
+        return runner
+    if runner is not None:
+        runner.close()
+    runner = StepRunner(framework, device, timeout_s)
+    try:
+        weakref.finalize(ctx, runner.close)
+    except TypeError:  # a context without weak references: each probe gets its own runner
+        return None
+    ctx.__dict__["_step_runner"] = runner
+    return runner
+
+
 def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = None,
                          runner: StepRunner | None = None, timeout_s: float = 600.0,
                          memory_cap_bytes: int | None = None) -> list[Finding]:
@@ -751,6 +787,7 @@ def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = Non
                         "A TensorFlow case is estimated from metadata; measure a Keras step with "
                         "tf.config.experimental.get_memory_info('GPU:0')['peak'].")]
     spec = step_spec(case, dev_name, seq_len=est.setup.seq_len, memory_cap_bytes=memory_cap_bytes)
+    runner = runner or _shared_runner(ctx, case.framework, dev_name, timeout_s)
     own = runner is None
     runner = runner or StepRunner(case.framework, dev_name, timeout_s)
     try:
@@ -808,6 +845,7 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
                         {"model": case.model, "reason": str(exc)}, str(exc))]
     start = int(case.training.batch_size)
     limit = limit or max(start * 4, 8)
+    runner = runner or _shared_runner(ctx, case.framework, dev_name, timeout_s)
     own = runner is None
     runner = runner or StepRunner(case.framework, dev_name, timeout_s)
     results: dict[int, dict[str, Any]] = {}

@@ -75,6 +75,12 @@ PROBES: dict[str, ProbeInfo] = {p.name: p for p in [
               "The eval split's labels"),
     ProbeInfo("memory", "wizard.probes.memory:probe_memory", False,
               "Memory estimate from the config and weights' metadata"),
+    ProbeInfo("memory-measure", "wizard.probes.memory:probe_memory_measure", True,
+              "Memory of one real training step"),
+    ProbeInfo("largest-batch", "wizard.probes.memory:probe_largest_batch", True,
+              "The largest batch that fits"),
+    ProbeInfo("overfit", "wizard.probes.training:probe_overfit", True, "Overfitting one batch"),
+    ProbeInfo("gradients", "wizard.probes.training:probe_gradients", True, "Gradient flow per layer"),
     # the report step (wizard/probes/library.py)
     ProbeInfo("differential", "wizard.probes.library:probe_differential", True,
               "The same weights in the other framework"),
