@@ -409,12 +409,14 @@ _check("hyperparameters.hidden-defaults", "Defaults hidden by string shortcuts",
        "Optimizer/loss given as strings (e.g. 'adam'), and the values they stand for.",
        "'adam' means Adam(learning_rate=0.001), which is rarely what a transformer needs.",
        "", "HF course ch. 8")
-_check("hyperparameters.learning-rate-too-high", "Learning rate too high for fine-tuning a transformer",
-       "An Adam-family learning rate above 1e-4 while fine-tuning a pretrained transformer.",
+_check("hyperparameters.learning-rate-too-high", "Learning rate too high for the model",
+       "An Adam-family learning rate above 1e-4 while fine-tuning a pretrained transformer; on a "
+       "plain network (Python API), Adam above 1e-2 or SGD above 0.3 (fail above 0.1 / 1.0).",
        "Transformers are fine-tuned at 1e-5..1e-4; 1e-3 (Keras's 'adam' default) makes the loss "
        "stall high or diverge.",
        "from tf_keras.optimizers import Adam\nmodel.compile(optimizer=Adam(learning_rate=5e-5))",
-       "HF course ch. 8; BERT paper (2e-5..5e-5); threshold 1e-4")
+       "HF course ch. 8; BERT paper (2e-5..5e-5); threshold 1e-4; plain networks: Keras/PyTorch "
+       "defaults (Adam 1e-3, SGD 1e-2) with a 10-30x margin")
 # hyperparameters: losses, decay, warmup, Keras 3 optimizers (wizard/probes/optimizer_checks.py)
 _check("hyperparameters.string-loss-defaults", "What a string loss (and string metrics) hide",
        "compile(loss='...') given as a string: the tf_keras class it stands for and its "
