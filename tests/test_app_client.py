@@ -219,6 +219,181 @@ def test_bad_input_shows_one_sentence_next_to_the_field(served: str, api: dict[s
     assert "not valid YAML" in visible_errors(broken)["error:general"]
 
 
+# -- the user's own script, read statically (issue 10) ----------------------------------------------
+TRAINER_SCRIPT = """\
+import sys
+from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+from datasets import load_dataset
+checkpoint = sys.argv[1]
+ds = load_dataset("imdb").map(lambda ex: tokenizer(ex["text"]), batched=True)
+names = ds["train"].features["label"].names
+model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=len(names))
+Trainer(model=model, args=TrainingArguments("o"), train_dataset=ds["train"]).train()
+"""
+
+
+def test_pasted_script_fills_the_form(served: str, api: dict[str, Any], tmp_path: Path) -> None:
+    from gradio_client import handle_file
+
+    from wizard.script_reader import course_script_path
+
+    client = Client(served, verbose=False)
+    course = course_script_path().read_text()  # the course's TF script, verbatim
+    answers = {**answers_from_case(Case()), "symptom": "error",
+               "traceback": "InvalidArgumentError: Received a label value of 2"}
+    fields = [answers[q] for q in api["fields"]]
+    out = named(api["read_script"], client.predict(course, *fields, api_name="/read_script"))
+    assert not visible_errors(out)
+    got = {q: value(out[f"field:{q}"]) for q in api["fields"]}
+    assert (got["model"], got["framework"], got["trainer"]) == ("distilbert-base-uncased",
+                                                                "tensorflow", "keras")
+    assert (got["dataset"], got["dataset_config"]) == ("glue", "mnli")
+    assert got["text_columns"] == ["premise", "hypothesis"] and got["label_column"] == "label"
+    assert (got["optimizer"], got["loss"], got["labels"], got["batch_size"]) == (
+        "adam", "sparse_categorical_crossentropy", "inputs", 16)
+    # what a script does not say stays as the user gave it
+    assert got["symptom"] == "error" and got["traceback"] == answers["traceback"]
+    note = value(out["script_note"])
+    assert "never run" in note and "Fill in" not in note  # the course script is read completely
+    assert "data.labels-in-inputs-with-keras-loss" in note and "(line 20)" in note
+    assert "hyperparameters.learning-rate-too-high" in note and "(line 30)" in note
+
+    # the checks then carry the script's findings, each with its line (the model id cannot be
+    # reached offline, so the run stops after the environment step)
+    filled = [got[q] for q in api["fields"]]
+    job = client.submit(*filled, None, api_name="/check")
+    checked = named(api["check"], job.result(timeout=300))
+    result = json.loads(value(checked["result"]))
+    by_id = {f["id"]: f for f in result["findings"]}
+    assert by_id["script.read"]["status"] == "info"
+    assert by_id["data.labels-in-inputs-with-keras-loss"]["evidence"]["line"] == 20
+    assert by_id["hyperparameters.learning-rate-too-high"]["status"] == "fail"
+    assert result["case"]["training"]["optimizer"] == "adam"
+
+    # values computed at run time: one note naming them, with their lines
+    partial = named(api["read_script"], client.predict(TRAINER_SCRIPT, *filled,
+                                                       api_name="/read_script"))
+    note = value(partial["script_note"])
+    assert "Fill in 2 values" in note and "**Model** (line 4: `checkpoint = sys.argv[1]`)" in note
+    assert "num_labels" in note and "line 6" in note
+    assert value(partial["field:model"]) == "" and value(partial["field:trainer"]) == "trainer"
+    assert "script.no-truncation" in note  # a static finding of this script, with its line
+
+    # an uploaded .py file lands in the box and fills the form the same way
+    script = tmp_path / "train.py"
+    script.write_text(course)
+    current = [value(partial[f"field:{q}"]) for q in api["fields"]]  # what the page shows now
+    uploaded = named(api["load_script"], client.predict(handle_file(str(script)), *current,
+                                                        api_name="/load_script"))
+    assert value(uploaded["script"]).rstrip("\n") == course.rstrip("\n")
+    assert value(uploaded["field:model"]) == "distilbert-base-uncased"
+    assert "train.py" in value(uploaded["script_note"])
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("import os\nmodel.fit(\n", "syntax error at line 2"),
+    ("print('hello')\n", "No training code was found"),
+    ("   \n", "Paste a training script first"),
+])
+def test_unreadable_script_is_one_sentence(served: str, api: dict[str, Any], text: str,
+                                           needle: str) -> None:
+    client = Client(served, verbose=False)
+    fields = [answers_from_case(Case())[q] for q in api["fields"]]
+    out = named(api["read_script"], client.predict(text, *fields, api_name="/read_script"))
+    errors = visible_errors(out)
+    assert set(errors) == {"error:script"}
+    message = errors["error:script"]
+    assert needle in message and "Traceback" not in message and "\n" not in message
+    assert message.rstrip(".").count(". ") == 0  # one sentence
+    assert not value(out["script_note"])  # the form is left as it was
+
+
+# -- the report step's reproduction script (issue 7) -----------------------------------------------
+def _repro_result(case: Case) -> dict[str, Any]:
+    """A library-bug result whose report.reproduction finding is the engine's own: a script
+    rendered by reports.repro, with its evidence, as Session.run() would return it."""
+    import numpy as np
+
+    from reports.repro import (Attempt, Failure, ModelSpec, Reproduction, render_script,
+                               select_inputs, tiny_config)
+    from wizard.findings import Finding, Verdict
+    from wizard.session import Result
+
+    failure = Failure("raise", "pytorch", "RuntimeError: boom in attention", error="RuntimeError: "
+                      "boom in attention", package="transformers")
+    model = ModelSpec(True, "distilbert", tiny_config({"model_type": "distilbert", "dim": 768}),
+                      checkpoint="org/model", kwargs={"num_labels": 3})
+    inputs = select_inputs({"input_ids": np.array([[2, 5, 3]]),
+                            "attention_mask": np.array([[1, 1, 1]])}, np.array([2]), [0])
+    repro = Reproduction(failure, True, render_script("pytorch", failure, model, inputs), model,
+                         inputs, output="RuntimeError: boom in attention",
+                         attempts=[Attempt(1, 3, "tiny", True, "same error", 1.0)])
+    found = Finding("report.reproduction", "warn", "Reproduced in a standalone script",
+                    evidence=repro.evidence(), explanation="Run it with `python repro.py`.",
+                    fix=repro.script)
+    verdict = Verdict("library-bug", "report.reproduction", "A bug inside transformers.")
+    return Result(case, {}, "cpu", ["environment", "report"], [found], verdict).to_dict()
+
+
+@pytest.fixture
+def scripted_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[str, list]]:
+    """The app in this process, its checks replaced by a runner that returns a prepared result
+    (the last one queued) and records how it was called."""
+    from wizard import app_run
+    from wizard.app_ui import AppConfig, build_app, launch_kwargs
+
+    calls: list[dict[str, Any]] = []
+    results: list[Any] = []
+
+    def runner(case_dict: dict[str, Any], *args: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        calls.append({"case": case_dict, "args": args, **kwargs})
+        yield {"kind": "step", "id": "environment", "title": "Your environment", "why": ""}
+        yield {"kind": "result", "result": results[-1](Case.from_dict(case_dict))}
+
+    monkeypatch.setattr(app_run, "run_events", runner)
+    config = AppConfig(work_dir=tmp_path / "sessions", oauth=False)
+    demo = build_app(config)
+    port = free_port()
+    demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
+                        quiet=True, **launch_kwargs(config))
+    try:
+        yield f"http://127.0.0.1:{port}/", results
+    finally:
+        demo.close()
+
+
+def test_report_shows_the_reproduction_script(scripted_app: tuple[str, list], api: dict[str, Any],
+                                              demo_dir: Path, tmp_path: Path) -> None:
+    from wizard.demo.cases import course_case
+
+    url, results = scripted_app
+    client = Client(url, verbose=False, download_files=str(tmp_path))
+    fields = [answers_from_case(course_case(demo_dir, "pytorch"))[q] for q in api["fields"]]
+    results.append(_repro_result)
+    out = named(api["check"], client.submit(*fields, None, api_name="/check").result(timeout=120))
+    assert "library-bug" in value(out["verdict"])
+    report = named(api["report"], client.predict("github", api_name="/report"))
+    script = value(report["repro"])
+    expected = _repro_result(course_case(demo_dir, "pytorch"))["findings"][0]["fix"]
+    assert script.strip() == expected.strip() and "boom in attention" in script
+    compile(script, "repro.py", "exec")  # standalone Python, as shown
+    downloaded = value(report["repro_file"])
+    assert Path(downloaded).name == "repro.py"
+    assert Path(downloaded).read_text().strip() == script.strip()  # what the page shows
+    assert "```python" in value(report["text"])  # the issue text carries it too
+
+    # a result without a reproduction shows none
+    def no_repro(case: Case) -> dict[str, Any]:
+        data = _repro_result(case)
+        data["findings"] = [{**data["findings"][0], "fix": "", "evidence": {"verified": False}}]
+        return data
+
+    results.append(no_repro)
+    client.submit(*fields, None, api_name="/check").result(timeout=120)
+    report = named(api["report"], client.predict("github", api_name="/report"))
+    assert not value(report["repro"]) and not value(report["repro_file"])
+
+
 # -- ten sessions at once --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def quick_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
@@ -385,6 +560,133 @@ def test_sign_in_only_in_a_space_with_oauth(monkeypatch: pytest.MonkeyPatch) -> 
     demo = build_app(AppConfig(oauth=False))
     assert not any(isinstance(b, gr.LoginButton) for b in demo.blocks.values())
     assert "discussion" not in demo.wizard_api  # no endpoint that could post without sign-in
+
+
+# -- the user's token for the Hub lookups of their own run (issue 9) -------------------------------
+USER_TOKEN = "hf_userOAuthToken1234567890"
+OWNER_TOKEN = "hf_spaceOwnerSecret1234567890"
+
+
+@pytest.fixture
+def private_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
+    """A loopback fake Hub with a private model and dataset only the user's token can read; the
+    machine's HF_TOKEN (the Space owner's) is set and must never be what a user's run sends."""
+    from tests.hub_server import FakeHub
+    from tests.test_hub import N_PARAMS, TRAIN, VALID, model_files
+    from wizard import hub
+
+    fake = FakeHub()
+    fake.add_model("someone/private-bert", model_files(), private=True, owners={USER_TOKEN},
+                   safetensors={"parameters": {"F32": N_PARAMS}, "total": N_PARAMS})
+    fake.add_dataset("someone/private-ds", {"train": TRAIN, "validation": VALID}, private=True,
+                     owners={USER_TOKEN})
+    with fake:
+        for name, val in {"HF_ENDPOINT": fake.url, "WIZARD_VIEWER_URL": fake.viewer_url,
+                          "HF_TOKEN": OWNER_TOKEN, "HF_HUB_CACHE": str(tmp_path / "hub"),
+                          "HF_DATASETS_CACHE": str(tmp_path / "datasets"),
+                          "HF_TOKEN_PATH": str(tmp_path / "token")}.items():
+            monkeypatch.setenv(name, val)
+        (tmp_path / "token").write_text(OWNER_TOKEN)  # a saved login, the owner's too
+        was_offline = hub.is_offline()
+        hub.set_offline(False)
+        try:
+            yield fake
+        finally:
+            hub.set_offline(was_offline)
+
+
+def _private_case() -> Case:
+    return Case.from_dict({"model": "someone/private-bert", "framework": "pytorch",
+                           "dataset": {"path": "someone/private-ds", "eval_split": "validation",
+                                       "text_columns": ["premise", "hypothesis"],
+                                       "label_column": "label"}})
+
+
+def test_users_token_reaches_their_run_and_nothing_saved(private_hub: Any, tmp_path: Path) -> None:
+    from wizard.app_run import run_events, write_bundle
+
+    autosave = tmp_path / "run" / "session.json"
+    events = list(run_events(_private_case().to_dict(), "cpu", 240.0, ("environment", "data"),
+                             autosave=str(autosave), hub_token=USER_TOKEN))
+    assert events[-1]["kind"] == "result", events[-1]
+    result = events[-1]["result"]
+    by_id = {f["id"]: f for f in result["findings"]}
+    # the Hub probe resolved both private repos with the user's login ...
+    assert by_id["environment.model-source"]["evidence"]["token"] == "oauth"
+    assert by_id["environment.dataset-source"]["evidence"]["token"] == "oauth"
+    # ... and the probe worker read the private dataset's rows with it too
+    assert by_id["data.label-column-missing"]["status"] == "pass"
+    assert "3 classes" in by_id["data.label-balance"]["title"]
+    assert private_hub.paths_requested("/datasets/someone/private-ds/resolve/")
+    # the token is in nothing the run keeps or shares
+    bundle = write_bundle(result, tmp_path / "run" / "report")
+    kept = [json.dumps(events), autosave.read_text(), yaml_dump(result["case"])]
+    kept += [p.read_text(errors="replace") for p in (tmp_path / "run" / "report").rglob("*")
+             if p.is_file() and p.suffix in (".md", ".json", ".yaml", ".py")]
+    with zipfile.ZipFile(bundle) as zf:
+        kept += [zf.read(n).decode(errors="replace") for n in zf.namelist()]
+    assert all(USER_TOKEN not in text and OWNER_TOKEN not in text for text in kept)
+
+
+def test_signed_out_run_in_a_space_sends_no_token(private_hub: Any) -> None:
+    from wizard.app_run import run_events
+
+    events = list(run_events(_private_case().to_dict(), "cpu", 120.0, ("environment",),
+                             isolated=True))
+    result = events[-1]["result"]
+    fails = {(f["id"], f["title"]) for f in result["findings"] if f["status"] == "fail"}
+    # "needs a token" (401: none was sent), not "not found" (what the owner's token would get)
+    assert fails == {("environment.hub-auth-required", "Model someone/private-bert needs a token"),
+                     ("environment.hub-auth-required", "Dataset someone/private-ds needs a token")}
+    assert not any(authorized for _, _, authorized in private_hub.log)
+
+
+def yaml_dump(data: dict[str, Any]) -> str:
+    import yaml
+
+    return yaml.safe_dump(data)
+
+
+def test_app_passes_the_signed_in_users_token_to_the_run(monkeypatch: pytest.MonkeyPatch,
+                                                         demo_dir: Path, tmp_path: Path) -> None:
+    """With sign-in on, gradio hands the check its user's OAuthToken; the run gets that token
+    (in a process of its own) and the session's state and result never hold it."""
+    import types
+
+    import gradio as gr
+    from gradio import helpers, routes
+
+    from wizard import app_run
+    from wizard.app_ui import AppConfig, build_app
+    from wizard.demo.cases import course_case
+
+    calls: list[dict[str, Any]] = []
+
+    def runner(case_dict: dict[str, Any], *args: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        calls.append(kwargs)
+        yield {"kind": "result", "result": _repro_result(Case.from_dict(case_dict))}
+
+    monkeypatch.setattr(app_run, "run_events", runner)
+    monkeypatch.setattr(routes, "attach_oauth", lambda app: None)  # gradio[oauth] not needed
+    demo = build_app(AppConfig(oauth=True, work_dir=tmp_path))
+    assert sum(isinstance(b, gr.LoginButton) for b in demo.blocks.values()) == 2  # setup, share
+    check = next(f for f in demo.fns.values() if f.api_name == "check")
+    fields = [answers_from_case(course_case(demo_dir, "pytorch"))[q.id] for q in form_questions()]
+    session = {"oauth_info": {"access_token": USER_TOKEN, "scope": "openid inference-api",
+                              "expires_at": int(time.time()) + 3600}}
+    inputs, *_ = helpers.special_args(check.fn, [{}, *fields, None],
+                                      request=types.SimpleNamespace(session=session))
+    assert getattr(inputs[1], "token", None) == USER_TOKEN  # where gradio puts the user's token
+    outputs = list(check.fn(*inputs))
+    assert calls == [{"autosave": calls[0]["autosave"], "hub_token": USER_TOKEN, "isolated": True}]
+    assert "library-bug" in str(outputs[-1])
+    assert all(USER_TOKEN not in json.dumps(o, default=str) for out in outputs for o in out
+               if isinstance(o, (dict, str)))
+    # not signed in: the run is still isolated, with no token at all
+    inputs, *_ = helpers.special_args(check.fn, [{}, *fields, None],
+                                      request=types.SimpleNamespace(session={}))
+    list(check.fn(*inputs))
+    assert calls[-1]["hub_token"] is None and calls[-1]["isolated"] is True
 
 
 # -- ZeroGPU and the Space folder ------------------------------------------------------------------

@@ -38,6 +38,12 @@ def question_for_field(field_name: str | None) -> str | None:
     return None
 
 
+def field_label(field_name: str) -> str:
+    """A case field as the form names it (the question's prompt, shortened), else its name."""
+    qid = question_for_field(field_name)
+    return _short(QUESTIONS[qid]) if qid else field_name
+
+
 def reachable(answers: dict[str, Any], base: Case | None = None) -> list[str]:
     """The ids of the questions a walk over these answers asks, in order (lenient: a bad answer
     counts as empty, so the form can show and hide fields while the user types)."""

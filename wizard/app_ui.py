@@ -19,17 +19,19 @@ from typing import Any, Iterator
 import gradio as gr
 
 from wizard.app_form import (answers_from_case, case_from_answers, choices_for, form_questions,
-                             question_for_field, reachable)
+                             parse_answer, question_for_field, reachable)
 from wizard.app_views import (PROBLEMS, evidence_text, finding_label, findings_table, fixes,
                               log_line, plan_markdown, plot_frame, result_summary, share_links,
                               verdict_html)
+from wizard.app_views import script_note as script_note_md
 from wizard.case import Case, CaseError
-from wizard.tree import Question
+from wizard.tree import QUESTIONS, Question, set_field
 
 _GRADIO = tuple(int(p) for p in gr.__version__.split(".")[:2] if p.isdigit())
 FORMAT_CHOICES = [("Markdown (to keep)", "markdown"), ("GitHub issue", "github"),
                   ("Forum post", "forum"), ("Hub discussion", "hub")]
 CSS = """
+.wz-off { display: none !important; }
 .wz-error p, .wz-error { color: #b91c1c; font-weight: 600; margin: 0; }
 .wz-verdict { border-left: 6px solid #a3a3a3; padding: 0.6em 1em; border-radius: 6px;
               background: rgba(127,127,127,0.08); }
@@ -44,6 +46,14 @@ CSS = """
 .wz-card-pass { border-left: 5px solid #16a34a !important; }
 .wz-card-info, .wz-card-skip { border-left: 5px solid #64748b !important; }
 """
+# Shown/hidden columns toggle a class rather than `visible`: gradio versions differ on
+# whether a column made visible later mounts ("hidden" hides in 6.17 but not in later ones).
+HIDE = ["wz-off"]
+
+
+def _column(shown: bool) -> Any:
+    return gr.Column(elem_classes=[] if shown else HIDE)
+
 
 
 @dataclass
@@ -169,7 +179,14 @@ def _choice_updates(form: _Form, answers: dict[str, Any], base: Case | None) -> 
 
 
 def _base(state: dict[str, Any]) -> Case | None:
-    return Case.from_dict(state["base"]) if state.get("base") else None
+    # not validated: a script read may leave the model to fill in; the run validates the case
+    return Case.from_dict(state["base"], validate=False) if state.get("base") else None
+
+
+def _user_token(oauth_token: Any) -> str | None:
+    """The signed-in user's own token from gradio's OAuthToken (None when not signed in)."""
+    token = getattr(oauth_token, "token", None)
+    return token if isinstance(token, str) and token else None
 
 
 def _session_dir(state: dict[str, Any], config: AppConfig) -> Path:
@@ -217,7 +234,24 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     case_upload = gr.UploadButton("Load a case file (YAML)", file_types=[".yaml", ".yml"],
                                                   file_count="single", scale=0, min_width=260,
                                                   elem_id="case-upload")
+                    if config.oauth_enabled:  # the user's own token for private/gated repos
+                        gr.LoginButton(scale=0, min_width=260, elem_id="login-setup")
                 demo_note = gr.Markdown("", elem_id="demo-note")
+                with gr.Accordion("…or paste your training script: it is read, never run",
+                                  open=False, elem_id="script-box"):
+                    script_code = gr.Code("", language="python", interactive=True, lines=10,
+                                          max_lines=30, elem_id="script-code",
+                                          label="train.py (parsed to fill the fields below; "
+                                                "nothing in it is executed)")
+                    with gr.Row():
+                        script_btn = gr.Button("Read the script", variant="secondary", scale=0,
+                                               min_width=200, elem_id="script-read")
+                        script_upload = gr.UploadButton("Upload a .py file", file_types=[".py"],
+                                                        file_count="single", scale=0,
+                                                        min_width=200, elem_id="script-upload")
+                    script_err = gr.Markdown("", visible=False, elem_classes="wz-error",
+                                             elem_id="err-script")
+                    script_note = gr.Markdown("", elem_id="script-note")
                 for row in _rows(questions):
                     with gr.Row(equal_height=False):
                         for q in row:
@@ -290,14 +324,19 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                                               label="The report: edit it if you like; this "
                                                     "text is what you share (tokens, e-mails "
                                                     "and home paths are already removed)")
+                with gr.Column(elem_classes=HIDE, elem_id="repro") as repro_col:
+                    repro_code = gr.Code("", language="python", interactive=False, lines=12,
+                                         max_lines=40, buttons=["copy"], elem_id="repro-code",
+                                         label="The reproduction script (repro.py): it runs on "
+                                               "its own, for the issue's Reproduction section")
+                    repro_btn = gr.DownloadButton("Download repro.py", value=None,
+                                                  elem_id="repro-download")
                 bundle_btn = gr.DownloadButton("Download the bundle (.zip: reports, plots, "
                                                "case.yaml)", value=None, interactive=False,
                                                elem_id="bundle")
                 confirm = gr.Checkbox(False, label="I have read the final text above; it holds "
                                       "nothing I don't want to make public.", elem_id="confirm")
-                # "hidden", not False: the column stays mounted, so showing it is one prop change
-                # (a column unmounted with visible=False can miss the update that reveals it)
-                with gr.Column(visible="hidden", elem_id="share") as share_col:
+                with gr.Column(elem_classes=HIDE, elem_id="share") as share_col:
                     repo_box = gr.Textbox(config.github_repo, label="GitHub repository for the "
                                           "issue", elem_id="github-repo")
                     links_html = gr.HTML("", elem_id="share-links")
@@ -332,13 +371,13 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                                     show_progress="hidden", api_visibility="private")
 
         def lookup_columns(path: str, config_name: str, text_cols: list[str] | None,
-                           label_col: str | None) -> list[Any]:
+                           label_col: str | None, token: str | None = None) -> list[Any]:
             from wizard.app_run import dataset_columns
 
             if not (path or "").strip():
                 return [gr.skip(), gr.skip(), gr.update(value="", visible=False)]
             try:
-                columns = dataset_columns(path, config_name)
+                columns = dataset_columns(path, config_name, token)
             except CaseError as exc:
                 return [gr.skip(), gr.skip(), gr.update(value=f"⚠ {exc}", visible=True)]
             keep = [c for c in text_cols or [] if c in columns]
@@ -347,29 +386,39 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     gr.Dropdown(choices=columns, value=label),
                     gr.update(value="", visible=False)]
 
+        def lookup_columns_signed_in(path: str, config_name: str, text_cols: list[str] | None,
+                                     label_col: str | None,
+                                     oauth_token: gr.OAuthToken | None) -> list[Any]:
+            return lookup_columns(path, config_name, text_cols, label_col, _user_token(oauth_token))
+
+        columns_fn = lookup_columns_signed_in if config.oauth_enabled else lookup_columns
         ds_inputs = [form.comps["dataset"], form.comps["dataset_config"], *col_pickers]
         ds_outputs = [*col_pickers, form.errs["dataset"]]
-        form.comps["dataset"].blur(lookup_columns, ds_inputs, ds_outputs, api_name="columns",
+        form.comps["dataset"].blur(columns_fn, ds_inputs, ds_outputs, api_name="columns",
                                    concurrency_limit=None)
         for trigger in (form.comps["dataset"].submit, form.comps["dataset_config"].blur,
                         form.comps["dataset_config"].submit):
-            trigger(lookup_columns, ds_inputs, ds_outputs, concurrency_limit=None,
+            trigger(columns_fn, ds_inputs, ds_outputs, concurrency_limit=None,
                     api_visibility="private")
 
         # -- demo case / case file ------------------------------------------------------------
-        fill_outputs = [state, *comps, *cols, *errs, demo_note]
+        fill_outputs = [state, *comps, *cols, *errs, demo_note, script_note, script_code]
+        script_outputs = [*fill_outputs, script_err]
+        n_fill = len(fill_outputs)
 
-        def fill_from_case(st: dict[str, Any], case: Case, note: str,
-                           keep_base: bool = True) -> list[Any]:
+        def fill_from_case(st: dict[str, Any], case: Case, note: str, keep_base: bool = True,
+                           script: dict[str, Any] | None = None, token: str | None = None,
+                           script_text_note: str = "", script_text: Any = "") -> list[Any]:
             """Every field from a case; the case stays the base for the fields no question
-            asks (splits, preprocessing, ...)."""
+            asks (splits, preprocessing, ...). `script`: the findings read from the user's
+            script, kept for the run (any other fill forgets them, and empties the box)."""
             from wizard.app_run import dataset_columns
 
-            st = {**(st or {}), "base": case.to_dict() if keep_base else None}
+            st = {**(st or {}), "base": case.to_dict() if keep_base else None, "script": script}
             base = case if keep_base else None
             answers = answers_from_case(case)
             try:
-                columns = dataset_columns(case.dataset.path, case.dataset.config) \
+                columns = dataset_columns(case.dataset.path, case.dataset.config, token) \
                     if case.dataset.path else None
             except CaseError:
                 columns = None
@@ -384,7 +433,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 else:
                     updates.append(gr.update(value=value))
             return [st, *updates, *_visibility_updates(form, answers, base),
-                    *_error_updates(form, None), note]
+                    *_error_updates(form, None), note, script_text_note, script_text]
 
         def load_demo(st: dict[str, Any], progress: gr.Progress = gr.Progress()) -> list[Any]:
             from wizard.cli import default_demo_framework
@@ -405,12 +454,71 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             try:
                 case = Case.from_file(path)
             except CaseError as exc:
-                return [st, *[gr.skip()] * (len(comps) + len(cols)), *_error_updates(form, exc), ""]
+                return [st, *[gr.skip()] * (len(comps) + len(cols)), *_error_updates(form, exc), "",
+                        gr.skip(), gr.skip()]
             return fill_from_case(st, case, f"Filled in from {path.name}.")
 
         demo_btn.click(load_demo, [state], fill_outputs, api_name="demo",
                        show_progress_on=[demo_note])
         case_upload.upload(load_case_file, [state, case_upload], fill_outputs, api_name="load_case")
+
+        # -- the user's own script, read statically --------------------------------------------
+        def read_script_text(st: dict[str, Any], text: str, values: tuple[Any, ...],
+                             name: str | None = None, token: str | None = None,
+                             shown: Any = None) -> list[Any]:
+            """Fill the form from a pasted script; the symptom, traceback and logs stay as the
+            user gave them (a script does not say them). Bad input: one sentence."""
+            from wizard.app_run import read_pasted_script
+
+            try:
+                reading = read_pasted_script(text, name)
+            except CaseError as exc:
+                return [gr.skip()] * n_fill + [gr.update(value=f"⚠ {exc}", visible=True)]
+            case = copy.deepcopy(reading.case)
+            answers = form.answers(values)
+            for qid in ("symptom", "traceback", "logs"):
+                q = QUESTIONS[qid]
+                try:
+                    set_field(case, q.field, parse_answer(q, answers.get(qid), case))
+                except CaseError:
+                    pass  # an unusable answer: the case's default stays
+            data = reading.to_dict()
+            return fill_from_case(st, case, "", script={"findings": data["findings"]}, token=token,
+                                  script_text_note=script_note_md(data),
+                                  script_text=gr.skip() if shown is None else shown) + [
+                gr.update(value="", visible=False)]
+
+        def read_script_box(st: dict[str, Any], text: str, *values: Any) -> list[Any]:
+            return read_script_text(st, text, values)
+
+        def read_script_box_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
+                                      text: str, *values: Any) -> list[Any]:
+            return read_script_text(st, text, values, token=_user_token(oauth_token))
+
+        def read_script_file(st: dict[str, Any], file: Any, *values: Any,
+                             token: str | None = None) -> list[Any]:
+            path = Path(_path(file))
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                return [gr.skip()] * n_fill + [gr.update(
+                    value=f"⚠ {path.name} is not UTF-8 text; save it as a .py text file.",
+                    visible=True)]
+            except OSError:
+                return [gr.skip()] * n_fill + [gr.update(
+                    value="⚠ The upload could not be read; try again.", visible=True)]
+            return read_script_text(st, text, values, path.name, token, shown=text)
+
+        def read_script_file_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
+                                       file: Any, *values: Any) -> list[Any]:
+            return read_script_file(st, file, *values, token=_user_token(oauth_token))
+
+        signed_in = config.oauth_enabled
+        script_btn.click(read_script_box_signed_in if signed_in else read_script_box,
+                         [state, script_code, *comps], script_outputs, api_name="read_script")
+        script_upload.upload(read_script_file_signed_in if signed_in else read_script_file,
+                             [state, script_upload, *comps], script_outputs,
+                             api_name="load_script")
 
         # -- the checks -------------------------------------------------------------------------
         run_outputs = [walk, state, live, result_st, *errs, plan_md, status_md, log_box,
@@ -418,17 +526,24 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         n_err = len(errs)
 
         def run(st: dict[str, Any], *values: Any,
-                progress: gr.Progress = gr.Progress()) -> Iterator[list[Any]]:
-            """Validate, then stream the session; any surprise is one sentence, not "Error"."""
+                progress: gr.Progress = gr.Progress(), token: str | None = None
+                ) -> Iterator[list[Any]]:
+            """Validate, then stream the session; any surprise is one sentence, not "Error".
+            `token`: the signed-in user's own, for this run's Hub lookups only (not kept)."""
             try:
-                yield from _run(st, *values, progress=progress)
+                yield from _run(st, *values, progress=progress, token=token)
             except Exception as exc:
                 yield [gr.skip()] * (4 + n_err) + [
                     gr.skip(), f"⚠ The checks stopped: {_one_line(exc)}. Please report this.",
                     *[gr.skip()] * 6]
 
-        def _run(st: dict[str, Any], *values: Any, progress: Any) -> Iterator[list[Any]]:
-            from wizard.app_run import gather_logs, preflight, write_bundle
+        def run_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
+                          *values: Any) -> Iterator[list[Any]]:
+            yield from run(st, *values, token=_user_token(oauth_token))
+
+        def _run(st: dict[str, Any], *values: Any, progress: Any,
+                 token: str | None = None) -> Iterator[list[Any]]:
+            from wizard.app_run import gather_logs, merge_static_findings, preflight, write_bundle
             from wizard.tree import plan
 
             *answers_in, uploads = values
@@ -462,7 +577,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             done = shown = 0
             progress(0, desc="Starting")
             for event in runner(case.to_dict(), config.device, config.probe_timeout,
-                                config.steps, autosave=str(run_dir / "session.json")):
+                                config.steps, autosave=str(run_dir / "session.json"),
+                                hub_token=token, isolated=config.oauth_enabled):
                 kind = event["kind"]
                 if kind == "case-error":
                     exc = CaseError(event["message"], event.get("field"))
@@ -474,7 +590,11 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                            "\n".join(lines), *[gr.skip()] * 5]
                     return
                 if kind == "result":
-                    result = event["result"]
+                    # the script's own findings (with their lines) join the run's, as in
+                    # `python -m wizard check --script`
+                    result = merge_static_findings(event["result"],
+                                                   (st.get("script") or {}).get("findings") or [])
+                    found = list(result["findings"])
                     done_note = f"**Done:** {result_summary(result)}."
                     try:
                         bundle: Path | None = write_bundle(result, run_dir / "report")
@@ -483,6 +603,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                         done_note += f" ⚠ The report files could not be written: {_one_line(exc)}."
                     st["result"] = result
                     st["bundle"] = str(bundle) if bundle else None
+                    st["report_dir"] = str(run_dir / "report") if bundle else None
                     progress(1.0, desc="Done")
                     yield [gr.Walkthrough(selected=3), st, found, result, *[gr.skip()] * n_err,
                            gr.skip(), done_note, "\n".join(lines),
@@ -510,7 +631,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 yield [gr.skip(), gr.skip(), new_live, gr.skip(), *[gr.skip()] * n_err, gr.skip(),
                        gr.skip(), "\n".join(lines), *[gr.skip()] * 5]
 
-        run_btn.click(run, [state, *comps, logs_upload], run_outputs, api_name="check",
+        run_btn.click(run_signed_in if config.oauth_enabled else run,
+                      [state, *comps, logs_upload], run_outputs, api_name="check",
                       show_progress_on=[status_md], time_limit=config.run_time_limit)
 
         # -- navigation -----------------------------------------------------------------------
@@ -520,13 +642,27 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
 
         def restart(st: dict[str, Any]) -> list[Any]:
             st = {k: v for k, v in (st or {}).items() if k in ("dir", "runs")}
-            return [gr.Walkthrough(selected=1), *fill_from_case(st, Case(), "", keep_base=False)]
+            return [gr.Walkthrough(selected=1), *fill_from_case(st, Case(), "", keep_base=False),
+                    gr.update(value="", visible=False)]
 
-        restart_btn.click(restart, [state], [walk, *fill_outputs], queue=False,
+        restart_btn.click(restart, [state], [walk, *fill_outputs, script_err], queue=False,
                           api_visibility="private")
 
         # -- the report -----------------------------------------------------------------------
-        report_outputs = [walk, state, preview_md, report_code, confirm, share_col, hub_status]
+        report_outputs = [walk, state, preview_md, report_code, confirm, share_col, hub_status,
+                          repro_col, repro_code, repro_btn]
+
+        def repro_updates(st: dict[str, Any]) -> list[Any]:
+            """The reproduction script, shown only when the result has one."""
+            from wizard.app_run import repro_script
+
+            report_dir = Path(st["report_dir"]) if st.get("report_dir") else None
+            script, path = repro_script(st.get("result") or {}, report_dir)
+            if not script:
+                return [_column(False), "", gr.DownloadButton(value=None)]
+            return [_column(True), script,
+                    gr.DownloadButton(value=str(path) if path else None,
+                                      interactive=path is not None)]
 
         def show_report(st: dict[str, Any], fmt_value: str, go: bool = True) -> list[Any]:
             from reports.render import render_report
@@ -536,11 +672,11 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             if not result:
                 return [gr.Walkthrough(selected=2) if go else gr.skip(), st,
                         "Run the checks first: the report is written from their result.", "",
-                        False, gr.Column(visible="hidden"), ""]
+                        False, _column(False), "", *repro_updates({})]
             st["texts"] = {f: render_report(result, f) for _, f in FORMAT_CHOICES}
             text = st["texts"][fmt_value]
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
-                    gr.Column(visible="hidden"), ""]
+                    _column(False), "", *repro_updates(st)]
 
         to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report")
         fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
@@ -549,15 +685,15 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         def edited(st: dict[str, Any], fmt_value: str, text: str) -> list[Any]:
             st = copy.deepcopy(st or {})
             st.setdefault("texts", {})[fmt_value] = text
-            return [st, text, False, gr.Column(visible="hidden")]
+            return [st, text, False, _column(False)]
 
         report_code.input(edited, [state, fmt, report_code], [state, preview_md, confirm, share_col],
                           queue=False, show_progress="hidden", api_visibility="private")
 
         def confirmed(st: dict[str, Any], ok: bool, repo: str) -> list[Any]:
             if not ok or not (st or {}).get("texts") or not st.get("result"):
-                return [gr.Column(visible="hidden"), ""]
-            return [gr.Column(visible=True), share_links(st["result"], st["texts"], repo)]
+                return [_column(False), ""]
+            return [_column(True), share_links(st["result"], st["texts"], repo)]
 
         confirm.change(confirmed, [state, confirm, repo_box], [share_col, links_html],
                        api_name="share_links")
@@ -570,17 +706,25 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         demo.wizard_api = {  # type: ignore[attr-defined]
             "fields": [q.id for q in questions],
             "demo": _api_names(fill_outputs, form, {demo_note: "demo_note",
-                                                    general_err: "error:general"}),
+                                                    general_err: "error:general",
+                                                    script_note: "script_note",
+                                                    script_code: "script"}),
             "check": _api_names(run_outputs, form, {
                 plan_md: "plan", status_md: "status", log_box: "log", verdict_box: "verdict",
                 table_md: "table", result_json: "result", bundle_btn: "bundle",
                 general_err: "error:general"}),
             "report": _api_names(report_outputs, form, {preview_md: "preview",
                                                         report_code: "text", confirm: "confirm",
-                                                        hub_status: "hub_status"}),
+                                                        hub_status: "hub_status",
+                                                        repro_code: "repro",
+                                                        repro_btn: "repro_file"}),
+            "read_script": _api_names(script_outputs, form, {
+                demo_note: "demo_note", general_err: "error:general", script_note: "script_note",
+                script_err: "error:script", script_code: "script"}),
             "share_links": ["links"],
             **({"discussion": ["hub_status"]} if hub_btn is not None else {}),
         }
+        demo.wizard_api["load_script"] = demo.wizard_api["read_script"]  # same outputs
     return demo
 
 

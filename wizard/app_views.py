@@ -82,6 +82,49 @@ def fixes(result: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(todo, key=lambda f: order[f["status"]])
 
 
+# -- a script read statically ------------------------------------------------------------------
+def script_note(reading: dict[str, Any]) -> str:
+    """What was read from a pasted script (ScriptReading.to_dict()): the summary, one note naming
+    the values the script leaves to run time, and the findings it raises already, with lines."""
+    lines = [f"**Read, never run:** {reading.get('summary', '')}",
+             "", "The fields below are filled in from it; check them, then run the checks."]
+    missing = script_missing(reading)
+    if missing:
+        lines += ["", f"⚠ **Fill in {len(missing)} value{'s' if len(missing) > 1 else ''} the "
+                      "script only knows at run time:** " + "; ".join(missing) + "."]
+    found = [f for f in reading.get("findings") or [] if f.get("id") != "script.read"]
+    found.sort(key=lambda f: {"fail": 0, "error": 1, "warn": 2}.get(f.get("status"), 3))
+    if found:
+        lines += ["", "**Found in the script already** (they join the result when you run the "
+                      "checks):"]
+        for f in found:
+            line = (f.get("evidence") or {}).get("line")
+            where = f" — line {line}" if line and f"line {line}" not in str(f.get("title")) else ""
+            lines.append(f"- {ICON.get(f.get('status'), '?')} **{str(f.get('status')).upper()}** "
+                         f"· {f.get('title')}{where} · `{f.get('id')}`")
+    return "\n".join(lines)
+
+
+def script_missing(reading: dict[str, Any]) -> list[str]:
+    """The form fields a script leaves open, each named as the form names it, with its line."""
+    from wizard.app_form import field_label
+
+    out: list[str] = []
+    asked = set()
+    for q in reading.get("questions") or []:
+        asked.add(q["field"])
+        where = f"line {q['line']}: `{q['code']}`" if q.get("line") else q.get("reason", "")
+        out.append(f"**{field_label(q['field'])}** ({where})")
+    case = reading.get("case") or {}
+    dataset = case.get("dataset") or {}
+    if not case.get("model") and "model" not in asked:
+        out.append(f"**{field_label('model')}** (no from_pretrained call in the script)")
+    if not dataset.get("path") and not dataset.get("data_files") and "dataset.path" not in asked:
+        out.append(f"**{field_label('dataset.path')}** (no load_dataset or load_from_disk call "
+                   "in the script)")
+    return out
+
+
 # -- plots ------------------------------------------------------------------------------------
 def plot_frame(plot: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
     """(component kind "line" | "bar" | "scatter", a pandas DataFrame, keyword arguments) for

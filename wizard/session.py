@@ -60,9 +60,10 @@ class Session:
     def __init__(self, case: Case, device: str = "auto", timeout: float = DEFAULT_TIMEOUT,
                  on_event: Callable[[Event], None] | None = None,
                  steps: list[Step] | None = None, autosave: Path | None = None,
-                 ctx: Any = None):
+                 ctx: Any = None, oauth_token: str | None = None):
         """`ctx`: a Context over live objects (Context.from_objects); its probes then run in
-        this process, on those objects, instead of in the worker."""
+        this process, on those objects, instead of in the worker. `oauth_token`: a signed-in
+        user's own Hub token (the web app) for the Hub lookups; never saved."""
         self.case = case
         self.device = device
         self.timeout = timeout
@@ -70,6 +71,7 @@ class Session:
         self.steps = steps if steps is not None else plan(case)
         self.autosave = autosave
         self.ctx = ctx
+        self.oauth_token = oauth_token
         self.findings: list[Finding] = []
         self.path: list[str] = []
 
@@ -87,13 +89,14 @@ class Session:
                         on_progress=lambda m: self._emit("progress", message=m))
         fatal = False
         try:
-            for step in self.steps:
+            for index, step in enumerate(self.steps):
                 if fatal:
                     break
                 if step.needs is not None and not step.needs(self.case, self.findings):
                     continue  # e.g. the report step: only for a library-bug candidate
                 self.path.append(step.id)
-                self._emit("step", id=step.id, title=step.title, why=step.why)
+                self._emit("step", id=step.id, title=step.title, why=step.why, index=index,
+                           total=len(self.steps))
                 for name in step.probes:
                     info = PROBES.get(name)
                     in_worker = info.in_worker if info else True
@@ -139,7 +142,8 @@ class Session:
 
     def _local(self, name: str) -> list[Finding]:
         try:
-            return resolve(name)(self.case, None)
+            return resolve(name)(self.case, {"oauth_token": self.oauth_token}
+                                 if self.oauth_token else None)
         except Exception as exc:  # same contract as the worker: a finding, never a crash
             from wizard.worker import _error
 
