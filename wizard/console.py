@@ -76,38 +76,50 @@ def summary_table(findings: list[Finding]) -> Table:
 
 
 class EventPrinter:
-    """Renders session events as they come: step headers, a progress spinner, findings."""
+    """Renders session events as they come: step headers, findings, and below them a progress
+    bar over the walk's steps with what is running now and for how long."""
 
     def __init__(self, console: Console, quiet: bool = False):
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                                   TextColumn, TimeElapsedColumn)
+
         self.console = console
         self.quiet = quiet
-        live = not quiet and console.is_terminal  # a spinner only where it can redraw
-        self.status = console.status("starting", spinner="dots") if live else None
+        live = not quiet and console.is_terminal  # a live bar only where it can redraw
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("[bold]{task.fields[step]}"), BarColumn(bar_width=24),
+            MofNCompleteColumn(), TextColumn("steps"), TimeElapsedColumn(),
+            TextColumn("[dim]{task.description}"), console=console, transient=True,
+        ) if live else None
+        self.task: Any = None
 
     def __enter__(self) -> "EventPrinter":
-        if self.status:
-            self.status.start()
+        if self.progress:
+            self.progress.start()
+            self.task = self.progress.add_task("starting", total=None, step="")
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self.status:
-            self.status.stop()
+        if self.progress:
+            self.progress.stop()
 
     def __call__(self, event: Any) -> None:
         if self.quiet:
             return
         if event.kind == "progress":
-            if self.status:
-                self.status.update(event.data["message"])
+            if self.progress:
+                self.progress.update(self.task, description=event.data["message"])
             return
-        if self.status:
-            self.status.stop()
         if event.kind == "step":
+            if self.progress and event.data.get("total"):
+                self.progress.update(self.task, total=event.data["total"],
+                                     completed=event.data.get("index", 0),
+                                     step=event.data["title"], description="")
             self.console.rule(f"[bold]{event.data['title']}", align="left")
             self.console.print(f"[dim]{event.data['why']}")
         elif event.kind == "finding":
             f = event.data["finding"]
             self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
                                else finding_line(f))
-        if event.kind != "verdict" and self.status:
-            self.status.start()
+        elif event.kind == "verdict" and self.progress:
+            self.progress.stop()
