@@ -35,3 +35,9 @@ def eats_memory(case, ctx):
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
     hog = [bytearray(1 << 26) for _ in range(64)]  # 4 GiB against a 1 GiB limit
     return [Finding("environment.device", "info", str(len(hog)))]
+
+
+def flags(case, ctx):
+    """The framework switches the child process runs with."""
+    return [Finding("environment.device", "info", "flags",
+                    evidence={k: os.environ.get(k) for k in ("USE_TF", "TF_USE_LEGACY_KERAS")})]

@@ -202,8 +202,9 @@ def test_trainer_script_is_read(tmp_path):
 @pytest.mark.parametrize("num_labels,lr,faults", [
     ("2", "1e-3", ["data.labels-out-of-range", "hyperparameters.learning-rate-too-high"]),
     ("3", "5e-5", [])])
-def test_trainer_script_read_then_checked(demo_dir, tmp_path, num_labels, lr, faults):
-    os.environ.setdefault("USE_TF", "0")
+def test_trainer_script_read_then_checked(demo_dir, tmp_path, monkeypatch, num_labels, lr, faults):
+    if "USE_TF" not in os.environ:
+        monkeypatch.setenv("USE_TF", "0")
     script = tmp_path / "train.py"
     # the Hub ids replaced in the text by the local fixture folders
     script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", num_labels).replace("LR", lr)

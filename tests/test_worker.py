@@ -54,3 +54,14 @@ def test_hanging_probe_is_stopped_at_its_time_limit(worker):
     assert time.monotonic() - start < 10
     assert "did not finish within 2 s" in f.title
     assert _one(worker.run(P + "ok")).status == "info"
+
+
+def test_a_tensorflow_case_gets_a_worker_with_tensorflow_enabled(monkeypatch):
+    """USE_TF=0 left in this process by a PyTorch session must not reach a TF case's worker."""
+    monkeypatch.setenv("USE_TF", "0")
+    tf_case = Case.from_dict({"model": "m", "dataset": {"path": "d"}, "framework": "tensorflow"})
+    with Worker(tf_case, device="cpu", timeout=60) as w:
+        flags = _one(w.run(P + "flags")).evidence
+    assert flags == {"USE_TF": None, "TF_USE_LEGACY_KERAS": "1"}
+    with Worker(CASE, device="cpu", timeout=60) as w:  # a PyTorch case keeps it
+        assert _one(w.run(P + "flags")).evidence["USE_TF"] == "0"

@@ -86,6 +86,8 @@ class Worker:
         parent, child = mp.Pipe()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        if self.case.framework == "tensorflow":
+            env.pop("USE_TF", None)  # a PyTorch session earlier in this process may have set it
         self._proc = subprocess.Popen(
             [sys.executable, "-c", "import sys; from wizard.worker import _child_entry; "
              "_child_entry(int(sys.argv[1]))", str(child.fileno())],
