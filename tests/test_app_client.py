@@ -123,6 +123,21 @@ def test_fields_show_and_hide_as_the_tree_walks() -> None:
     assert not {"loss", "labels"} & set(reachable(answers))
 
 
+def test_trust_question_shows_only_for_a_model_that_ships_code(demo_dir: Path,
+                                                              tmp_path: Path) -> None:
+    from tests.test_tree import remote_code_model
+
+    from wizard.demo.cases import course_case
+
+    answers = {**answers_from_case(course_case(demo_dir, "pytorch")), "symptom": "not-sure"}
+    assert "trust_remote_code" not in reachable(answers)
+    remote = {**answers, "model": str(remote_code_model(tmp_path / "remote"))}
+    assert "trust_remote_code" in reachable(remote)
+    assert case_from_answers(remote).trust_remote_code is False   # never on by default
+    assert case_from_answers({**remote, "trust_remote_code": True}).trust_remote_code is True
+    assert case_from_answers({**answers, "trust_remote_code": True}).trust_remote_code is False
+
+
 def test_bad_answers_name_their_field(demo_dir: Path) -> None:
     answers = answers_from_case(Case())
     with pytest.raises(CaseError) as exc:

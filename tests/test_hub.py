@@ -518,3 +518,31 @@ def test_probe_offline(fake: FakeHub, online: Path) -> None:
     got = [(f.id, f.status) for f in findings]
     assert ("environment.model-source", "info") in got and ("environment.hub-unreachable", "info") in got
     assert ("environment.hub-unreachable", "fail") in got  # the uncached dataset
+
+
+# --- the context loads a Hub model through the same path, downloading with progress ------
+def test_context_loads_hub_model_from_metadata_then_download(fake: FakeHub, online: Path,
+                                                             demo_dir: Path) -> None:
+    pytest.importorskip("torch")
+    from wizard.context import Context
+    from wizard.demo.cases import healthy_case
+
+    folder = demo_dir / "model"
+    files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    fake.add_model("org/demo-distilbert", files)
+    case = healthy_case(demo_dir, "pytorch")
+    case.model = "org/demo-distilbert"
+    messages: list[str] = []
+    ctx = Context(case, device="cpu", progress=messages.append)
+    ctx.hub_endpoint, ctx.hub_cache_dir = fake.url, str(online / "hub")
+    found = {f.id: f for f in probe_hub(case, ctx)}
+    assert found["environment.download-size"].evidence["to_download_bytes"] > len(files["config.json"])
+    assert not any(m.startswith("downloading") for m in messages)  # metadata first
+    fake.log.clear()
+    logits = ctx.forward.logits
+    assert logits is not None and logits.shape == (case.training.batch_size, 3)
+    fetched = {p.rsplit("/", 1)[-1] for p in fake.paths_requested("/resolve/")}
+    assert "model.safetensors" in fetched and "tf_model.h5" not in fetched  # one weights format
+    progress = [m for m in messages if m.startswith("downloading org/demo-distilbert")]
+    assert progress and progress[-1].endswith("(100%)")
+    assert Path(ctx.model_location).is_relative_to(online / "hub")

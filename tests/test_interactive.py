@@ -231,3 +231,31 @@ def test_without_a_terminal_the_wizard_points_to_check():
                           capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2 and "python -m wizard check" in proc.stderr
+
+
+def test_a_model_that_ships_code_is_run_only_after_an_explicit_yes(demo_dir, tmp_path):
+    from tests.test_tree import remote_code_model
+
+    model = remote_code_model(tmp_path / "remote-model")
+    out = tmp_path / "trust"
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "7")                      # not sure
+    no_script(child)
+    child.expect("Which framework")
+    pick(child, "2")
+    child.expect("Model")
+    child.sendline(str(model))
+    child.expect("ships its own Python code")
+    child.expect("No: don't run")         # the first (default) choice is no
+    pick(child, "2")                      # yes, after reading it
+    child.expect("num_labels")
+    child.sendline("<")                   # back: the question again
+    child.expect("ships its own Python code")
+    pick(child, "1")
+    child.expect("num_labels")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    saved = Case.from_yaml((out / "session.yaml").read_text(), validate=False)
+    assert saved.model == str(model) and saved.trust_remote_code is False

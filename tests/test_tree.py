@@ -4,6 +4,7 @@ step-level branches (`when`, `needs`, `stop_on_fail`)."""
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -86,8 +87,31 @@ def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
             assert steps.index("overfit") < steps.index("gradients")
         if "memory-measure" in steps:
             assert steps.index("memory-measure") == steps.index("memory") + 1
-    assert questions == set(QUESTIONS)
+    assert questions == set(QUESTIONS) - {"trust_remote_code"}  # no model here ships code
     assert steps_walked == set(STEPS)
+
+
+def remote_code_model(folder: Path) -> Path:
+    """A save_pretrained-style folder whose config maps its classes to the repo's own code."""
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "xbert", "auto_map": {"AutoConfig": "configuration_x.XConfig",
+                                            "AutoModel": "modeling_x.XModel"}}))
+    (folder / "modeling_x.py").write_text("# the repo's code\n")
+    return folder
+
+
+def test_a_model_with_its_own_code_asks_before_trusting_it(tmp_path: Path) -> None:
+    model = str(remote_code_model(tmp_path / "remote"))
+    for trust in (False, True):
+        seen, case = walk("not-sure", "pytorch", "trainer", model=model, trust_remote_code=trust)
+        assert seen[seen.index("model") + 1] == "trust_remote_code"
+        assert case.trust_remote_code is trust
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    seen, case = walk("not-sure", "pytorch", "trainer", model=str(plain))
+    assert "trust_remote_code" not in seen and case.trust_remote_code is False
 
 
 def test_back_returns_to_the_previous_question():

@@ -369,6 +369,10 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         for q in form.selects:
             form.comps[q.id].change(refresh, [state, *comps], cols + select_comps, queue=False,
                                     show_progress="hidden", api_visibility="private")
+        for trigger in (form.comps["model"].blur, form.comps["model"].submit):
+            # a model that ships its own code brings the trust_remote_code question
+            trigger(refresh, [state, *comps], cols + select_comps, show_progress="hidden",
+                    api_visibility="private")
 
         def lookup_columns(path: str, config_name: str, text_cols: list[str] | None,
                            label_col: str | None, token: str | None = None) -> list[Any]:

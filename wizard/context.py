@@ -95,23 +95,46 @@ class Context:
 
     # -- Hub / local objects ----------------------------------------------------------
     @cached_property
+    def model_location(self) -> str:
+        """What from_pretrained gets: the case's model, or, once the hub probe has resolved a Hub
+        repo from its metadata, the cache folder its files are fetched into (with progress: only
+        the files fine-tuning needs, one weights format)."""
+        ref = self.__dict__.get("model_ref")
+        if ref is None or ref.kind != "hub" or ref.source != "hub":
+            return self.case.model
+        from wizard import hub
+
+        def report(name: str, done: int, total: int) -> None:
+            share = f" ({done / total:.0%})" if total else ""
+            self.progress(f"downloading {ref.name}: {name}, {hub.human_bytes(done)} of "
+                          f"{hub.human_bytes(total)}{share}")
+
+        # pickle-only weights were already reported by the hub probe; loading them is the user's call
+        return hub.download_model(ref, framework=self.case.framework, allow_pickle=True,
+                                  trust_remote_code=self.case.trust_remote_code, progress=report)
+
+    def pretrained_kwargs(self) -> dict[str, Any]:
+        """revision and trust_remote_code as from_pretrained takes them for `model_location`."""
+        local = self.model_location != self.case.model
+        return {"revision": None if local else self.case.revision,
+                "trust_remote_code": self.case.trust_remote_code}
+
+    @cached_property
     def config(self) -> Any:
         from transformers import AutoConfig
 
         self.progress("loading the model config")
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = self.pretrained_kwargs()
         if self.case.num_labels is not None:
             kwargs["num_labels"] = self.case.num_labels
-        return AutoConfig.from_pretrained(self.case.model, revision=self.case.revision,
-                                          trust_remote_code=self.case.trust_remote_code, **kwargs)
+        return AutoConfig.from_pretrained(self.model_location, **kwargs)
 
     @cached_property
     def tokenizer(self) -> Any:
         from transformers import AutoTokenizer
 
         self.progress("loading the tokenizer")
-        return AutoTokenizer.from_pretrained(self.case.model, revision=self.case.revision,
-                                             trust_remote_code=self.case.trust_remote_code)
+        return AutoTokenizer.from_pretrained(self.model_location, **self.pretrained_kwargs())
 
     @cached_property
     def raw(self) -> Any:

@@ -111,6 +111,8 @@ def load_progress(path: Path) -> QuestionWalk:
 def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -> Any:
     """Turn what was typed or picked into the field's value, or raise Validation."""
     text = raw.strip() if isinstance(raw, str) else raw
+    if q.kind == "select" and any(c.value == raw for c in q.choices_for(case)):
+        return raw  # a picked choice, False included
     if q.optional and text in ("", None, []):
         return None
     if q.kind == "number":

@@ -11,6 +11,7 @@ Two parts:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from wizard.case import SYMPTOMS, Case
@@ -72,6 +73,32 @@ SYMPTOM_LABELS = {
 assert set(SYMPTOM_LABELS) == set(SYMPTOMS)
 
 
+def needs_remote_code(model: str, revision: str | None = None) -> bool:
+    """True when the model's config maps its classes to code in the repo (metadata only; a
+    model that cannot be resolved counts as not needing it: the environment step reports it)."""
+    if not model:
+        return False
+    from wizard.context import is_local_ref
+
+    if is_local_ref(model):
+        return _remote_code(model, revision)
+    return _remote_code_hub(model, revision)
+
+
+def _remote_code(model: str, revision: str | None) -> bool:
+    from wizard import hub
+
+    try:
+        return hub.resolve_model(model, revision=revision, timeout=10).needs_remote_code
+    except Exception:  # noqa: BLE001 - not found, offline, no config: reported by the checks
+        return False
+
+
+@lru_cache(maxsize=64)
+def _remote_code_hub(model: str, revision: str | None) -> bool:
+    return _remote_code(model, revision)
+
+
 def _tf(case: Case) -> bool:
     return case.framework == "tensorflow"
 
@@ -100,7 +127,14 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
                       Choice("pytorch", "PyTorch (AutoModel..., Trainer or a loop)"))),
     Question("model", "model", "Model: a Hub id (e.g. distilbert-base-uncased) or a local "
              "save_pretrained folder", "The checks run your own model.", "text",
-             (Edge("num_labels"),)),
+             (Edge("trust_remote_code"),)),
+    Question("trust_remote_code", "trust_remote_code", "This model ships its own Python code "
+             "(auto_map in its config), which runs when it loads. Run it?",
+             "The wizard never runs a repo's code without your explicit yes; read its .py "
+             "files first.", "select", (Edge("num_labels"),),
+             choices=(Choice(False, "No: don't run the repo's code (the model will not load)"),
+                      Choice(True, "Yes: I have read the repo's .py files and trust them")),
+             when=lambda c: needs_remote_code(c.model, c.revision)),
     Question("num_labels", "num_labels", "num_labels you pass to from_pretrained (empty if you "
              "don't pass it)", "A head with fewer outputs than classes gives NaN or index errors.",
              "number", (Edge("dataset"),), optional=True),

@@ -44,12 +44,12 @@ class TFBackend:
 
         tf_keras.utils.set_random_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
-        kwargs: dict[str, Any] = {"revision": case.revision,
-                                  "trust_remote_code": case.trust_remote_code}
+        kwargs: dict[str, Any] = self.ctx.pretrained_kwargs()
         if case.num_labels is not None:
             kwargs["num_labels"] = case.num_labels
+        location = self.ctx.model_location
         try:
-            return TFAutoModelForSequenceClassification.from_pretrained(case.model, **kwargs)
+            return TFAutoModelForSequenceClassification.from_pretrained(location, **kwargs)
         except TypeError as exc:
             if "safe_open" not in str(exc):
                 raise
@@ -66,7 +66,7 @@ class TFBackend:
                 fix=f"model = TFAutoModelForSequenceClassification.from_pretrained("
                     f"{case.model!r}, use_safetensors=False)"))
             return TFAutoModelForSequenceClassification.from_pretrained(
-                case.model, use_safetensors=False, **kwargs)
+                location, use_safetensors=False, **kwargs)
 
     def model_input_names(self) -> list[str]:
         names = list(getattr(self.ctx.tokenizer, "model_input_names", ["input_ids"]))

@@ -39,11 +39,10 @@ class TorchBackend:
 
         _import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
-        kwargs: dict[str, Any] = {"revision": case.revision,
-                                  "trust_remote_code": case.trust_remote_code}
+        kwargs: dict[str, Any] = self.ctx.pretrained_kwargs()
         if case.num_labels is not None:
             kwargs["num_labels"] = case.num_labels
-        model = AutoModelForSequenceClassification.from_pretrained(case.model, **kwargs)
+        model = AutoModelForSequenceClassification.from_pretrained(self.ctx.model_location, **kwargs)
         return model.to(self.device)
 
     def model_input_names(self) -> list[str]:

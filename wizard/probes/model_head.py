@@ -78,11 +78,11 @@ def captured_transformers_log() -> Iterator[list[str]]:
             logger.addHandler(default)
 
 
-def _load_with_info(case: Case, **extra: Any) -> tuple[Any, dict[str, Any]]:
+def _load_with_info(case: Case, ctx: Context, **extra: Any) -> tuple[Any, dict[str, Any]]:
     """from_pretrained(..., output_loading_info=True), as the case (and the backend) load the
     model; TF models loaded through the tf_model.h5 fallback get `_wizard_h5_fallback`."""
-    kwargs: dict[str, Any] = {"revision": case.revision, "trust_remote_code": case.trust_remote_code,
-                              "output_loading_info": True, **extra}
+    kwargs: dict[str, Any] = {**ctx.pretrained_kwargs(), "output_loading_info": True, **extra}
+    location = ctx.model_location
     if case.num_labels is not None:
         kwargs["num_labels"] = case.num_labels
     if case.framework == "tensorflow":
@@ -91,11 +91,11 @@ def _load_with_info(case: Case, **extra: Any) -> tuple[Any, dict[str, Any]]:
         _import_tf()
         from transformers import TFAutoModelForSequenceClassification as cls
         try:
-            return cls.from_pretrained(case.model, **kwargs)
+            return cls.from_pretrained(location, **kwargs)
         except TypeError as exc:  # transformers 4.57's TF safetensors loader (see the backend)
             if "safe_open" not in str(exc):
                 raise
-            model, info = cls.from_pretrained(case.model, use_safetensors=False, **kwargs)
+            model, info = cls.from_pretrained(location, use_safetensors=False, **kwargs)
             info["_wizard_h5_fallback"] = True
             return model, info
     from wizard.backends.torch import _import_torch
@@ -103,7 +103,7 @@ def _load_with_info(case: Case, **extra: Any) -> tuple[Any, dict[str, Any]]:
     _import_torch()
     from transformers import AutoModelForSequenceClassification
 
-    return AutoModelForSequenceClassification.from_pretrained(case.model, **kwargs)
+    return AutoModelForSequenceClassification.from_pretrained(location, **kwargs)
 
 
 def _first_lines(exc: BaseException, n: int = 3) -> str:
@@ -171,8 +171,7 @@ def probe_checkpoint_head(case: Case, ctx: Context) -> list[Finding]:
     from transformers import AutoConfig
 
     try:
-        ck_config = AutoConfig.from_pretrained(case.model, revision=case.revision,
-                                               trust_remote_code=case.trust_remote_code)
+        ck_config = AutoConfig.from_pretrained(ctx.model_location, **ctx.pretrained_kwargs())
     except Exception:
         return []  # not reachable or not a checkpoint: the environment/hub probes report it
     ck_labels = int(ck_config.num_labels)
@@ -182,11 +181,11 @@ def probe_checkpoint_head(case: Case, ctx: Context) -> list[Finding]:
     ignore = bool(getattr(case, "ignore_mismatched_sizes", False))
     with captured_transformers_log() as log:
         try:
-            model, info = _load_with_info(case, ignore_mismatched_sizes=ignore)
+            model, info = _load_with_info(case, ctx, ignore_mismatched_sizes=ignore)
         except Exception as exc:
             error = _first_lines(exc)
             try:
-                model, info = _load_with_info(case, ignore_mismatched_sizes=True)
+                model, info = _load_with_info(case, ctx, ignore_mismatched_sizes=True)
             except Exception:
                 return []  # not a head problem: the forward probe reports the loading error
     mismatched = _mismatched(info, model, log)

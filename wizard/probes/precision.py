@@ -217,15 +217,14 @@ def _cpu_model(case: Case, ctx: Context) -> Any:
     if case.model:
         from transformers import AutoModelForSequenceClassification
 
-        kwargs: dict[str, Any] = {"revision": case.revision,
-                                  "trust_remote_code": case.trust_remote_code}
+        kwargs: dict[str, Any] = ctx.pretrained_kwargs()
         if case.num_labels is not None:
             kwargs["num_labels"] = case.num_labels
         try:
-            return AutoModelForSequenceClassification.from_pretrained(case.model, **kwargs)
+            return AutoModelForSequenceClassification.from_pretrained(ctx.model_location, **kwargs)
         except RuntimeError:  # a head size mismatch: model.head-size-mismatch reports it
             return AutoModelForSequenceClassification.from_pretrained(
-                case.model, ignore_mismatched_sizes=True, **kwargs)
+                ctx.model_location, ignore_mismatched_sizes=True, **kwargs)
     import copy
 
     return copy.deepcopy(ctx.model).cpu()
