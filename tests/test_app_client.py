@@ -689,9 +689,13 @@ def test_app_passes_the_signed_in_users_token_to_the_run(monkeypatch: pytest.Mon
     fields = [answers_from_case(course_case(demo_dir, "pytorch"))[q.id] for q in form_questions()]
     session = {"oauth_info": {"access_token": USER_TOKEN, "scope": "openid inference-api",
                               "expires_at": int(time.time()) + 3600}}
-    inputs, *_ = helpers.special_args(check.fn, [{}, *fields, None],
-                                      request=types.SimpleNamespace(session=session))
+    inputs, progress_at, *_ = helpers.special_args(check.fn, [{}, *fields, None],
+                                                   request=types.SimpleNamespace(session=session))
     assert getattr(inputs[1], "token", None) == USER_TOKEN  # where gradio puts the user's token
+    assert progress_at == 2 and check.tracks_progress    # the progress bar reaches the run
+    plain = next(f for f in build_app(AppConfig(work_dir=tmp_path)).fns.values()
+                 if f.api_name == "check")
+    assert helpers.special_args(plain.fn, [{}, *fields, None])[1] == 1 and plain.tracks_progress
     outputs = list(check.fn(*inputs))
     assert calls == [{"autosave": calls[0]["autosave"], "hub_token": USER_TOKEN, "isolated": True}]
     assert "library-bug" in str(outputs[-1])

@@ -529,9 +529,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                        verdict_box, table_md, result_json, bundle_btn, to_verdict_btn]
         n_err = len(errs)
 
-        def run(st: dict[str, Any], *values: Any,
-                progress: gr.Progress = gr.Progress(), token: str | None = None
-                ) -> Iterator[list[Any]]:
+        # gradio injects gr.Progress only into a parameter before *values
+        def run(st: dict[str, Any], progress: gr.Progress = gr.Progress(), *values: Any,
+                token: str | None = None) -> Iterator[list[Any]]:
             """Validate, then stream the session; any surprise is one sentence, not "Error".
             `token`: the signed-in user's own, for this run's Hub lookups only (not kept)."""
             try:
@@ -542,8 +542,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     *[gr.skip()] * 6]
 
         def run_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
-                          *values: Any) -> Iterator[list[Any]]:
-            yield from run(st, *values, token=_user_token(oauth_token))
+                          progress: gr.Progress = gr.Progress(), *values: Any
+                          ) -> Iterator[list[Any]]:
+            yield from run(st, progress, *values, token=_user_token(oauth_token))
 
         def _run(st: dict[str, Any], *values: Any, progress: Any,
                  token: str | None = None) -> Iterator[list[Any]]:
