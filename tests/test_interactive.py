@@ -259,3 +259,35 @@ def test_a_model_that_ships_code_is_run_only_after_an_explicit_yes(demo_dir, tmp
     child.close()
     saved = Case.from_yaml((out / "session.yaml").read_text(), validate=False)
     assert saved.model == str(model) and saved.trust_remote_code is False
+
+
+def test_resume_in_the_middle_of_the_scripts_questions(demo_dir, tmp_path):
+    out = tmp_path / "script-resume"
+    script = tmp_path / "train.py"
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "int(sys.argv[1])").replace("LR", "1e-3")
+                      .replace('"distilbert-base-uncased"', repr(str(demo_dir / "model")))
+                      .replace('load_dataset("glue", "mnli")',
+                               f'load_dataset({str(demo_dir / "dataset")!r})'))
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "2")
+    child.expect("Path to your training script")
+    child.sendline(str(script))
+    child.expect("num_labels you pass")
+    child.sendintr()                      # stopped on the script's run-time value
+    child.expect("answers are saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+
+    child = spawn(out, "--resume", str(out))
+    child.expect("num_labels you pass")   # the same question, still tied to its line
+    child.expect("line 16")
+    child.sendline("2")
+    child.expect("Training logs")         # the answers the script gave are not asked again
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    saved = Case.from_yaml((out / "session.yaml").read_text(), validate=False)
+    assert (saved.num_labels, saved.training.learning_rate) == (2, 1e-3)
+    assert saved.model == str(demo_dir / "model") and saved.training.trainer == "trainer"
