@@ -174,9 +174,19 @@ def _plain(v: Any) -> Any:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The framework's message in one line: the label error when there is one, else the first
+    line inside Keras' 'Exception encountered when calling layer ...' wrapper (whose own first
+    line only names the layer), without graph node names and the [Op:...] tail."""
     text = str(exc).strip()
     for line in text.splitlines():
         if "Received a label value" in line or "out of bounds" in line:
             line = re.sub(r"\{\{.*?\}\}\s*", "", line)
             return re.split(r"\s+Label values:|\s+\[Op:", line)[0].strip()[:400]
-    return text.splitlines()[0][:400] if text else ""
+    while text.startswith("Exception encountered when calling layer"):
+        parts = [p.strip() for p in text.split("\n\n") if p.strip()]
+        if len(parts) < 2:
+            break
+        text = "\n\n".join(parts[1:])
+    text = re.sub(r"\{\{[^}]*\}\}\s*", "", text)
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return re.split(r"\s+\[Op:", line)[0][:400]
