@@ -15,6 +15,7 @@ from wizard.context import Context
 from wizard.findings import Finding
 from wizard.probes.collation import (LABEL_NAMES, framework_message, model_config, padded_inputs,
                                      run_model, try_collate)
+from wizard.probes.model_head import model_class
 
 IGNORE_INDEX = -100
 SHIFT_MIN_SAMPLES = 30      # per split, before a label shift is judged
@@ -160,21 +161,17 @@ def _string_labels(case: Case, ctx: Context, values: dict[str, list]) -> Finding
     names = sorted(counts)
     train = values[case.dataset.train_split]
     first = [{"index": i, "label": v} for i, v in enumerate(train[:5])]
-    from transformers import DataCollatorWithPadding
-
+    tf = case.framework == "tensorflow"
     try:
-        rows = ctx.tokenized[case.dataset.train_split].select(range(min(2, len(train))))
-        features = [{"input_ids": r["input_ids"], col: r[col]} for r in rows]
-        error = try_collate(DataCollatorWithPadding(ctx.tokenizer), features)
+        error, where = _string_label_error(case, ctx, col, len(train), tf)
     except Exception:  # the texts cannot be tokenized: data.empty-text says why
-        error = None
+        error, where = None, ""
     label2id = {n: i for i, n in enumerate(names)}
     evidence: dict[str, Any] = {"label_column": col, "distinct": len(names),
                                 "counts": dict(counts.most_common(20)), "first_rows": first}
     if error:
         evidence["framework_error"] = error
-    cls = "TFAutoModelForSequenceClassification" if case.framework == "tensorflow" else \
-        "AutoModelForSequenceClassification"
+    cls = model_class(case)
     shown = label2id if len(label2id) <= 20 else "{name: i for i, name in enumerate(names)}"
     return Finding(
         "data.string-labels", "fail",
@@ -182,12 +179,33 @@ def _string_labels(case: Case, ctx: Context, values: dict[str, list]) -> Finding
         f"{', ...' if len(names) > 4 else ''}), never mapped to class ids",
         evidence=evidence,
         explanation="Losses need integer class ids; a string label cannot become a tensor"
-                    + (f" (the collator on two rows: {error})" if error else "") + ".",
+                    + (" the loss accepts" if tf else "")
+                    + (f" ({where} on two rows: {error})" if error else "") + ".",
         fix=f"label2id = {shown}\n"
             f"dataset = dataset.map(lambda x: {{\"labels\": label2id[x[{col!r}]]}}, "
             f"remove_columns=[{col!r}])\n"
             f"model = {cls}.from_pretrained(\n    checkpoint, num_labels={len(names)},\n"
             "    label2id=label2id, id2label={i: n for n, i in label2id.items()})")
+
+
+def _string_label_error(case: Case, ctx: Context, col: str, n: int, tf: bool
+                        ) -> tuple[str | None, str]:
+    """What the user's pipeline says to two rows with string labels, and which step said it.
+
+    PyTorch: the padding collator cannot make a tensor of strings. Keras: the collator of
+    to_tf_dataset (return_tensors="np") makes a string array, so the model's loss is what
+    fails ('Cast string to int64 is not supported')."""
+    from transformers import DataCollatorWithPadding
+
+    rows = ctx.tokenized[case.dataset.train_split].select(range(min(2, n)))
+    features = [{"input_ids": r["input_ids"], col: r[col]} for r in rows]
+    collator = DataCollatorWithPadding(ctx.tokenizer, return_tensors="np" if tf else "pt")
+    error = try_collate(collator, features)
+    if error or not tf:
+        return error, "the collator"
+    out = run_model(ctx, padded_inputs(ctx, [list(r["input_ids"]) for r in rows]),
+                    labels=np.asarray([str(r[col]) for r in rows]))
+    return out.get("framework_error") or out.get("not_run"), "your model"
 
 
 def _not_zero_based(case: Case, ctx: Context, values: dict[str, list]) -> Finding | None:
@@ -212,7 +230,7 @@ def _not_zero_based(case: Case, ctx: Context, values: dict[str, list]) -> Findin
             "every predicted id is one off from the dataset's names.")),
         fix=f"dataset = dataset.map(lambda x: {{\"labels\": x[{col!r}] - 1}}, "
             f"remove_columns=[{col!r}])\n"
-            f"model = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
+            f"model = {model_class(case)}.from_pretrained(checkpoint, "
             f"num_labels={len(ints)})")
 
 
@@ -273,7 +291,7 @@ def _scalar_dtype(case: Case, ctx: Context, values: dict[str, list], floats: boo
             evidence=evidence,
             explanation="One output means problem_type='regression': the loss is MSE on the "
                         "class ids and the predictions are real numbers, not classes.",
-            fix="model = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
+            fix=f"model = {model_class(case)}.from_pretrained(checkpoint, "
                 f"num_labels={max(2, len(distinct))})\n# or, for a real regression target: "
                 f"dataset = dataset.cast_column({col!r}, Value(\"float32\"))")]
     if floats and num_labels == 1:
@@ -311,7 +329,9 @@ def _list_labels(case: Case, ctx: Context, values: dict[str, list]) -> list[Find
                                 "first_labels": [v[:12] for v in train[:3]]}
     if multi_hot:
         floats = all(isinstance(x, float) for x in flat)
-        if floats or case.framework != "pytorch":
+        if case.framework == "tensorflow":
+            return [_tf_multi_hot(case, ctx, train, evidence)]
+        if floats:
             return [Finding("data.label-dtype-problem-type", "pass",
                             f"Multi-label targets: 0/1 vectors of length {num_labels}",
                             evidence=evidence)]
@@ -354,6 +374,36 @@ def _list_labels(case: Case, ctx: Context, values: dict[str, list]) -> list[Find
             "num_labels=num_labels)\n"
             "data_collator = DataCollatorForTokenClassification(tokenizer)\n"
             "# sequence classification: one integer label per example")]
+
+
+def _tf_multi_hot(case: Case, ctx: Context, train: list, evidence: dict[str, Any]) -> Finding:
+    """Keras: multi-hot targets need a Keras loss; transformers' TF models have no multi-label
+    loss of their own (they always use sparse categorical cross-entropy for num_labels > 1)."""
+    num_labels = evidence["num_labels"]
+    if case.training.loss:
+        return Finding("data.label-dtype-problem-type", "pass",
+                       f"Multi-label targets: 0/1 vectors of length {num_labels}, for your "
+                       f"Keras loss {case.training.loss!r}", evidence=evidence)
+    evidence.update(_try_labels(ctx, np.asarray(train[:2], dtype=np.float32)))
+    error = evidence.get("framework_error")
+    if not error:
+        return Finding("data.label-dtype-problem-type", "pass",
+                       f"Multi-label targets: 0/1 vectors of length {num_labels}",
+                       evidence=evidence)
+    return Finding(
+        "data.label-dtype-problem-type", "fail",
+        "Multi-label targets for the model's own loss, which is single-label in TensorFlow",
+        evidence=evidence,
+        explanation="transformers' TensorFlow models compute sparse categorical cross-entropy "
+                    "(one class id per example) whenever num_labels > 1, whatever the "
+                    "problem_type; 0/1 vectors need a Keras loss. Your model on two rows: "
+                    f"{error}.",
+        fix="import tf_keras\n"
+            "train_dataset = tokenized_datasets[\"train\"].to_tf_dataset(\n"
+            "    columns=[\"input_ids\", \"attention_mask\"], label_cols=[\"labels\"],\n"
+            f"    batch_size={case.training.batch_size}, shuffle=True, collate_fn=data_collator)\n"
+            "model.compile(optimizer=optimizer,\n"
+            "              loss=tf_keras.losses.BinaryCrossentropy(from_logits=True))")
 
 
 # -- train vs eval ------------------------------------------------------------------------------
