@@ -172,8 +172,9 @@ _check("data.label-column-missing", "The label column does not reach the model",
        "DataCollatorWithPadding renames label/label_ids to labels")
 _check("data.string-labels", "String labels never mapped to class ids",
        "The label column holds strings (e.g. 'positive').",
-       "Losses need integer class ids; the collator fails with 'Unable to create tensor ... "
-       "(`label` in this case)'.",
+       "Losses need integer class ids; PyTorch's collator fails with 'Unable to create tensor "
+       "... (`label` in this case)', TensorFlow's loss with 'Cast string to int64 is not "
+       "supported'.",
        'label2id = {"negative": 0, "positive": 1}\n'
        'dataset = dataset.map(lambda x: {"labels": label2id[x["label"]]}, remove_columns=["label"])',
        "any string label (no threshold)")
@@ -186,8 +187,9 @@ _check("data.labels-not-zero-based", "Labels numbered from 1",
 _check("data.label-dtype-problem-type", "Label dtype against the loss transformers picks",
        "PyTorch: float labels with num_labels > 1 (transformers switches to multi-label BCE), "
        "problem_type='multi_label_classification' with one id per example or with integer "
-       "multi-hot vectors; both frameworks: num_labels=1 with integer labels (regression on "
-       "class ids, warn). The user's model is run on two rows for the real error.",
+       "multi-hot vectors; TensorFlow: multi-hot labels without a Keras loss (the TF models' "
+       "own loss is single-label); both frameworks: num_labels=1 with integer labels "
+       "(regression on class ids, warn). The user's model is run on two rows for the real error.",
        "transformers picks the loss from num_labels, problem_type and the labels' dtype; a "
        "mismatch fails with 'Target size ... must be the same as input size' or 'result type "
        "Float can't be cast to the desired output type Long', or silently trains a regression.",
