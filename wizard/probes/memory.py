@@ -5,7 +5,9 @@ the largest batch that fits.
 `probe_largest_batch` run real training steps, each in a fresh child process forked from a
 pre-imported "zygote" (so an out-of-memory or a poisoned CUDA context dies with its child and the
 next attempt starts clean). Run as `python -m wizard.probes.memory --serve` that zygote reads step
-specs as JSON lines; `--once` runs a single spec (platforms without fork).
+specs as JSON lines; `--once` runs a single spec (platforms without fork, and every TensorFlow
+step: TensorFlow is not fork-safe once imported, so a Keras step always gets a fresh process;
+see wizard/probes/memory_tf_step.py).
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from wizard.memory_estimate import (GiB, MemoryEstimate, ModelGeometry, ModelNot
 OTHER_PROCESS_MIN_BYTES = 256 * 1024 ** 2   # below this a neighbour is not worth a warning
 _OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory",
                 "defaultcpuallocator", "resourceexhausted", "oom when allocating",
-                "failed to allocate memory", "std::bad_alloc")
+                "failed to allocate memory", "std::bad_alloc",
+                "memoryerror")   # a MemoryError inside a traced function: autograph's StagingError
 
 
 def _gib(n: float | int | None) -> float | None:
@@ -365,10 +368,12 @@ def _tune_malloc() -> None:
 
 
 def _is_oom(exc: BaseException) -> bool:
+    """An out-of-memory: MemoryError, torch's OutOfMemoryError, TensorFlow's
+    tf.errors.ResourceExhaustedError (or a subclass), or their messages."""
     if isinstance(exc, MemoryError):
         return True
-    name = type(exc).__name__
-    if name in ("OutOfMemoryError", "ResourceExhaustedError"):
+    if any(c.__name__ in ("OutOfMemoryError", "ResourceExhaustedError")
+           for c in type(exc).__mro__):
         return True
     return any(m in str(exc).lower() for m in _OOM_MARKERS)
 
@@ -434,9 +439,15 @@ def _step_class(config: Any, kind: str) -> Any:
     return _torch_class(config, kind)
 
 
-def run_step(spec: dict[str, Any]) -> dict[str, Any]:
+def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     """Two training steps of the spec's model (random weights from its config); the peak of the
-    second one (steady state: optimizer state allocated). Runs in the child process."""
+    second one (steady state: optimizer state allocated). Runs in the child process. A spec with
+    framework "tensorflow" runs as a Keras step (wizard.probes.memory_tf_step); `child`: this is
+    a `--once` process of its own, which that step's CPU memory cap may end early."""
+    if spec.get("framework") == "tensorflow":
+        from wizard.probes.memory_tf_step import run_tf_step
+
+        return run_tf_step(spec, child=child)
     import gc
 
     t0 = time.time()
@@ -549,11 +560,14 @@ class StepRunner:
 
     Use as a context manager; `run(spec)` returns the child's result dict, with status "oom" if it
     ran out of memory (or was killed for it), "timeout", "crashed" or "error" otherwise.
+    TensorFlow is not fork-safe once imported: a TensorFlow spec (or a runner for framework
+    "tensorflow") always runs in a fresh `--once` process of its own.
     """
 
     def __init__(self, framework: str = "pytorch", device: str = "cpu", timeout: float = 600.0):
-        self.device, self.timeout = device, timeout
-        self.fork = hasattr(os, "fork") and sys.platform.startswith("linux")
+        self.framework, self.device, self.timeout = framework, device, timeout
+        self.fork = (hasattr(os, "fork") and sys.platform.startswith("linux")
+                     and framework != "tensorflow")
         self.env = _child_env(framework, device)
         self._proc: subprocess.Popen | None = None
         self._log = tempfile.TemporaryFile()
@@ -575,7 +589,9 @@ class StepRunner:
 
     def run(self, spec: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         limit = timeout or self.timeout
-        if not self.fork:
+        if spec.get("framework") == "tensorflow" and self.framework != "tensorflow":
+            return _run_once(spec, _child_env("tensorflow", self.device), limit)
+        if not self.fork or spec.get("framework") == "tensorflow":
             return _run_once(spec, self.env, limit)
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
@@ -620,6 +636,10 @@ def _child_env(framework: str, device: str) -> dict[str, str]:
     env.setdefault("TRANSFORMERS_VERBOSITY", "error")
     if framework != "tensorflow":
         env["USE_TF"] = "0"
+    else:  # transformers' TF classes need tf-keras; the Keras step never imports torch
+        env.pop("USE_TF", None)
+        env["TF_USE_LEGACY_KERAS"] = "1"
+        env["USE_TORCH"] = "0"
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""
     return env
@@ -744,8 +764,13 @@ def _collect(r: int, pid: int, spec: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 # Measured peak and largest batch probes
 # --------------------------------------------------------------------------------------------
+_STEP_FRAMEWORKS = ("pytorch", "tensorflow")
+
+
 def _pick_device(case: Any, device: str | None, ctx: Any) -> str:
     device = device or getattr(ctx, "device", None)
+    if case.framework == "tensorflow" and str(device or "").lower().startswith("gpu"):
+        device = "cuda"                 # the TF backend's "gpu:0"
     if device in ("cpu", "cuda"):
         return device
     return device_memory(None)["device"] if case.framework == "pytorch" else "cpu"
@@ -770,6 +795,15 @@ def _shared_runner(ctx: Any, framework: str, device: str, timeout_s: float) -> S
     return runner
 
 
+def _measure_method(framework: str, device: str) -> str:
+    if framework == "tensorflow":
+        return ("tf.config.experimental.get_memory_info('GPU:0')['peak']" if device == "cuda" else
+                "process RSS high-water mark above the pre-model baseline (TensorFlow imported "
+                "and warmed up)")
+    return ("torch.cuda.max_memory_allocated" if device == "cuda" else
+            "process RSS high-water mark above the pre-model baseline")
+
+
 def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = None,
                          runner: StepRunner | None = None, timeout_s: float = 600.0,
                          memory_cap_bytes: int | None = None) -> list[Finding]:
@@ -781,11 +815,10 @@ def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = Non
     except ModelNotFound as exc:
         return [Finding("memory.measured-peak", "skip", "Memory could not be measured",
                         {"model": case.model, "reason": str(exc)}, str(exc))]
-    if case.framework != "pytorch":
+    if case.framework not in _STEP_FRAMEWORKS:
         return [Finding("memory.measured-peak", "skip", "The measured step runs on the PyTorch "
-                        "path only", {"framework": case.framework},
-                        "A TensorFlow case is estimated from metadata; measure a Keras step with "
-                        "tf.config.experimental.get_memory_info('GPU:0')['peak'].")]
+                        "and TensorFlow paths only", {"framework": case.framework},
+                        "This case is estimated from metadata only.")]
     spec = step_spec(case, dev_name, seq_len=est.setup.seq_len, memory_cap_bytes=memory_cap_bytes)
     runner = runner or _shared_runner(ctx, case.framework, dev_name, timeout_s)
     own = runner is None
@@ -800,23 +833,28 @@ def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = Non
         dev = {**dev, "total": memory_cap_bytes, "free": memory_cap_bytes}
     if res["status"] == "oom":
         ranked = advise(est, dev.get("total"))
-        return [_will_not_fit(est, dev.get("total"), dev, ranked, "measured",
-                              {"error": res.get("error")})]
+        measured = {"error": res.get("error")}
+        if res.get("cap_enforced"):
+            measured["cap_enforced"] = res["cap_enforced"]
+        return [_will_not_fit(est, dev.get("total"), dev, ranked, "measured", measured)]
     if res["status"] != "ok":
         return [Finding("memory.measured-peak", "error", "The measured training step failed",
                         {"status": res["status"], "error": res.get("error"), **spec},
                         "The step could not run in its child process; the estimate still holds.")]
     peak = int(res["peak_bytes"])
     err = (est.total - peak) / peak * 100 if peak > 0 else None
+    ran_on = res.get("device") or dev_name
     ev = {"measured_peak_gib": _gib(peak), "estimate_gib": _gib(est.total),
           "error_percent": None if err is None else round(err, 1),
-          "method": ("torch.cuda.max_memory_allocated" if dev_name == "cuda" else
-                     "process RSS high-water mark above the pre-model baseline"),
-          "device": dev_name, "batch_size": spec["batch_size"], "seq_len": spec["seq_len"],
+          "method": _measure_method(case.framework, ran_on),
+          "device": ran_on, "batch_size": spec["batch_size"], "seq_len": spec["seq_len"],
           "optimizer": res.get("optimizer"), "precision": spec["precision"],
           "attention": res.get("attention"), "seconds": res.get("seconds"),
           "breakdown_gib": {k: _gib(v) for k, v in est.components.items()}}
-    if dev_name == "cuda":
+    if case.framework == "tensorflow":
+        ev.update(framework="tensorflow", model_class=res.get("model_class"),
+                  autograph=res.get("autograph"))
+    elif ran_on == "cuda":
         ev["reserved_gib"] = _gib(res.get("reserved_bytes"))
     plot = Plot(name="memory-measured-vs-estimate", title="One training step: estimate vs measured",
                 kind="bar", series={"labels": ["estimate", "measured"],
@@ -835,9 +873,9 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
     """memory.largest-batch: halve from the case's batch until a step fits (or double up to
     `limit`), then bisect; each attempt is a fresh child process."""
     dev_name = _pick_device(case, device, ctx)
-    if case.framework != "pytorch":
-        return [Finding("memory.largest-batch", "skip", "The batch search runs on the PyTorch path "
-                        "only", {"framework": case.framework})]
+    if case.framework not in _STEP_FRAMEWORKS:
+        return [Finding("memory.largest-batch", "skip", "The batch search runs on the PyTorch and "
+                        "TensorFlow paths only", {"framework": case.framework})]
     try:
         est = _estimate_for_case(case, dev_name)
     except ModelNotFound as exc:
@@ -873,6 +911,14 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
           "estimate_largest": largest_batch_by_estimate(est, capacity) if capacity else None,
           "peaks_gib": {b: _gib(r.get("peak_bytes")) for b, r in results.items()
                         if r["status"] == "ok"}}
+    if case.framework == "tensorflow":
+        ev["framework"] = "tensorflow"
+        enforced = next((r["cap_enforced"] for r in results.values() if r.get("cap_enforced")),
+                        None)
+        if enforced:
+            ev["cap_enforced"] = enforced
+        ev["oom_errors"] = {b: (r.get("error") or "")[:300] for b, r in results.items()
+                            if r["status"] == "oom"}
     if search.largest == 0:
         dev = device_memory(dev_name)
         if memory_cap_bytes:
@@ -880,7 +926,9 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
         return [_will_not_fit(replace(est, setup=replace(est.setup, batch_size=1)), capacity, dev,
                               advise(est, capacity), "measured",
                               {"error": "batch size 1 ran out of memory",
-                               "attempts": ev["attempts"]})]
+                               "attempts": ev["attempts"],
+                               **{k: ev[k] for k in ("framework", "cap_enforced", "oom_errors")
+                                  if k in ev}})]
     groups = {name: {"x": [a[0] for a in search.attempts if a[1] == ok],
                      "y": [i for i, a in enumerate(search.attempts, 1) if a[1] == ok]}
               for name, ok in (("fits", True), ("out of memory", False))}
@@ -893,11 +941,21 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
         return [Finding("memory.largest-batch", "warn",
                         f"Batch {start} does not fit; the largest that does is {search.largest}",
                         ev, "Keep the effective batch with gradient accumulation.",
-                        f"TrainingArguments(..., per_device_train_batch_size={search.largest}, "
-                        f"gradient_accumulation_steps={acc})", [plot])]
+                        _smaller_batch_fix(case.framework, start, search.largest, acc), [plot])]
     return [Finding("memory.largest-batch", "info",
                     f"Largest batch that fits: {search.largest}{bound}", ev,
                     f"Found in {len(search.attempts)} isolated attempts.", "", [plot])]
+
+
+def _smaller_batch_fix(framework: str, start: int, largest: int, acc: int) -> str:
+    if framework == "tensorflow":
+        return (f"tf_train = ds.to_tf_dataset(columns=..., batch_size={largest}, shuffle=True)\n"
+                f"# or an existing tf.data pipeline: tf_train = tf_dataset.rebatch({largest})\n"
+                f"model.fit(tf_train, ...)\n"
+                f"# keep the effective batch {start}: accumulate {acc} steps (e.g. the "
+                "GradientAccumulator callback) or raise the learning rate carefully")
+    return (f"TrainingArguments(..., per_device_train_batch_size={largest}, "
+            f"gradient_accumulation_steps={acc})")
 
 
 def _main(argv: list[str]) -> int:
@@ -906,8 +964,14 @@ def _main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["--once"]:
         spec = json.loads(sys.stdin.read())
-        result = run_step(spec)
+        result = run_step(spec, child=True)
         sys.stdout.write("\n" + json.dumps(result) + "\n")
+        if spec.get("framework") == "tensorflow":
+            # TensorFlow's runtime threads can hang interpreter shutdown (after an
+            # out-of-memory above all); the result is written, nothing else is left to do
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
         return 0
     print("usage: python -m wizard.probes.memory --serve | --once  (spec JSON on stdin)",
           file=sys.stderr)
