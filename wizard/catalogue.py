@@ -607,14 +607,15 @@ _check("memory.tf-grabs-all-gpu-memory", "TensorFlow reserves all GPU memory",
        "TensorFlow GPU guide, 'Limiting GPU memory growth'")
 _check("memory.measured-peak", "Measured peak of one training step",
        "Runs two real training steps in a fresh child process (random weights from the config) "
-       "and reports the second step's peak: torch.cuda.max_memory_allocated on CUDA, the RSS "
-       "high-water mark above the pre-model baseline on CPU; next to the estimate.",
+       "and reports the second step's peak: torch.cuda.max_memory_allocated on CUDA, "
+       "tf.config.experimental.get_memory_info('GPU:0')['peak'] for a Keras step on a GPU, the "
+       "RSS high-water mark above the pre-model baseline on CPU; next to the estimate.",
        "The measurement is the ground truth for this model, device and library versions.",
        "", "the estimate's error on the benchmark set is <= 15 %; larger gaps point at custom code")
 _check("memory.largest-batch", "Largest batch that fits",
        "Halves the batch from the case's value until a step fits (or doubles while it fits), then "
        "bisects, as accelerate's find_executable_batch_size does; each attempt in its own "
-       "process so an out-of-memory cannot poison the next.",
+       "process so an out-of-memory cannot poison the next (PyTorch or a Keras train_on_batch).",
        "Gives the per-device batch to use with gradient accumulation for the effective batch.",
        "TrainingArguments(..., per_device_train_batch_size=LARGEST, gradient_accumulation_steps=N)",
        "accelerate.utils.find_executable_batch_size")
