@@ -246,7 +246,7 @@ STEPS: dict[str, Step] = {s.id: s for s in [
     Step("memory-measure", "Measure memory on the device",
          "The estimate is a model; one real training step at your batch size shows the peak, "
          "and a search (halving, then bisecting) finds the largest batch that fits. Each attempt "
-         "runs in a fresh process, so an out-of-memory cannot poison the next (PyTorch path).",
+         "runs in a fresh process, so an out-of-memory cannot poison the next.",
          ("memory-measure", "largest-batch"), when=_out_of_memory),
     Step("overfit", "Overfit one batch",
          "A model that cannot learn one batch by heart cannot learn the dataset: your optimizer "
