@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import needs_tf, needs_torch
+from tests.conftest import HAS_TF, needs_tf, needs_torch
 from wizard.case import Case
 from wizard.demo.cases import healthy_case
 from wizard.findings import Finding
@@ -78,11 +78,13 @@ def test_out_of_memory_plan_measures_a_step_and_finds_the_largest_batch(demo_dir
     assert result.verdict.kind == "inconclusive"
 
 
-def test_memory_steps_say_skip_on_tensorflow(demo_dir):
+@pytest.mark.skipif(HAS_TF, reason="TensorFlow is installed: tests/test_memory_tf.py measures")
+def test_memory_steps_say_skip_for_tensorflow_without_tensorflow(demo_dir):
     from wizard.probes.memory import probe_largest_batch, probe_memory_measure
 
     case = healthy_case(demo_dir, "pytorch")
     case.framework = "tensorflow"
     for probe in (probe_memory_measure, probe_largest_batch):
         [f] = probe(case, device="cpu")
-        assert f.status == "skip" and "PyTorch" in f.title
+        assert f.status == "skip" and "tensorflow is not installed" in f.title
+        assert "tf-keras" in f.fix

@@ -804,6 +804,19 @@ def _measure_method(framework: str, device: str) -> str:
             "process RSS high-water mark above the pre-model baseline")
 
 
+def _framework_missing(check_id: str, framework: str) -> list[Finding]:
+    """A skip naming the framework when the step's framework is not installed here."""
+    import importlib.util
+
+    module = {"tensorflow": "tensorflow", "pytorch": "torch"}[framework]
+    if importlib.util.find_spec(module) is not None:
+        return []
+    fix = ("pip install tensorflow tf-keras 'transformers<5'" if framework == "tensorflow"
+           else "pip install torch")
+    return [Finding(check_id, "skip", f"{module} is not installed here, so no step can be measured",
+                    {"framework": framework}, "The estimate from metadata still holds.", fix)]
+
+
 def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = None,
                          runner: StepRunner | None = None, timeout_s: float = 600.0,
                          memory_cap_bytes: int | None = None) -> list[Finding]:
@@ -819,6 +832,9 @@ def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = Non
         return [Finding("memory.measured-peak", "skip", "The measured step runs on the PyTorch "
                         "and TensorFlow paths only", {"framework": case.framework},
                         "This case is estimated from metadata only.")]
+    missing = _framework_missing("memory.measured-peak", case.framework)
+    if missing:
+        return missing
     spec = step_spec(case, dev_name, seq_len=est.setup.seq_len, memory_cap_bytes=memory_cap_bytes)
     runner = runner or _shared_runner(ctx, case.framework, dev_name, timeout_s)
     own = runner is None
@@ -876,6 +892,9 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
     if case.framework not in _STEP_FRAMEWORKS:
         return [Finding("memory.largest-batch", "skip", "The batch search runs on the PyTorch and "
                         "TensorFlow paths only", {"framework": case.framework})]
+    missing = _framework_missing("memory.largest-batch", case.framework)
+    if missing:
+        return missing
     try:
         est = _estimate_for_case(case, dev_name)
     except ModelNotFound as exc:
