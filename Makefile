@@ -7,7 +7,7 @@ export TF_CPP_MIN_LOG_LEVEL := 3
 export TOKENIZERS_PARALLELISM := false
 export MPLBACKEND := Agg
 
-.PHONY: wheel setup demo test test-tf test-modern test-wheel docs clean
+.PHONY: wheel setup demo test test-envs test-tf test-modern test-wheel docs clean
 
 wheel:
 	rm -rf dist && $(PY) -m pip install -q --disable-pip-version-check build && $(PY) -m build -q --wheel --outdir dist . >/dev/null
@@ -20,13 +20,17 @@ demo: wheel
 	scripts/setup_env.sh tf
 	.venv-tf/bin/python -m wizard demo
 
-test: setup test-wheel test-tf test-modern
+test: setup test-wheel test-envs
+
+# Both environments' suites at once (three concurrent runs; see the script).
+test-envs:
+	scripts/test_envs.sh
 
 test-tf:
-	.venv-tf/bin/python -m pytest -q tests
+	scripts/test_envs.sh tf
 
 test-modern:
-	USE_TF=0 .venv-modern/bin/python -m pytest -q tests
+	scripts/test_envs.sh modern
 
 # The demo run from the installed wheel, outside the checkout: templates must ship in it.
 test-wheel:

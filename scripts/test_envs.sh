@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Every test in both environments, as three concurrent pytest runs: env "modern", and env "tf" in
+# two shards (its suite is the longer one). Most of the time is spent starting child processes
+# (probe workers, the app, the terminal wizard) and waiting on them, so on a 2-core machine the
+# runs overlap well. Each run logs to .test-logs/NAME.log; the failures (or the summary line) of
+# each are printed, and the exit code is non-zero when any run failed.
+#   scripts/test_envs.sh            # all three runs together
+#   scripts/test_envs.sh tf         # one environment's whole suite, in the foreground
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# The tf shard "tf-1": the slowest files (whole-case runs in fresh processes); "tf-2": the rest.
+SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_interactive.py
+      tests/test_app_browser.py tests/test_memory_tf.py tests/test_verdict.py)
+
+pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
+  local env=$1
+  shift
+  if [ "$env" = modern ]; then export USE_TF=0; fi
+  ".venv-$env/bin/python" -m pytest -q -p no:cacheprovider "$@"
+}
+
+run() {
+  case "$1" in
+    tf-1) pytest_in tf "${SLOW[@]}" ;;
+    tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" ;;
+    *) pytest_in "$1" tests ;;
+  esac
+}
+
+if [ $# -eq 1 ]; then
+  run "$1"
+  exit $?
+fi
+mkdir -p .test-logs
+start=$(date +%s)
+names=(tf-1 tf-2 modern)
+for name in "${names[@]}"; do
+  ( run "$name" >".test-logs/$name.log" 2>&1; echo $? >".test-logs/$name.rc" ) &
+done
+wait
+status=0
+for name in "${names[@]}"; do
+  rc=$(cat ".test-logs/$name.rc")
+  echo "=== $name: exit $rc (full log: .test-logs/$name.log)"
+  if [ "$rc" -ne 0 ]; then
+    status=1
+    sed -n '/= FAILURES =/,$p' ".test-logs/$name.log" | tail -n 200
+  else
+    tail -n 1 ".test-logs/$name.log"
+  fi
+done
+echo "all runs took $(( $(date +%s) - start )) s"
+exit $status
