@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import HAS_TF, needs_tf
+from tests.test_metrics import ARGMAX, FED_LOGITS
 from tests.test_data_support import CORPUS, by_id, context, loud, make_case, splits, text_rows
 
 pytestmark = needs_tf
@@ -486,24 +487,6 @@ def test_hidden_defaults_of_a_keras_optimizer_string(demo_dir, tf_ctx):
                                                     "pass")]
 
 
-FED_LOGITS = '''
-import evaluate
-metric = evaluate.load("accuracy")
-
-def compute_metrics(eval_pred):
-    predictions, labels = eval_pred
-    return metric.compute(predictions=predictions, references=labels)
-'''
-ARGMAX = '''
-import numpy as np
-import evaluate
-metric = evaluate.load("accuracy")
-
-def compute_metrics(eval_pred):
-    logits, labels = eval_pred
-    predictions = np.argmax(logits, axis=-1)
-    return metric.compute(predictions=predictions, references=labels)
-'''
 SMOOTHED = '''
 import numpy as np
 

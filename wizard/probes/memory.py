@@ -439,6 +439,20 @@ def _step_class(config: Any, kind: str) -> Any:
     return _torch_class(config, kind)
 
 
+def step_config(spec: dict[str, Any]) -> tuple[Any, str]:
+    """The model's config as a step spec sets it up (num_labels, a decoder start for
+    encoder-decoders), and the head the step trains."""
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(spec["model"], revision=spec.get("revision"))
+    if spec.get("num_labels"):
+        config.num_labels = int(spec["num_labels"])
+    if getattr(config, "is_encoder_decoder", False) and \
+            getattr(config, "decoder_start_token_id", None) is None:
+        config.decoder_start_token_id = getattr(config, "pad_token_id", None) or 0
+    return config, ModelGeometry.from_config(config).head_kind(spec.get("task"))
+
+
 def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     """Two training steps of the spec's model (random weights from its config); the peak of the
     second one (steady state: optimizer state allocated). Runs in the child process. A spec with
@@ -459,10 +473,6 @@ def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
 
         if os.environ.get("WIZARD_STEP_THREADS"):
             torch.set_num_threads(int(os.environ["WIZARD_STEP_THREADS"]))
-        from transformers import AutoConfig
-
-        from wizard.memory_estimate import ModelGeometry
-
         if device == "cuda":
             torch.cuda.init()
             if cap:
@@ -482,13 +492,7 @@ def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
 
                 vm = _status_bytes("VmSize") or 0
                 resource.setrlimit(resource.RLIMIT_AS, (vm + int(cap), resource.RLIM_INFINITY))
-        config = AutoConfig.from_pretrained(spec["model"], revision=spec.get("revision"))
-        if spec.get("num_labels"):
-            config.num_labels = int(spec["num_labels"])
-        if getattr(config, "is_encoder_decoder", False) and \
-                getattr(config, "decoder_start_token_id", None) is None:
-            config.decoder_start_token_id = getattr(config, "pad_token_id", None) or 0
-        task = ModelGeometry.from_config(config).head_kind(spec.get("task"))
+        config, task = step_config(spec)
         if spec.get("attention"):
             config._attn_implementation = spec["attention"]
         torch.manual_seed(0)

@@ -197,7 +197,7 @@ def _error_text(exc: BaseException) -> str:
 def run_tf_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     """Two Keras training steps of the spec's model; the peak of the second one. `child`: this
     is the step's own process (`--once`), which a CPU memory cap may end early."""
-    from wizard.probes.memory import _is_oom, _reset_peak, _rss_peak, _tune_malloc
+    from wizard.probes.memory import _is_oom, _reset_peak, _rss_peak, _tune_malloc, step_config
 
     t0 = time.time()
     _tune_malloc()
@@ -219,21 +219,11 @@ def run_tf_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
                 gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=max(1, cap // MiB))])
         elif on_gpu:
             tf.config.experimental.set_memory_growth(gpus[0], True)
-        from transformers import AutoConfig
-
-        from wizard.memory_estimate import ModelGeometry
-
         _warm_up(tf, keras)
         policy = {"fp16": "mixed_float16", "bf16": "mixed_bfloat16"}.get(spec.get("precision"))
         if policy:
             keras.mixed_precision.set_global_policy(policy)
-        config = AutoConfig.from_pretrained(spec["model"], revision=spec.get("revision"))
-        if spec.get("num_labels"):
-            config.num_labels = int(spec["num_labels"])
-        if getattr(config, "is_encoder_decoder", False) and \
-                getattr(config, "decoder_start_token_id", None) is None:
-            config.decoder_start_token_id = getattr(config, "pad_token_id", None) or 0
-        kind = ModelGeometry.from_config(config).head_kind(spec.get("task"))
+        config, kind = step_config(spec)
         gc.collect()
         if on_gpu:
             tf.config.experimental.reset_memory_stats("GPU:0")
