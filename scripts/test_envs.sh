@@ -16,7 +16,11 @@ SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_interactive.p
 pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
   local env=$1
   shift
-  if [ "$env" = modern ]; then export USE_TF=0; fi
+  if [ "$env" = modern ]; then
+    export USE_TF=0
+    # docs/screenshots/ come from the tf run; this one's go beside its log
+    export WIZARD_SCREENSHOTS="${WIZARD_SCREENSHOTS:-$PWD/.test-logs/screenshots-modern}"
+  fi
   ".venv-$env/bin/python" -m pytest -q -p no:cacheprovider "$@"
 }
 
