@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from tests.conftest import HAS_TF, needs_tf
+from tests.test_data_support import (CORPUS, build_gpt2_tokenizer, by_id, context, loud, make_case,
+                                     splits, text_rows)
 from tests.test_metrics import ARGMAX, FED_LOGITS
-from tests.test_data_support import CORPUS, by_id, context, loud, make_case, splits, text_rows
+from tests.test_metrics import raw as class_raw
 
 pytestmark = needs_tf
 if HAS_TF:  # before any PyTorch backend sets USE_TF=0, which hides TF from these libraries
@@ -87,19 +89,8 @@ def scale(var: Any, factor: float) -> None:
 @pytest.fixture(scope="module")
 def gpt2_tok_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A byte-level BPE tokenizer trained locally with no pad token (eos only), saved."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(CORPUS * 5, trainers.BpeTrainer(
-        vocab_size=300, special_tokens=["<|endoftext|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     out = tmp_path_factory.mktemp("gpt2-tok")
-    PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>",
-                            eos_token="<|endoftext|>", unk_token="<|endoftext|>",
-                            model_max_length=64).save_pretrained(out)
+    build_gpt2_tokenizer(out)
     return out
 
 
@@ -121,23 +112,6 @@ def tf_gpt2(tok: Any, pad_token_id: int | None = None) -> Any:
     model = TFGPT2ForSequenceClassification(config)
     model(model.dummy_inputs)
     return model
-
-
-def class_raw(train: Any, validation: Any = None, names: Any = NAMES,
-              eval_names: Any = None) -> dict[str, Any]:
-    """{"train", "validation"} with a ClassLabel `label` column (text labels: names=None)."""
-    from datasets import ClassLabel, Dataset, Features, Value
-
-    def ds(labels: Any, label_names: Any) -> Any:
-        feats = (Features({"text": Value("string"), "label": ClassLabel(names=label_names)})
-                 if label_names else None)
-        return Dataset.from_dict({"text": [f"text {i}" for i in range(len(labels))],
-                                  "label": list(labels)}, features=feats)
-
-    out = {"train": ds(train, names)}
-    if validation is not None:
-        out["validation"] = ds(validation, eval_names or names)
-    return out
 
 
 # == data ======================================================================================

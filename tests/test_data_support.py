@@ -69,11 +69,10 @@ def loud(findings: list[Finding]) -> list[tuple[str, str, str]]:
     return [(f.id, f.status, f.title) for f in findings if f.status in ("warn", "fail")]
 
 
-def build_gpt2_style(out: Path) -> Path:
-    """A byte-level BPE tokenizer trained locally (no pad token, eos only) and a 1-layer
-    GPT2ForSequenceClassification whose config has no pad_token_id, saved to `out`."""
+def build_gpt2_tokenizer(out: Path) -> Any:
+    """A byte-level BPE tokenizer trained locally (no pad token, eos only), saved to `out`."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2ForSequenceClassification, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -85,6 +84,15 @@ def build_gpt2_style(out: Path) -> Path:
                                    eos_token="<|endoftext|>", unk_token="<|endoftext|>",
                                    model_max_length=64)
     fast.save_pretrained(out)
+    return fast
+
+
+def build_gpt2_style(out: Path) -> Path:
+    """build_gpt2_tokenizer's tokenizer and a 1-layer GPT2ForSequenceClassification whose
+    config has no pad_token_id, saved to `out`."""
+    from transformers import GPT2Config, GPT2ForSequenceClassification
+
+    fast = build_gpt2_tokenizer(out)
     import torch
 
     torch.manual_seed(0)
