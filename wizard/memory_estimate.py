@@ -832,16 +832,24 @@ def _halved_params(params: ParamCount, g: ModelGeometry) -> tuple[ParamCount, Mo
     return p2, g2
 
 
+def smaller_batch_code(framework: str, batch: int, accumulation: int) -> str:
+    """The fix to paste for a smaller per-step batch that keeps the effective batch."""
+    if framework == "tensorflow":
+        return (f"tf_train = ds.to_tf_dataset(columns=..., batch_size={batch}, shuffle=True)\n"
+                f"# or an existing tf.data pipeline: tf_train = tf_dataset.rebatch({batch})\n"
+                "model.fit(tf_train, ...)\n"
+                f"# keep the effective batch: accumulate {accumulation} steps in a custom "
+                "train_step (transformers.GradientAccumulator holds the sums) or lower the "
+                "learning rate with the batch")
+    return (f"TrainingArguments(..., per_device_train_batch_size={batch}, "
+            f"gradient_accumulation_steps={accumulation})")
+
+
 def _code(key: str, st: TrainingSetup, g: ModelGeometry, extra: dict[str, Any]) -> str:
     keras = st.framework == "tensorflow"
     if key == "halve-batch":
-        b, acc = extra["batch_size"], extra["gradient_accumulation_steps"]
-        if keras:
-            return (f"tf_train = ds.to_tf_dataset(columns=..., batch_size={b}, shuffle=True)\n"
-                    f"# keep the effective batch: accumulate {acc} steps (e.g. the "
-                    "GradientAccumulator callback) or raise the learning rate carefully")
-        return (f"TrainingArguments(..., per_device_train_batch_size={b}, "
-                f"gradient_accumulation_steps={acc})")
+        return smaller_batch_code(st.framework, extra["batch_size"],
+                                  extra["gradient_accumulation_steps"])
     if key == "mixed-precision":
         if keras:
             return ("import tf_keras as keras\n"

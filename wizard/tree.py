@@ -75,23 +75,22 @@ assert set(SYMPTOM_LABELS) == set(SYMPTOMS)
 
 def needs_remote_code(model: str, revision: str | None = None) -> bool:
     """True when the model's config maps its classes to code in the repo (metadata only; a
-    model that cannot be resolved counts as not needing it: the environment step reports it)."""
+    model that cannot be resolved counts as not needing it: the environment step reports it).
+    Hub ids are looked up once per id and revision."""
     if not model:
         return False
     from wizard.context import is_local_ref
 
-    if is_local_ref(model):
-        return _remote_code(model, revision)
-    return _remote_code_hub(model, revision)
+    return (_remote_code if is_local_ref(model) else _remote_code_hub)(model, revision)
 
 
 def _remote_code(model: str, revision: str | None) -> bool:
     from wizard import hub
 
     try:
-        return hub.resolve_model(model, revision=revision, timeout=10).needs_remote_code
-    except Exception:  # noqa: BLE001 - not found, offline, no config: reported by the checks
-        return False
+        return hub.needs_trust_remote_code(model, revision=revision, timeout=10)
+    except Exception:  # noqa: BLE001 - not found, offline, a bad config: the checks report it;
+        return False   # a question's condition must never end the walk
 
 
 @lru_cache(maxsize=64)

@@ -28,7 +28,8 @@ from wizard.findings import Finding, Plot
 from wizard.memory_estimate import (GiB, MemoryEstimate, ModelGeometry, ModelNotFound,
                                     TrainingSetup, advise, combined_fix, estimate_memory,
                                     find_largest_batch, largest_batch_by_estimate,
-                                    parse_optimizer, read_config, resolve_params)
+                                    parse_optimizer, read_config, resolve_params,
+                                    smaller_batch_code)
 
 OTHER_PROCESS_MIN_BYTES = 256 * 1024 ** 2   # below this a neighbour is not worth a warning
 _OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory",
@@ -593,9 +594,9 @@ class StepRunner:
 
     def run(self, spec: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         limit = timeout or self.timeout
-        if spec.get("framework") == "tensorflow" and self.framework != "tensorflow":
+        if spec.get("framework") == "tensorflow":  # never forked, whatever the runner
             return _run_once(spec, _child_env("tensorflow", self.device), limit)
-        if not self.fork or spec.get("framework") == "tensorflow":
+        if not self.fork:
             return _run_once(spec, self.env, limit)
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
@@ -964,21 +965,10 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
         return [Finding("memory.largest-batch", "warn",
                         f"Batch {start} does not fit; the largest that does is {search.largest}",
                         ev, "Keep the effective batch with gradient accumulation.",
-                        _smaller_batch_fix(case.framework, start, search.largest, acc), [plot])]
+                        smaller_batch_code(case.framework, search.largest, acc), [plot])]
     return [Finding("memory.largest-batch", "info",
                     f"Largest batch that fits: {search.largest}{bound}", ev,
                     f"Found in {len(search.attempts)} isolated attempts.", "", [plot])]
-
-
-def _smaller_batch_fix(framework: str, start: int, largest: int, acc: int) -> str:
-    if framework == "tensorflow":
-        return (f"tf_train = ds.to_tf_dataset(columns=..., batch_size={largest}, shuffle=True)\n"
-                f"# or an existing tf.data pipeline: tf_train = tf_dataset.rebatch({largest})\n"
-                f"model.fit(tf_train, ...)\n"
-                f"# keep the effective batch {start}: accumulate {acc} steps (e.g. the "
-                "GradientAccumulator callback) or raise the learning rate carefully")
-    return (f"TrainingArguments(..., per_device_train_batch_size={largest}, "
-            f"gradient_accumulation_steps={acc})")
 
 
 def _main(argv: list[str]) -> int:
