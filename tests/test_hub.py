@@ -539,6 +539,11 @@ def test_context_loads_hub_model_from_metadata_then_download(fake: FakeHub, onli
     assert found["environment.download-size"].evidence["to_download_bytes"] > len(files["config.json"])
     assert not any(m.startswith("downloading") for m in messages)  # metadata first
     fake.log.clear()
+    assert ctx.config.num_labels == 3 and ctx.tokenizer("a man plays")["input_ids"]
+    weights = [p for p in fake.paths_requested("/resolve/") if p.endswith(".safetensors")]
+    assert weights == [] and not any(m.startswith("downloading") for m in messages)  # not yet
+    assert {"tokenizer.json", "tokenizer_config.json"} <= {p.rsplit("/", 1)[-1] for p in
+                                                      fake.paths_requested("/resolve/")}
     logits = ctx.forward.logits
     assert logits is not None and logits.shape == (case.training.batch_size, 3)
     fetched = {p.rsplit("/", 1)[-1] for p in fake.paths_requested("/resolve/")}

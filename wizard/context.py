@@ -96,9 +96,17 @@ class Context:
     # -- Hub / local objects ----------------------------------------------------------
     @cached_property
     def model_location(self) -> str:
-        """What from_pretrained gets: the case's model, or, once the hub probe has resolved a Hub
-        repo from its metadata, the cache folder its files are fetched into (with progress: only
-        the files fine-tuning needs, one weights format)."""
+        """What from_pretrained gets for the model: the case's model, or, once the hub probe has
+        resolved a Hub repo from its metadata, the cache folder the files fine-tuning needs are
+        fetched into (one weights format), with progress."""
+        return self._fetched(weights=True)
+
+    @cached_property
+    def files_location(self) -> str:
+        """The same for the config and the tokenizer: their files alone, no weights."""
+        return self._fetched(weights=False)
+
+    def _fetched(self, weights: bool) -> str:
         ref = self.__dict__.get("model_ref")
         if ref is None or ref.kind != "hub" or ref.source != "hub":
             return self.case.model
@@ -109,13 +117,18 @@ class Context:
             self.progress(f"downloading {ref.name}: {name}, {hub.human_bytes(done)} of "
                           f"{hub.human_bytes(total)}{share}")
 
+        patterns = hub.model_file_patterns(ref, self.case.framework, self.case.trust_remote_code)
+        if not weights:
+            patterns = [p for p in patterns if p not in hub.WEIGHT_PATTERNS]
         # pickle-only weights were already reported by the hub probe; loading them is the user's call
-        return hub.download_model(ref, framework=self.case.framework, allow_pickle=True,
-                                  trust_remote_code=self.case.trust_remote_code, progress=report)
+        return hub.download_model(ref, patterns=patterns, framework=self.case.framework,
+                                  allow_pickle=True, trust_remote_code=self.case.trust_remote_code,
+                                  progress=report if weights else None)
 
-    def pretrained_kwargs(self) -> dict[str, Any]:
-        """revision and trust_remote_code as from_pretrained takes them for `model_location`."""
-        local = self.model_location != self.case.model
+    def pretrained_kwargs(self, location: str | None = None) -> dict[str, Any]:
+        """revision and trust_remote_code as from_pretrained takes them for `location`
+        (default: the model's); a fetched cache folder needs no revision."""
+        local = (location or self.model_location) != self.case.model
         return {"revision": None if local else self.case.revision,
                 "trust_remote_code": self.case.trust_remote_code}
 
@@ -124,17 +137,18 @@ class Context:
         from transformers import AutoConfig
 
         self.progress("loading the model config")
-        kwargs: dict[str, Any] = self.pretrained_kwargs()
+        kwargs: dict[str, Any] = self.pretrained_kwargs(self.files_location)
         if self.case.num_labels is not None:
             kwargs["num_labels"] = self.case.num_labels
-        return AutoConfig.from_pretrained(self.model_location, **kwargs)
+        return AutoConfig.from_pretrained(self.files_location, **kwargs)
 
     @cached_property
     def tokenizer(self) -> Any:
         from transformers import AutoTokenizer
 
         self.progress("loading the tokenizer")
-        return AutoTokenizer.from_pretrained(self.model_location, **self.pretrained_kwargs())
+        return AutoTokenizer.from_pretrained(self.files_location,
+                                             **self.pretrained_kwargs(self.files_location))
 
     @cached_property
     def raw(self) -> Any:

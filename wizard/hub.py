@@ -32,6 +32,7 @@ DATA_SUFFIXES = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json"
                  ".parquet": "parquet", ".txt": "text", ".arrow": "arrow"}
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 H5_SUFFIXES = (".h5",)
+WEIGHT_PATTERNS = ("*.safetensors", "*.h5", "*.bin", "*.pt", "*.pth")  # model_file_patterns' weights
 WEIGHT_SUFFIXES = (".safetensors",) + PICKLE_SUFFIXES + H5_SUFFIXES + (".msgpack",)
 SAFETENSORS_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
                            "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
