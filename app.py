@@ -16,7 +16,7 @@ if os.environ.get("SPACE_ID"):
     # reach the owner's private repos); set HF_HUB_DISABLE_IMPLICIT_TOKEN=0 to allow it.
     os.environ.setdefault("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
 
-from wizard.app_ui import AppConfig, build_app, launch_kwargs  # noqa: E402
+from wizard.frontends.app.ui import AppConfig, build_app, launch_kwargs  # noqa: E402
 
 config = AppConfig.from_env()
 demo = build_app(config)

@@ -70,7 +70,7 @@ def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    from wizard.cli import default_demo_framework
+    from wizard.frontends.terminal.cli import default_demo_framework
     from wizard.demo.fixtures import build_fixtures, default_cache_dir
 
     parser = argparse.ArgumentParser(description=__doc__)

@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args(argv)
 
-    from wizard.memory_estimate import GiB, TrainingSetup, estimate_model
-    from wizard.probes.memory import StepRunner
+    from wizard.estimate.memory import GiB, TrainingSetup, estimate_model
+    from wizard.checks.memory.probes import StepRunner
 
     models = MODELS[:2] if args.quick else MODELS
     rows = []
@@ -122,11 +122,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _time_estimates(tmp: Path) -> dict[str, float]:
     """Seconds for an estimate: in-process (warm) from safetensors headers and from the config
-    on the meta device, and a cold `wizard.commands.memory --json` process from headers."""
+    on the meta device, and a cold `wizard.frontends.terminal.commands.memory --json` process from headers."""
     os.environ["USE_TF"] = "0"
     import transformers
 
-    from wizard.memory_estimate import TrainingSetup, estimate_model
+    from wizard.estimate.memory import TrainingSetup, estimate_model
 
     folder = tmp / "saved-gpt2"
     transformers.GPT2LMHeadModel(transformers.GPT2Config(n_embd=256, n_layer=4, n_head=4,
@@ -139,11 +139,11 @@ def _time_estimates(tmp: Path) -> dict[str, float]:
     estimate_model(tmp / "llama-lm-medium", TrainingSetup(batch_size=8, seq_len=256))
     out["config on meta device, warm"] = time.perf_counter() - t
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "wizard.commands.memory", str(folder), "--json"],
+    subprocess.run([sys.executable, "-m", "wizard.frontends.terminal.commands.memory", str(folder), "--json"],
                    check=True, capture_output=True, cwd=ROOT)
     out["safetensors headers, fresh process (CLI)"] = time.perf_counter() - t
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "wizard.commands.memory", str(tmp / "llama-lm-medium"),
+    subprocess.run([sys.executable, "-m", "wizard.frontends.terminal.commands.memory", str(tmp / "llama-lm-medium"),
                     "--json"], check=True, capture_output=True, cwd=ROOT)
     out["config only (meta device), fresh process (CLI)"] = time.perf_counter() - t
     return out

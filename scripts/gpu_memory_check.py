@@ -54,7 +54,7 @@ def _write(folder: Path, cfg_name: str, kwargs: dict) -> None:
 
 
 def _rows(models: list, device: str, tmp: Path, runner) -> list[dict]:
-    from wizard.memory_estimate import TrainingSetup, estimate_model
+    from wizard.estimate.memory import TrainingSetup, estimate_model
 
     rows = []
     for name, cfg_name, kwargs, task, runs in models:
@@ -87,7 +87,7 @@ def _rows(models: list, device: str, tmp: Path, runner) -> list[dict]:
 
 
 def _largest_batch(device: str, tmp: Path, runner, cap_bytes: int, start: int) -> dict:
-    from wizard.memory_estimate import (TrainingSetup, estimate_model, find_largest_batch,
+    from wizard.estimate.memory import (TrainingSetup, estimate_model, find_largest_batch,
                                         largest_batch_by_estimate)
 
     folder = tmp / "gpt2-124m-lm"
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     import transformers
 
-    from wizard.probes.memory import StepRunner
+    from wizard.checks.memory.probes import StepRunner
 
     cuda = torch.cuda.is_available()
     device = "cuda" if cuda else "cpu"

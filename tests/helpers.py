@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wizard.case import Case
+from wizard.core.case import Case
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ import os
 import signal
 import time
 
-from wizard.findings import Finding
+from wizard.core.findings import Finding
 
 
 def ok(case, ctx):

@@ -27,7 +27,7 @@ RUN_TIMEOUT_MS = 600_000
 
 @pytest.fixture(scope="module")
 def app_url(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from wizard.app_ui import AppConfig, build_app, launch_kwargs
+    from wizard.frontends.app.ui import AppConfig, build_app, launch_kwargs
 
     config = AppConfig(demo_root=demo_dir, work_dir=tmp_path_factory.mktemp("sessions"))
     demo = build_app(config)
@@ -82,7 +82,7 @@ def test_demo_case_from_setup_to_report(page: sync_api.Page, demo_dir: Path) -> 
     expect(page.locator("#row-loss")).to_be_hidden()  # a Keras question, not asked for PyTorch
 
     # a pasted script fills the form (read, never run), its findings shown with their lines
-    from wizard.script_reader import course_script_path
+    from wizard.script.reader import course_script_path
 
     page.get_by_text("…or paste your training script", exact=False).first.click()
     editor = page.locator("#script-code .cm-content")

@@ -24,9 +24,9 @@ pytest.importorskip("gradio_client")
 
 from gradio_client import Client  # noqa: E402
 
-from wizard.app_form import answers_from_case, case_from_answers, form_questions, reachable  # noqa: E402
-from wizard.case import Case, CaseError  # noqa: E402
-from wizard.tree import QUESTIONS, STEPS  # noqa: E402
+from wizard.frontends.app.form import answers_from_case, case_from_answers, form_questions, reachable  # noqa: E402
+from wizard.core.case import Case, CaseError  # noqa: E402
+from wizard.engine.plan import QUESTIONS, STEPS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.app
@@ -75,7 +75,7 @@ def visible_errors(out: dict[str, Any]) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def api() -> dict[str, Any]:
     """Endpoint input/output names, from an app built the same way app.py builds it."""
-    from wizard.app_ui import AppConfig, build_app
+    from wizard.frontends.app.ui import AppConfig, build_app
 
     return build_app(AppConfig()).wizard_api
 
@@ -250,7 +250,7 @@ Trainer(model=model, args=TrainingArguments("o"), train_dataset=ds["train"]).tra
 def test_pasted_script_fills_the_form(served: str, api: dict[str, Any], tmp_path: Path) -> None:
     from gradio_client import handle_file
 
-    from wizard.script_reader import course_script_path
+    from wizard.script.reader import course_script_path
 
     client = Client(served, verbose=False)
     course = course_script_path().read_text()  # the course's TF script, verbatim
@@ -326,13 +326,13 @@ def test_unreadable_script_is_one_sentence(served: str, api: dict[str, Any], tex
 # -- the report step's reproduction script (issue 7) -----------------------------------------------
 def _repro_result(case: Case) -> dict[str, Any]:
     """A library-bug result whose report.reproduction finding is the engine's own: a script
-    rendered by reports.repro, with its evidence, as Session.run() would return it."""
+    rendered by wizard.evidence.repro, with its evidence, as Session.run() would return it."""
     import numpy as np
 
-    from reports.repro import (Attempt, Failure, ModelSpec, Reproduction, render_script,
+    from wizard.evidence.repro import (Attempt, Failure, ModelSpec, Reproduction, render_script,
                                select_inputs, tiny_config)
-    from wizard.findings import Finding, Verdict
-    from wizard.session import Result
+    from wizard.core.findings import Finding, Verdict
+    from wizard.engine.session import Result
 
     failure = Failure("raise", "pytorch", "RuntimeError: boom in attention", error="RuntimeError: "
                       "boom in attention", package="transformers")
@@ -354,8 +354,8 @@ def _repro_result(case: Case) -> dict[str, Any]:
 def scripted_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[str, list]]:
     """The app in this process, its checks replaced by a runner that returns a prepared result
     (the last one queued) and records how it was called."""
-    from wizard import app_run
-    from wizard.app_ui import AppConfig, build_app, launch_kwargs
+    from wizard.frontends.app import run as app_run
+    from wizard.frontends.app.ui import AppConfig, build_app, launch_kwargs
 
     calls: list[dict[str, Any]] = []
     results: list[Any] = []
@@ -413,7 +413,7 @@ def test_report_shows_the_reproduction_script(scripted_app: tuple[str, list], ap
 @pytest.fixture(scope="module")
 def quick_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app in this process, walking only the steps that need no model (fast sessions)."""
-    from wizard.app_ui import AppConfig, build_app, launch_kwargs
+    from wizard.frontends.app.ui import AppConfig, build_app, launch_kwargs
 
     config = AppConfig(steps=("environment", "triage", "curves"), concurrency=4,
                        work_dir=tmp_path_factory.mktemp("sessions"))
@@ -510,7 +510,7 @@ class _FakeDiscussions(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fake_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    from wizard import hub
+    from wizard.hub import client as hub
 
     _FakeDiscussions.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeDiscussions)
@@ -540,7 +540,7 @@ class _Token:
 
 
 def test_discussion_is_opened_with_the_users_token(fake_hub: str) -> None:
-    from wizard.app_ui import open_discussion
+    from wizard.frontends.app.ui import open_discussion
 
     message = open_discussion(_state("someone/tiny-model"), True, _Token())
     assert message.startswith("Opened:") and "someone/tiny-model/discussions/7" in message
@@ -552,7 +552,7 @@ def test_discussion_is_opened_with_the_users_token(fake_hub: str) -> None:
 
 
 def test_discussion_needs_sign_in_and_the_tick(fake_hub: str) -> None:
-    from wizard.app_ui import open_discussion
+    from wizard.frontends.app.ui import open_discussion
 
     assert "Sign in" in open_discussion(_state("someone/tiny-model"), True, None)
     assert "tick the box" in open_discussion(_state("someone/tiny-model"), False, _Token())
@@ -563,7 +563,7 @@ def test_discussion_needs_sign_in_and_the_tick(fake_hub: str) -> None:
 def test_sign_in_only_in_a_space_with_oauth(monkeypatch: pytest.MonkeyPatch) -> None:
     import gradio as gr
 
-    from wizard.app_ui import AppConfig, build_app
+    from wizard.frontends.app.ui import AppConfig, build_app
 
     for var in ("SPACE_ID", "OAUTH_CLIENT_ID"):
         monkeypatch.delenv(var, raising=False)
@@ -588,7 +588,7 @@ def private_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any
     machine's HF_TOKEN (the Space owner's) is set and must never be what a user's run sends."""
     from tests.hub_server import FakeHub
     from tests.test_hub import N_PARAMS, TRAIN, VALID, model_files
-    from wizard import hub
+    from wizard.hub import client as hub
 
     fake = FakeHub()
     fake.add_model("someone/private-bert", model_files(), private=True, owners={USER_TOKEN},
@@ -618,7 +618,7 @@ def _private_case() -> Case:
 
 
 def test_users_token_reaches_their_run_and_nothing_saved(private_hub: Any, tmp_path: Path) -> None:
-    from wizard.app_run import run_events, write_bundle
+    from wizard.frontends.app.run import run_events, write_bundle
 
     autosave = tmp_path / "run" / "session.json"
     events = list(run_events(_private_case().to_dict(), "cpu", 240.0, ("environment", "data"),
@@ -644,7 +644,7 @@ def test_users_token_reaches_their_run_and_nothing_saved(private_hub: Any, tmp_p
 
 
 def test_signed_out_run_in_a_space_sends_no_token(private_hub: Any) -> None:
-    from wizard.app_run import run_events
+    from wizard.frontends.app.run import run_events
 
     events = list(run_events(_private_case().to_dict(), "cpu", 120.0, ("environment",),
                              isolated=True))
@@ -671,8 +671,8 @@ def test_app_passes_the_signed_in_users_token_to_the_run(monkeypatch: pytest.Mon
     import gradio as gr
     from gradio import helpers, routes
 
-    from wizard import app_run
-    from wizard.app_ui import AppConfig, build_app
+    from wizard.frontends.app import run as app_run
+    from wizard.frontends.app.ui import AppConfig, build_app
     from wizard.demo.cases import course_case
 
     calls: list[dict[str, Any]] = []
@@ -713,7 +713,7 @@ def test_zero_gpu_runs_the_checks_under_spaces_gpu(monkeypatch: pytest.MonkeyPat
                                                    demo_dir: Path) -> None:
     import types
 
-    from wizard.app_run import gpu_runner, run_events
+    from wizard.frontends.app.run import gpu_runner, run_events
     from wizard.demo.cases import course_case
 
     assert gpu_runner() is run_events  # no ZeroGPU: the plain function, no `spaces` import
@@ -759,7 +759,7 @@ def test_build_space_assembles_a_deployable_folder(tmp_path: Path) -> None:
     assert not (out / "tests").exists() and not list(out.rglob("__pycache__"))
     assert "spaces" in (out / "requirements.txt").read_text().split()
     # the folder stands on its own: its own engine and templates, not the checkout's
-    code = ("import sys; sys.path.insert(0, '.'); import wizard.app_ui as ui, reports.render as r; "
+    code = ("import sys; sys.path.insert(0, '.'); import wizard.frontends.app.ui as ui, wizard.reports.render as r; "
             "print(ui.__file__); print(r.template_dirs()[0])")
     proc = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": ""}, timeout=120)

@@ -11,8 +11,8 @@ pytest.importorskip("torch")  # USE_TF=0 comes from conftest where TensorFlow is
 from tests.conftest import HAS_TF  # noqa: E402
 from tests.helpers import check_case, fails  # noqa: E402
 from tests.test_data_support import by_id, context, make_case, splits, text_rows  # noqa: E402
-from wizard.probes.data import probe_batch_structure, probe_label_balance  # noqa: E402
-from wizard.probes.environment import probe_environment  # noqa: E402
+from wizard.checks.data import probe_batch_structure, probe_label_balance  # noqa: E402
+from wizard.checks.environment import probe_environment  # noqa: E402
 
 
 @pytest.fixture(scope="module")

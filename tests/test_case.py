@@ -6,7 +6,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.case import Case, CaseError
+from wizard.core.case import Case, CaseError
 
 MINIMAL = {"model": "distilbert-base-uncased", "dataset": {"path": "glue", "config": "mnli"}}
 

@@ -116,7 +116,7 @@ def tf_gpt2(tok: Any, pad_token_id: int | None = None) -> Any:
 
 # == data ======================================================================================
 def test_batch_structure_shows_the_keras_batch(demo_dir, tf_ctx, tok):
-    from wizard.probes.data import probe_batch_structure
+    from wizard.checks.data import probe_batch_structure
 
     raw = tf_ctx.raw["train"]
     f = by_id(probe_batch_structure(tf_ctx.case, tf_ctx), "data.batch-structure")
@@ -137,7 +137,7 @@ def test_batch_structure_shows_the_keras_batch(demo_dir, tf_ctx, tok):
 
 
 def test_label_balance_on_tensorflow(demo_dir, tf_ctx, tok):
-    from wizard.probes.data import probe_label_balance
+    from wizard.checks.data import probe_label_balance
 
     case = make_case(demo_dir, "tensorflow")
 
@@ -154,7 +154,7 @@ def test_label_balance_on_tensorflow(demo_dir, tf_ctx, tok):
 
 
 def test_string_labels_fail_in_the_keras_loss(demo_dir, tok, tf_model):
-    from wizard.probes import labels
+    from wizard.checks import labels
 
     case = make_case(demo_dir, "tensorflow", dataset={"eval_split": None})
     raw = splits(train=text_rows(9, labels=["neg", "pos", "neutral"] * 3))
@@ -170,7 +170,7 @@ def test_string_labels_fail_in_the_keras_loss(demo_dir, tok, tf_model):
 
 
 def test_one_based_labels_on_tensorflow(demo_dir, tok, tf_model):
-    from wizard.probes import labels
+    from wizard.checks import labels
 
     case = make_case(demo_dir, "tensorflow")
     raw = splits(train=text_rows(9, labels=[1, 2, 3] * 3), validation=text_rows(3, [1, 2, 3]))
@@ -187,7 +187,7 @@ def test_one_based_labels_on_tensorflow(demo_dir, tok, tf_model):
 def test_label_dtype_against_the_tf_loss(demo_dir, tok, tf_model):
     from transformers import AutoConfig
 
-    from wizard.probes import labels
+    from wizard.checks import labels
 
     one = AutoConfig.from_pretrained(demo_dir / "model", num_labels=1)
     case1 = make_case(demo_dir, "tensorflow", num_labels=1, dataset={"eval_split": None})
@@ -214,7 +214,7 @@ def test_label_dtype_against_the_tf_loss(demo_dir, tok, tf_model):
 
 
 def test_eval_classes_unseen_and_label_shift_on_tensorflow(demo_dir, tok):
-    from wizard.probes import labels
+    from wizard.checks import labels
 
     case = make_case(demo_dir, "tensorflow")
     unseen = splits(train=text_rows(40, labels=[0, 1] * 20),
@@ -231,7 +231,7 @@ def test_eval_classes_unseen_and_label_shift_on_tensorflow(demo_dir, tok):
 
 
 def test_empty_text_on_tensorflow(demo_dir, tok):
-    from wizard.probes import text
+    from wizard.checks import text
 
     case = make_case(demo_dir, "tensorflow", dataset={"eval_split": None})
     rows = text_rows(6)
@@ -247,7 +247,7 @@ def test_empty_text_on_tensorflow(demo_dir, tok):
 
 
 def test_train_eval_duplicates_on_tensorflow(demo_dir, tok):
-    from wizard.probes import text
+    from wizard.checks import text
 
     case = make_case(demo_dir, "tensorflow")
     train, evals = text_rows(30), text_rows(10, offset=100)
@@ -261,7 +261,7 @@ def test_train_eval_duplicates_on_tensorflow(demo_dir, tok):
 
 
 def test_text_lengths_cut_short_on_tensorflow(demo_dir, tok, tf_model):
-    from wizard.probes import text
+    from wizard.checks import text
 
     short = make_case(demo_dir, "tensorflow", dataset={"eval_split": None},
                       preprocessing={"max_length": 8})
@@ -275,7 +275,7 @@ def test_text_lengths_cut_short_on_tensorflow(demo_dir, tok, tf_model):
 
 
 def test_no_pad_token_on_tensorflow(demo_dir, gpt2_tok_dir, tok, tf_model):
-    from wizard.probes import tokenizer
+    from wizard.checks import tokenizer
 
     case = make_case(demo_dir, "tensorflow", dataset={"eval_split": None})
     case.model = str(gpt2_tok_dir)
@@ -312,7 +312,7 @@ def test_no_pad_token_on_tensorflow(demo_dir, gpt2_tok_dir, tok, tf_model):
 
 def test_tokenizer_from_another_checkpoint_on_tensorflow(demo_dir, gpt2_tok_dir, tf_model,
                                                         tmp_path):
-    from wizard.probes import tokenizer
+    from wizard.checks import tokenizer
 
     case = make_case(demo_dir, "tensorflow", dataset={"eval_split": None})
     raw = splits(train=text_rows(6))
@@ -331,7 +331,7 @@ def test_tokenizer_from_another_checkpoint_on_tensorflow(demo_dir, gpt2_tok_dir,
 
 # == model =====================================================================================
 def test_nan_logits_and_a_healthy_forward_on_tensorflow(tf_ctx, tf_model):
-    from wizard.probes.model import probe_forward
+    from wizard.checks.model import probe_forward
 
     healthy = probe_forward(tf_ctx.case, tf_ctx)
     assert by_id(healthy, "model.forward").status == "pass"
@@ -346,7 +346,7 @@ def test_nan_logits_and_a_healthy_forward_on_tensorflow(tf_ctx, tf_model):
 
 def test_forward_raised_on_tensorflow(tf_ctx, tf_model):
     from wizard.context import Batch
-    from wizard.probes.model import probe_forward
+    from wizard.checks.model import probe_forward
 
     first = tf_ctx.batch
     ids = first.inputs["input_ids"].copy()
@@ -365,7 +365,7 @@ def test_forward_raised_on_tensorflow(tf_ctx, tf_model):
 
 def test_nan_loss_samples_for_labels_past_the_head_on_tensorflow(tf_ctx):
     from wizard.context import Batch
-    from wizard.probes.model import probe_forward
+    from wizard.checks.model import probe_forward
 
     first = tf_ctx.batch
     labels = first.labels.copy()
@@ -382,7 +382,7 @@ def test_nan_loss_samples_for_labels_past_the_head_on_tensorflow(tf_ctx):
 
 
 def test_initial_loss_far_from_ln_c_on_tensorflow(tf_ctx, tf_model):
-    from wizard.probes.model import probe_forward
+    from wizard.checks.model import probe_forward
 
     ok = by_id(probe_forward(tf_ctx.case, tf_ctx), "model.initial-loss")
     assert ok.status == "info" and ok.evidence["initial_loss"] == pytest.approx(math.log(3), abs=0.1)
@@ -396,7 +396,7 @@ def test_initial_loss_far_from_ln_c_on_tensorflow(tf_ctx, tf_model):
 def test_num_labels_against_the_classes_on_tensorflow(demo_dir, tf_ctx):
     from transformers import AutoConfig
 
-    from wizard.probes import model_head
+    from wizard.checks import model_head
 
     case = tf_case(demo_dir)
     five = AutoConfig.from_pretrained(demo_dir / "model", num_labels=5)
@@ -411,7 +411,7 @@ def test_num_labels_against_the_classes_on_tensorflow(demo_dir, tf_ctx):
 def test_label_mapping_on_tensorflow(demo_dir, tf_ctx):
     from transformers import AutoConfig
 
-    from wizard.probes import model_head
+    from wizard.checks import model_head
 
     case = tf_case(demo_dir)
     order = ["contradiction", "neutral", "entailment"]
@@ -431,7 +431,7 @@ def test_label_mapping_on_tensorflow(demo_dir, tf_ctx):
 
 
 def test_fp16_overflow_on_the_first_batch_on_tensorflow(demo_dir, tf_ctx, tf_model):
-    from wizard.probes import precision
+    from wizard.checks import precision
 
     case = tf_case(demo_dir, training={"mixed_precision": "fp16"})
     ok = by_id(precision.probe_precision(case, like(tf_ctx, case)), "model.fp16-overflow-risk")
@@ -449,7 +449,7 @@ def test_fp16_overflow_on_the_first_batch_on_tensorflow(demo_dir, tf_ctx, tf_mod
 
 # == hyperparameters ===========================================================================
 def test_hidden_defaults_of_a_keras_optimizer_string(demo_dir, tf_ctx):
-    from wizard.probes.hyperparameters import probe_optimizer
+    from wizard.checks.hyperparameters import probe_optimizer
 
     case = tf_case(demo_dir, training={"optimizer": "adam"})
     f = by_id(probe_optimizer(case, like(tf_ctx, case)), "hyperparameters.hidden-defaults")
@@ -485,7 +485,7 @@ def metrics_ctx(demo_dir: Path, tf_ctx: Any, raw: Any = None, **training: Any) -
 
 
 def test_compute_metrics_fed_tf_logits(demo_dir, tf_ctx):
-    from wizard.probes import metrics
+    from wizard.checks import metrics
 
     case, c = metrics_ctx(demo_dir, tf_ctx, compute_metrics=FED_LOGITS)
     f = by_id(metrics.probe_metrics(case, c), "hyperparameters.metric-fed-logits")
@@ -499,7 +499,7 @@ def test_compute_metrics_fed_tf_logits(demo_dir, tf_ctx):
 
 
 def test_metric_loading_and_errors_on_tensorflow(demo_dir, tf_ctx):
-    from wizard.probes import metrics
+    from wizard.checks import metrics
 
     case, c = metrics_ctx(demo_dir, tf_ctx, metrics=["accuracy"])
     found = metrics.probe_metrics(case, c)
@@ -515,7 +515,7 @@ def test_metric_loading_and_errors_on_tensorflow(demo_dir, tf_ctx):
 
 
 def test_metric_value_and_shape_problems_on_tensorflow(demo_dir, tf_ctx):
-    from wizard.probes import metrics
+    from wizard.checks import metrics
 
     case, c = metrics_ctx(demo_dir, tf_ctx, compute_metrics=SMOOTHED)
     f = by_id(metrics.probe_metrics(case, c), "metrics.value-disagrees")
@@ -533,7 +533,7 @@ def test_metric_value_and_shape_problems_on_tensorflow(demo_dir, tf_ctx):
 
 
 def test_eval_label_set_on_tensorflow(demo_dir, tf_ctx):
-    from wizard.probes import metrics
+    from wizard.checks import metrics
 
     def status(raw: Any) -> list[tuple[str, str]]:
         case, c = metrics_ctx(demo_dir, tf_ctx, raw=raw)
@@ -549,7 +549,7 @@ def test_eval_label_set_on_tensorflow(demo_dir, tf_ctx):
 
 # == training ==================================================================================
 def test_frozen_tf_transformer_cannot_overfit_and_gets_no_gradient(tf_ctx, tf_model):
-    from wizard.probes import training as T
+    from wizard.checks import training as T
 
     tf_model.trainable = False
     try:
@@ -633,7 +633,7 @@ def test_embeddings_of_tf_models(demo_dir, tf_ctx):
     import tf_keras
 
     from wizard.api import diagnose
-    from wizard.probes import training as T
+    from wizard.checks import training as T
 
     f = by_id(T.probe_embeddings(tf_ctx.case, like(tf_ctx)), "training.embeddings")
     assert f.status == "info" and f.evidence["pooling"] == "first-token"

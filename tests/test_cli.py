@@ -70,7 +70,7 @@ def test_checks_lists_the_catalogue_as_json():
 
 def test_docs_checks_md_is_generated_from_the_catalogue():
     from tests.helpers import ROOT
-    from wizard.cli import catalogue_markdown
+    from wizard.frontends.terminal.cli import catalogue_markdown
 
     assert (ROOT / "docs" / "checks.md").read_text().strip() == catalogue_markdown().strip(), \
         "docs/checks.md is stale: run `make docs`"
@@ -87,7 +87,7 @@ def test_demo_write_case_round_trips(demo_dir, tmp_path):
     out = tmp_path / "demo.yaml"
     proc = run_cli("demo", "--framework", "pytorch", "--cache", str(demo_dir), "--write-case", str(out))
     assert proc.returncode == 0, proc.stderr
-    from wizard.case import Case
+    from wizard.core.case import Case
 
     case = Case.from_file(out)
     assert case.training.optimizer == "adam" and case.num_labels is None
@@ -101,9 +101,9 @@ class _Terminal:
 
 
 def test_no_input_never_prompts_and_names_what_to_add(tmp_path, monkeypatch, capsys):
-    from wizard import cli, interactive
-    from wizard.case import Case
-    from wizard.tree import QuestionWalk
+    from wizard.frontends.terminal import cli, interactive
+    from wizard.core.case import Case
+    from wizard.engine.plan import QuestionWalk
 
     asked: list[str] = []
     monkeypatch.setattr(interactive, "run_interactive", lambda *a, **k: asked.append("walk") or 0)

@@ -11,7 +11,7 @@ import pytest
 from tests.helpers import fails, finding, run_cli
 from tests.test_script_reader import COURSE_FAULTS, TRAINER_SCRIPT
 from tests.test_script_reader import mnli_local  # noqa: F401  (a fixture: MNLI's split names)
-from wizard.script_reader import course_script_path
+from wizard.script.reader import course_script_path
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reports.plots import PlotError, render, render_all
-from wizard.case import Case
-from wizard.findings import Finding, Plot
-from wizard.probes.curves import CurvesError, analyse_curves, probe_curves, read_curves
+from wizard.reports.plots import PlotError, render, render_all
+from wizard.core.case import Case
+from wizard.core.findings import Finding, Plot
+from wizard.checks.curves import CurvesError, analyse_curves, probe_curves, read_curves
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEMS = {"curves.nan", "curves.overfitting", "curves.plateau", "curves.spikes",
@@ -444,7 +444,7 @@ def test_same_names_get_distinct_files(tmp_path: Path) -> None:
 
 # -- the command ----------------------------------------------------------------------------
 REGISTER = ("import argparse, sys\n"
-            "from wizard.commands import curves\n"
+            "from wizard.frontends.terminal.commands import curves\n"
             "p = argparse.ArgumentParser(prog='wizard'); sub = p.add_subparsers()\n"
             "curves.register(sub)\n"
             "a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))\n")

@@ -11,8 +11,8 @@ pytest.importorskip("torch")  # USE_TF=0 comes from conftest where TensorFlow is
 
 from tests.test_data_support import (build_gpt2_style, by_id, context, loud, make_case,  # noqa: E402
                                      splits, text_rows)
-from wizard.probes import collation, labels, text, tokenizer  # noqa: E402
-from wizard.probes.labels import chi2_sf  # noqa: E402
+from wizard.checks import collation, labels, text, tokenizer  # noqa: E402
+from wizard.checks.labels import chi2_sf  # noqa: E402
 
 ALL_PROBES = [labels.probe_label_column, labels.probe_label_values, labels.probe_eval_labels,
               text.probe_empty_text, text.probe_duplicates, text.probe_lengths,
@@ -591,17 +591,17 @@ def faulty_case(demo_dir, tmp_path_factory):
     return case
 
 
-DATA_PROBES = ("wizard.probes.labels:probe_label_column", "wizard.probes.labels:probe_label_values",
-               "wizard.probes.labels:probe_eval_labels", "wizard.probes.text:probe_empty_text",
-               "wizard.probes.text:probe_duplicates", "wizard.probes.text:probe_lengths",
-               "wizard.probes.tokenizer:probe_pad_token", "wizard.probes.tokenizer:probe_vocab",
-               "wizard.probes.tokenizer:probe_tokenizer_checkpoint",
-               "wizard.probes.collation:probe_collation")
+DATA_PROBES = ("wizard.checks.labels:probe_label_column", "wizard.checks.labels:probe_label_values",
+               "wizard.checks.labels:probe_eval_labels", "wizard.checks.text:probe_empty_text",
+               "wizard.checks.text:probe_duplicates", "wizard.checks.text:probe_lengths",
+               "wizard.checks.tokenizer:probe_pad_token", "wizard.checks.tokenizer:probe_vocab",
+               "wizard.checks.tokenizer:probe_tokenizer_checkpoint",
+               "wizard.checks.collation:probe_collation")
 
 
 def test_worker_runs_the_checks_on_a_faulty_case(faulty_case):
-    from wizard.session import Session
-    from wizard.tree import Step
+    from wizard.engine.session import Session
+    from wizard.engine.plan import Step
 
     step = Step("data", "Check your data", "", DATA_PROBES)
     result = Session(faulty_case, device="cpu", steps=[step]).run()
@@ -617,9 +617,9 @@ def test_worker_runs_the_checks_on_a_faulty_case(faulty_case):
 
 
 def _registered() -> bool:
-    from wizard.probes.registry import PROBES
+    from wizard.engine.registry import PROBES
 
-    return any(p.target.startswith("wizard.probes.labels:") for p in PROBES.values())
+    return any(p.target.startswith("wizard.checks.labels:") for p in PROBES.values())
 
 
 @pytest.mark.skipif(not _registered(), reason="the data probes are not in the registry yet")

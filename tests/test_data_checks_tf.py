@@ -8,7 +8,7 @@ pytest.importorskip("tensorflow")
 pytest.importorskip("tf_keras")
 
 from tests.test_data_support import by_id, context, loud, make_case, splits, text_rows  # noqa: E402
-from wizard.probes import collation, labels, text, tokenizer  # noqa: E402
+from wizard.checks import collation, labels, text, tokenizer  # noqa: E402
 
 ALL_PROBES = [labels.probe_label_column, labels.probe_label_values, labels.probe_eval_labels,
               text.probe_empty_text, text.probe_duplicates, text.probe_lengths,

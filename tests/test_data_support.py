@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wizard.case import Case
+from wizard.core.case import Case
 from wizard.context import Context
-from wizard.findings import Finding
+from wizard.core.findings import Finding
 
 CORPUS = ["the cat saw the dog", "a bird sang in the morning", "hello world",
           "the old farmer found the bread near the station", "the dog read a book"]

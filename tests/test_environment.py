@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reports import environment as env
-from reports.environment import NOT_INSTALLED, PACKAGES, environment_block, environment_info
+from wizard.evidence import environment as env
+from wizard.evidence.environment import NOT_INSTALLED, PACKAGES, environment_block, environment_info
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
@@ -71,7 +71,7 @@ def test_versions_come_from_metadata_with_not_installed_fallback() -> None:
 def test_no_framework_is_imported_and_it_is_fast() -> None:
     out = _run(
         "import json, sys, time\n"
-        "from reports.environment import environment_block, environment_info\n"
+        "from wizard.evidence.environment import environment_block, environment_info\n"
         "best = min(((time.perf_counter(), environment_block(environment_info()),"
         " time.perf_counter()) for _ in range(3)), key=lambda t: t[2] - t[0])\n"
         f"print(json.dumps({{'seconds': best[2] - best[0], 'block': best[1],"
@@ -87,7 +87,7 @@ def test_imported_torch_is_probed_and_probing_imports_tensorflow_only_when_asked
     is installed, probe_frameworks=True."""
     out = _run(
         "import json, sys, torch\n"
-        "from reports.environment import environment_info, environment_block\n"
+        "from wizard.evidence.environment import environment_info, environment_block\n"
         "info = environment_info()\n"
         "out = {'torch': info['torch'], 'block': environment_block(info),"
         " 'tf_imported': 'tensorflow' in sys.modules}\n"

@@ -1,4 +1,4 @@
-"""wizard.hub against a local fake Hub (tests/hub_server.py): success, every failure, the offline cache."""
+"""wizard.hub.client against a local fake Hub (tests/hub_server.py): success, every failure, the offline cache."""
 from __future__ import annotations
 
 import json
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tests.hub_server import FakeHub
-from wizard import hub
-from wizard.case import Case
-from wizard.probes.hub import probe_hub
+from wizard.hub import client as hub
+from wizard.core.case import Case
+from wizard.checks.hub import probe_hub
 
 CONFIG = {"model_type": "bert", "architectures": ["BertForSequenceClassification"], "hidden_size": 8,
           "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16, "vocab_size": 30,

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wizard.case import Case
+from wizard.core.case import Case
 from wizard.context import Batch, Context
-from wizard.findings import Finding
-from wizard.probes import optimizer_checks as oc
+from wizard.core.findings import Finding
+from wizard.checks import optimizer_checks as oc
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")

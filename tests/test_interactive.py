@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers import ROOT, check_case, fails
 from tests.test_script_reader import TRAINER_SCRIPT
-from wizard.case import Case
+from wizard.core.case import Case
 
 ENTER = "\r"
 

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from reports.links import (TITLE_MAX, forum_topic_url, github_issue_url, hub_discussion_prefill_url,
+from wizard.reports.links import (TITLE_MAX, forum_topic_url, github_issue_url, hub_discussion_prefill_url,
                            hub_discussion_url, paste_note)
 
 TRICKY = ("a & b = c; 100% sure #1 + 2 ?x=y /path\\back `code` \"quoted\" 'single' <tag>\n"

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from wizard.case import Case
-from wizard.memory_estimate import (GiB, ModelGeometry, ModelNotFound, ParamCount, TrainingSetup,
+from wizard.core.case import Case
+from wizard.estimate.memory import (GiB, ModelGeometry, ModelNotFound, ParamCount, TrainingSetup,
                                     activation_bytes, advise, analytic_param_count, combined_fix,
                                     count_hub, count_local, estimate_memory, estimate_model,
                                     find_largest_batch, parse_optimizer, sharding_table)
@@ -48,7 +48,7 @@ TINY = {
 _BUILD = """
 import json, sys
 import torch, transformers
-from wizard.memory_estimate import count_from_config
+from wizard.estimate.memory import count_from_config
 spec, root = json.loads(sys.argv[1]), sys.argv[2]
 out = {}
 torch.manual_seed(0)
@@ -97,7 +97,7 @@ def models(built: dict[str, Any]) -> dict[str, Any]:
 def runner():
     """One step runner (zygote) for every measured test of this module, started first so its
     imports overlap with the other tests."""
-    from wizard.probes.memory import StepRunner
+    from wizard.checks.memory.probes import StepRunner
 
     with StepRunner("pytorch", "cpu", timeout=300) as r:
         yield r
@@ -402,7 +402,7 @@ class FakeNVML:
 
 
 def test_estimate_probe_and_will_not_fit(models: dict[str, Any], tmp_path: Path) -> None:
-    from wizard.probes.memory import probe_memory
+    from wizard.checks.memory.probes import probe_memory
 
     case = _case(models["bert"]["folder"])
     quiet = probe_memory(case, device="cpu", capacity_bytes=8 * GiB)
@@ -411,7 +411,7 @@ def test_estimate_probe_and_will_not_fit(models: dict[str, Any], tmp_path: Path)
     assert est.status == "info" and est.evidence["parameters"] == models["bert"]["exact"]
     assert est.plots[0].kind == "bar" and "activations" in est.plots[0].series["labels"]
     if importlib.util.find_spec("matplotlib") is not None:
-        from reports.plots import render
+        from wizard.reports.plots import render
 
         assert render(est.plots[0], tmp_path / "breakdown.png").stat().st_size > 0
     loud = probe_memory(case, device="cpu", capacity_bytes=2 * 1024 ** 2)
@@ -423,7 +423,7 @@ def test_estimate_probe_and_will_not_fit(models: dict[str, Any], tmp_path: Path)
 
 
 def test_other_gpu_processes_are_reported_and_shrink_capacity(models: dict[str, Any]) -> None:
-    from wizard.probes.memory import check_gpu_residents, probe_memory
+    from wizard.checks.memory.probes import check_gpu_residents, probe_memory
 
     me, other = os.getpid(), 999_999
     busy = FakeNVML(GiB, [(me, 100 * 1024 ** 2), (other, 800 * 1024 ** 2)])
@@ -439,7 +439,7 @@ def test_other_gpu_processes_are_reported_and_shrink_capacity(models: dict[str, 
 
 
 def test_tensorflow_without_memory_growth_is_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
-    from wizard.probes.memory import check_tf_memory_growth
+    from wizard.checks.memory.probes import check_tf_memory_growth
 
     def fake_tf(growth: bool) -> Any:
         exp = SimpleNamespace(get_memory_growth=lambda g: growth)
@@ -456,7 +456,7 @@ def test_tensorflow_without_memory_growth_is_flagged(monkeypatch: pytest.MonkeyP
 
 
 def test_measured_peak_on_cpu_is_near_the_estimate(models: dict[str, Any], runner: Any) -> None:
-    from wizard.probes.memory import probe_memory_measure
+    from wizard.checks.memory.probes import probe_memory_measure
 
     case = _case(models["gpt2"]["folder"], max_length=128, batch_size=8)
     case.task = "causal-lm"
@@ -467,7 +467,7 @@ def test_measured_peak_on_cpu_is_near_the_estimate(models: dict[str, Any], runne
 
 
 def test_out_of_memory_in_the_step_becomes_a_finding(models: dict[str, Any], runner: Any) -> None:
-    from wizard.probes.memory import probe_memory_measure
+    from wizard.checks.memory.probes import probe_memory_measure
 
     case = _case(models["bert"]["folder"])
     [f] = probe_memory_measure(case, device="cpu", runner=runner, memory_cap_bytes=256 * 1024)
@@ -477,7 +477,7 @@ def test_out_of_memory_in_the_step_becomes_a_finding(models: dict[str, Any], run
 
 def test_largest_batch_for_real_under_a_memory_cap(models: dict[str, Any], runner: Any,
                                                    tmp_path: Path) -> None:
-    from wizard.probes.memory import probe_largest_batch
+    from wizard.checks.memory.probes import probe_largest_batch
 
     case = _case(models["bert"]["folder"], batch_size=64, max_length=128)
     [f] = probe_largest_batch(case, device="cpu", runner=runner, memory_cap_bytes=24 * 1024 ** 2,
@@ -489,7 +489,7 @@ def test_largest_batch_for_real_under_a_memory_cap(models: dict[str, Any], runne
     assert all(b > ev["largest"] for b, ok in ev["attempts"] if not ok)
     assert f"per_device_train_batch_size={ev['largest']}" in f.fix
     if importlib.util.find_spec("matplotlib") is not None:
-        from reports.plots import render
+        from wizard.reports.plots import render
 
         assert render(f.plots[0], tmp_path / "search.png").stat().st_size > 0
 

@@ -16,7 +16,7 @@ if not hasattr(transformers, "TFAutoModelForSequenceClassification"):
     pytest.skip("this transformers has no TensorFlow classes", allow_module_level=True)
 
 from wizard.demo.cases import healthy_case  # noqa: E402
-from wizard.probes.memory import (StepRunner, _child_env, _is_oom,  # noqa: E402
+from wizard.checks.memory.probes import (StepRunner, _child_env, _is_oom,  # noqa: E402
                                   probe_largest_batch, probe_memory_measure)
 
 MiB = 1024 ** 2
@@ -45,7 +45,7 @@ def test_first_step_falls_back_to_autograph_for_python_control_flow_on_tensors()
     autograph (as model.fit traces) when the code branches in Python on a tensor."""
     import numpy as np
 
-    from wizard.probes.memory_tf_step import _first_step
+    from wizard.checks.memory.tf_step import _first_step
 
     class Branchy(tf.keras.Model):
         def __init__(self) -> None:

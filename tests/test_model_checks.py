@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wizard.case import Case
+from wizard.core.case import Case
 from wizard.context import Batch, Context
-from wizard.findings import Finding
-from wizard.probes import model_head, precision, trainable
+from wizard.core.findings import Finding
+from wizard.checks import model_head, precision, trainable
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")
@@ -495,8 +495,8 @@ def test_worker_run_finds_the_head_mismatch_and_goes_on(demo_dir, tmp_path):
     """End to end through the session and its worker process: a 2-label fine-tuned checkpoint
     loaded with num_labels=3; the forward probe then runs on the fixed load."""
     from wizard.demo.cases import healthy_case
-    from wizard.session import Session
-    from wizard.tree import Step
+    from wizard.engine.session import Session
+    from wizard.engine.plan import Step
 
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -507,8 +507,8 @@ def test_worker_run_finds_the_head_mismatch_and_goes_on(demo_dir, tmp_path):
     case = healthy_case(demo_dir, "pytorch")
     case.model = str(ckpt)
     step = Step("model", "Check your model", "", (
-        "wizard.probes.model_head:probe_checkpoint_head", "wizard.probes.model:probe_forward",
-        "wizard.probes.trainable:probe_model_loss"))
+        "wizard.checks.model_head:probe_checkpoint_head", "wizard.checks.model:probe_forward",
+        "wizard.checks.trainable:probe_model_loss"))
     result = Session(case, device="cpu", steps=[step]).run()
     status = {f.id: f.status for f in result.findings}
     assert status["model.head-size-mismatch"] == "fail"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.redact import find_secrets, redact
+from wizard.reports.redact import find_secrets, redact
 
 DATA = Path(__file__).parent / "data"
 ALNUM = string.ascii_letters + string.digits

@@ -19,8 +19,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from reports.render import render_report, write_reports
-from wizard.findings import Finding
+from wizard.reports.render import render_report, write_reports
+from wizard.core.findings import Finding
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 RESULTS = SNAPSHOTS / "results"

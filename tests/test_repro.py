@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reports.release import check_newer_release
-from reports.repro import (NAN_MESSAGE, Failure, ModelSpec, Outcome, check_outcome, candidates,
+from wizard.evidence.release import check_newer_release
+from wizard.evidence.repro import (NAN_MESSAGE, Failure, ModelSpec, Outcome, check_outcome, candidates,
                            error_signature, normalise_message, render_script, reproduce,
                            select_inputs, tiny_config)
 from tests.conftest import HAS_TF
@@ -164,7 +164,7 @@ def _done(logits) -> dict:
 
 
 def test_differential_agreement_mismatch_and_one_sided_failure():
-    from wizard.probes.library import TOLERANCE, compare_frameworks
+    from wizard.checks.library import TOLERANCE, compare_frameworks
 
     logits = np.array([[0.1, -0.2, 0.3], [0.0, 0.5, -0.5]], dtype=np.float32)
     agree = compare_frameworks("pytorch", logits, None, _done(logits + TOLERANCE / 10))

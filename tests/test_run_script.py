@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-from wizard.commands.run import split_trailing
-from wizard.live_run import run_instrumented
+from wizard.frontends.terminal.commands.run import split_trailing
+from wizard.live.run import run_instrumented
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")
@@ -144,7 +144,7 @@ def _torch_only(monkeypatch):
 
 
 def _hooks_removed() -> None:
-    from wizard import instrument
+    from wizard.live import instrument
 
     assert instrument._ACTIVE is None
     assert not any(isinstance(f, instrument._PostImport) for f in sys.meta_path)
@@ -243,7 +243,7 @@ def test_cli_runs_a_plain_loop_with_trailing_options(fx, tmp_path):
 
     script = write(tmp_path, LOOP_SCRIPT, MODEL_DIR=fx["MODEL_DIR"], DATA_DIR=fx["DATA_DIR"])
     out = tmp_path / "out.json"
-    code = ("import sys, wizard.cli as c\n"
+    code = ("import sys, wizard.frontends.terminal.cli as c\n"
             "if 'run' not in c.EXTRA_COMMANDS: c.EXTRA_COMMANDS = (*c.EXTRA_COMMANDS, 'run')\n"
             "sys.exit(c.main(sys.argv[1:]))")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "USE_TF": "0"}
@@ -287,7 +287,7 @@ def test_script_without_training_says_nothing_was_captured(tmp_path):
 
 
 def test_run_command_bad_input_is_one_sentence(tmp_path, capsys):
-    from wizard.commands.run import run
+    from wizard.frontends.terminal.commands.run import run
 
     bad = tmp_path / "broken.py"
     bad.write_text("model.fit(\n")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.case import CaseError
-from wizard.script_checks import KERAS_DEFAULT_LR, TORCH_DEFAULT_LR
-from wizard.script_reader import (ScriptError, case_from_script, combine_findings,
+from wizard.core.case import CaseError
+from wizard.script.checks import KERAS_DEFAULT_LR, TORCH_DEFAULT_LR
+from wizard.script.reader import (ScriptError, case_from_script, combine_findings,
                                   course_script_path, read_script)
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
@@ -146,7 +146,7 @@ def mnli_local(demo_dir, tmp_path_factory):
 def _check_inline(case):
     """`check` on a case, with the probes in this process (the same steps and probes)."""
     from wizard.context import Context
-    from wizard.session import Session
+    from wizard.engine.session import Session
 
     return Session(case, ctx=Context(case)).run()
 
@@ -454,7 +454,7 @@ def test_static_learning_rate(compile_opt, lr, status, source):
 
 
 def test_combine_keeps_the_run_and_the_script_line():
-    from wizard.findings import Finding
+    from wizard.core.findings import Finding
 
     static = [Finding("script.read", "info", "read"),
               Finding("hyperparameters.learning-rate-too-high", "fail", "s",
@@ -490,7 +490,7 @@ def test_reading_imports_no_framework():
     import subprocess
     import sys
 
-    code = ("import sys; from wizard.script_reader import case_from_script, course_script_path; "
+    code = ("import sys; from wizard.script.reader import case_from_script, course_script_path; "
             "case_from_script(course_script_path()); "
             "print(sorted(m for m in ('torch', 'tensorflow', 'transformers', 'datasets') "
             "if m in sys.modules))")

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from wizard.probes import training as T
+from wizard.checks import training as T
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 HAS_TORCH = importlib.util.find_spec("torch") is not None

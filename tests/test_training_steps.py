@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import HAS_TF, needs_tf, needs_torch
-from wizard.case import Case
+from wizard.core.case import Case
 from wizard.demo.cases import healthy_case
-from wizard.findings import Finding
-from wizard.session import Result, Session
-from wizard.tree import STEPS, plan
+from wizard.core.findings import Finding
+from wizard.engine.session import Result, Session
+from wizard.engine.plan import STEPS, plan
 
 # (TensorFlow's fault detection is covered in test_training.py; here its healthy walk.)
 WALKS = [pytest.param("pytorch", 5e-5, marks=needs_torch, id="healthy-pytorch"),
@@ -80,7 +80,7 @@ def test_out_of_memory_plan_measures_a_step_and_finds_the_largest_batch(demo_dir
 
 @pytest.mark.skipif(HAS_TF, reason="TensorFlow is installed: tests/test_memory_tf.py measures")
 def test_memory_steps_say_skip_for_tensorflow_without_tensorflow(demo_dir):
-    from wizard.probes.memory import probe_largest_batch, probe_memory_measure
+    from wizard.checks.memory.probes import probe_largest_batch, probe_memory_measure
 
     case = healthy_case(demo_dir, "pytorch")
     case.framework = "tensorflow"

@@ -12,12 +12,12 @@ from typing import Iterator
 
 import pytest
 
-from wizard.case import SYMPTOMS, Case
+from wizard.core.case import SYMPTOMS, Case
 from wizard.demo.cases import course_case
-from wizard.findings import Finding
-from wizard.probes.registry import PROBES, resolve
-from wizard.session import Session
-from wizard.tree import PLANS, QUESTIONS, STEPS, QuestionWalk, plan
+from wizard.core.findings import Finding
+from wizard.engine.registry import PROBES, resolve
+from wizard.engine.session import Session
+from wizard.engine.plan import PLANS, QUESTIONS, STEPS, QuestionWalk, plan
 
 TRACEBACK = "IndexError: Target 2 is out of bounds."
 OOM_TRACEBACK = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB."

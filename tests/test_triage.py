@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wizard.case import Case
-from wizard.catalogue import CHECKS
-from wizard.findings import Finding
-from wizard.triage import (SIGNATURES, ParsedError, Signature, Triage, classify_path,
+from wizard.core.case import Case
+from wizard.core.catalogue import CHECKS
+from wizard.core.findings import Finding
+from wizard.triage.match import (SIGNATURES, ParsedError, Signature, Triage, classify_path,
                            parse_traceback, probe_triage, triage, unknown_probe_ids)
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None

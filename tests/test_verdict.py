@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from tests.helpers import run_cli
 from tests.library_fault import install
-from wizard.case import Case
-from wizard.catalogue import CHECKS
+from wizard.core.case import Case
+from wizard.core.catalogue import CHECKS
 from wizard.demo.cases import course_case
-from wizard.findings import Finding
-from wizard.verdict import (NOT_USER_SIDE, SYMPTOM_IDS, decide, library_bug_candidate,
+from wizard.core.findings import Finding
+from wizard.engine.verdict import (NOT_USER_SIDE, SYMPTOM_IDS, decide, library_bug_candidate,
                             library_signals)
 
 SITE = "/venv/lib/python3.11/site-packages"
@@ -196,8 +196,8 @@ def test_property_no_user_side_fault_ever_yields_library_bug(fault, others, extr
 # -- the session runs the report step only for a candidate -----------------------------------
 def test_session_runs_the_report_step_only_for_a_candidate(tmp_path):
     from wizard.context import Context
-    from wizard.session import Session
-    from wizard.tree import STEPS, Step
+    from wizard.engine.session import Session
+    from wizard.engine.plan import STEPS, Step
 
     report = STEPS["report"]
     fake_report = Step("report", report.title, report.why,

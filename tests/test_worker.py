@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wizard.case import Case
-from wizard.worker import Worker
+from wizard.core.case import Case
+from wizard.engine.worker import Worker
 
 CASE = Case.from_dict({"model": "m", "dataset": {"path": "d"}, "framework": "pytorch"})
 P = "tests.misbehaving_probes:"

@@ -1,6 +1,6 @@
 """`python -m wizard`."""
 import sys
 
-from wizard.cli import main
+from wizard.frontends.terminal.cli import main
 
 sys.exit(main())

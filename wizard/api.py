@@ -20,10 +20,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from wizard.case import Case, DatasetSpec, Training
-from wizard.findings import Finding, Verdict
+from wizard.core.case import Case, DatasetSpec, Training
+from wizard.core.findings import Finding, Verdict
 
-TRAINING = "wizard.probes.training"
+TRAINING = "wizard.checks.training"
 # short name -> registered probe name (when the registry has it) or "module:function"
 CHECKS: dict[str, str] = {
     "environment": "environment",
@@ -63,7 +63,7 @@ class WizardInputError(ValueError):
 class Report:
     """The findings and the verdict of one diagnose() call."""
 
-    result: Any  # wizard.session.Result
+    result: Any  # wizard.engine.session.Result
 
     @property
     def findings(self) -> list[Finding]:
@@ -97,7 +97,7 @@ class Report:
 
     def write(self, out_dir: str | Path, formats: Iterable[str] = ("markdown",)) -> list[Path]:
         """Plots (PNG) and report files, as `python -m wizard check --report DIR` writes them."""
-        from reports.render import write_reports
+        from wizard.reports.render import write_reports
 
         out = Path(out_dir)
         paths = write_reports(self.result, out, tuple(formats))
@@ -113,12 +113,12 @@ class Report:
             display(Markdown(self._repr_markdown_()))
             if plots:
                 with tempfile.TemporaryDirectory() as tmp:
-                    from reports.plots import render_all
+                    from wizard.reports.plots import render_all
 
                     for path in render_all(self.findings, tmp):
                         display(Image(filename=str(path)))
             return
-        from wizard.console import finding_line, finding_panel, make_console, verdict_panel
+        from wizard.frontends.terminal.console import finding_line, finding_panel, make_console, verdict_panel
 
         console = make_console()
         for f in self.findings:
@@ -177,9 +177,9 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
     steps: steps for the overfit-one-batch runs (default 40).
     """
     from wizard.context import Context
-    from wizard.probes.training import LiveSetup
-    from wizard.session import Session
-    from wizard.tree import Step
+    from wizard.checks.training import LiveSetup
+    from wizard.engine.session import Session
+    from wizard.engine.plan import Step
 
     framework = framework_of(model)
     transformers = is_transformers_model(model)
@@ -468,7 +468,7 @@ def _prefill_plain(ctx: Any, batch: Any, num_labels: int | None) -> None:
     import time
 
     from wizard.context import ForwardResult
-    from wizard.probes.training import _backend, output_kind, target_for
+    from wizard.checks.training import _backend, output_kind, target_for
 
     be = _backend(ctx.case.framework)
     target = target_for(ctx.case, ctx)
@@ -497,7 +497,7 @@ def probe_plain_learning_rate(case: Case, ctx: Any) -> list[Finding]:
     """The learning rate of the live optimizer (or training arguments) of a plain Keras model or
     torch nn.Module, judged by the usual range of its optimizer family for training from
     scratch (PLAIN_LR); the transformer fine-tuning range (1e-5..1e-4) does not apply."""
-    from wizard.probes.hyperparameters import effective_learning_rate, parse_optimizer
+    from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
 
     live = getattr(ctx, "live", None)
     if live is not None and live.optimizer is None and live.training_args is None:

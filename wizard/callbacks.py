@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from wizard.findings import Finding
+from wizard.core.findings import Finding
 
 GRAD_EVERY = 50       # a per-layer gradient snapshot every 50 optimizer steps (and at step 1)
 CHECK_EVERY = 10      # PyTorch: losses and gradient norms are read back every 10 steps
@@ -77,7 +77,7 @@ class RunRecorder:
 
     # -- findings -------------------------------------------------------------------------------
     def findings(self) -> list[Finding]:
-        from wizard.probes.training import gradient_flow_finding, judge_gradients
+        from wizard.checks.training import gradient_flow_finding, judge_gradients
 
         out: list[Finding] = []
         if self.fault:
@@ -139,7 +139,7 @@ class RunRecorder:
             fix=fix)
 
     def _curve_findings(self) -> list[Finding]:
-        from wizard.probes.curves import Curves, Series, analyse_curves
+        from wizard.checks.curves import Curves, Series, analyse_curves
 
         if not self.losses and not self.eval_losses:
             return []
@@ -161,10 +161,10 @@ class RunRecorder:
 
     # -- the report -----------------------------------------------------------------------------
     def result(self) -> Any:
-        from reports.environment import environment_info
-        from wizard.case import Case, DatasetSpec, Training
-        from wizard.session import Result
-        from wizard.verdict import decide
+        from wizard.evidence.environment import environment_info
+        from wizard.core.case import Case, DatasetSpec, Training
+        from wizard.engine.session import Result
+        from wizard.engine.verdict import decide
 
         findings = self.findings()
         training = Training(trainer=self.trainer if self.trainer in ("keras", "trainer") else None,
@@ -178,7 +178,7 @@ class RunRecorder:
                       findings, decide(case, findings))
 
     def write_report(self, out_dir: str | Path | None = None) -> list[Path]:
-        from reports.render import write_reports
+        from wizard.reports.render import write_reports
 
         out = Path(out_dir) if out_dir else self.report_dir
         if out is None:

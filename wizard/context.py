@@ -9,8 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from wizard.case import Case, CaseError
-from wizard.findings import Finding
+from wizard.core.case import Case, CaseError
+from wizard.core.findings import Finding
 
 
 @dataclass
@@ -110,7 +110,7 @@ class Context:
         ref = self.__dict__.get("model_ref")
         if ref is None or ref.kind != "hub" or ref.source != "hub":
             return self.case.model
-        from wizard import hub
+        from wizard.hub import client as hub
 
         def report(name: str, done: int, total: int) -> None:
             share = f" ({done / total:.0%})" if total else ""
@@ -153,7 +153,7 @@ class Context:
     @cached_property
     def raw(self) -> Any:
         """The train (and eval) splits, at most `dataset.max_samples` rows each."""
-        from wizard.data_loading import load_splits
+        from wizard.backends.data import load_splits
 
         self.progress("loading the dataset")
         splits = load_splits(self.case.dataset)

@@ -55,7 +55,7 @@ class TFBackend:
                 raise
             # transformers 4.57 cannot read PyTorch safetensors into TF ("'builtins.safe_open'
             # object is not iterable"); the TF weights file next to it loads fine.
-            from wizard.findings import Finding
+            from wizard.core.findings import Finding
 
             self.ctx.notes.append(Finding(
                 "environment.tf-safetensors-load-bug", "warn",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.case import Case
+from wizard.core.case import Case
 
 COURSE_TRACEBACK = (
     "ValueError: No gradients provided for any variable: ['tf_distil_bert_for_sequence_"

@@ -1,0 +1,56 @@
+"""Environment probes: is the case's framework importable here, and does transformers have it."""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+
+from wizard.core.case import Case
+from wizard.core.findings import Finding
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _major(version: str | None) -> int:
+    try:
+        return int((version or "0").split(".")[0])
+    except ValueError:
+        return 0
+
+
+def probe_environment(case: Case, ctx: object = None) -> list[Finding]:
+    """Fatal mismatches between the case and this Python environment (no framework import)."""
+    findings: list[Finding] = []
+    transformers = _version("transformers")
+    if case.framework == "tensorflow":
+        if importlib.util.find_spec("tensorflow") is None:
+            findings.append(Finding(
+                "environment.framework-missing", "fail", "TensorFlow is not installed here",
+                evidence={"framework": "tensorflow", "transformers": transformers},
+                explanation="The case says framework: tensorflow, but this environment has no "
+                            "TensorFlow, so the model cannot be run.",
+                fix='pip install "transformers>=4.57,<5" "tensorflow~=2.21" "tf-keras~=2.21"\n'
+                    "export TF_USE_LEGACY_KERAS=1"))
+        if _major(transformers) >= 5:
+            findings.append(Finding(
+                "environment.transformers-without-tensorflow", "fail",
+                f"transformers {transformers} has no TensorFlow classes",
+                evidence={"transformers": transformers, "tensorflow": _version("tensorflow")
+                          or _version("tensorflow-cpu")},
+                explanation="transformers 5 removed TFAutoModel... and every TF model class. "
+                            "Run the TensorFlow path on transformers 4.57 with tf-keras, or move "
+                            "the script to PyTorch.",
+                fix='pip install "transformers>=4.57,<5" "tf-keras~=2.21"\n'
+                    "export TF_USE_LEGACY_KERAS=1\n"
+                    "# or: switch to AutoModelForSequenceClassification + Trainer (PyTorch)"))
+    elif importlib.util.find_spec("torch") is None:
+        findings.append(Finding(
+            "environment.framework-missing", "fail", "PyTorch is not installed here",
+            evidence={"framework": "pytorch", "transformers": transformers},
+            explanation="The case says framework: pytorch, but torch cannot be imported.",
+            fix="pip install torch accelerate"))
+    return findings

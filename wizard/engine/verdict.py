@@ -1,0 +1,229 @@
+"""From findings to a verdict: user error, library bug, healthy, or inconclusive.
+
+A library bug needs all of: a failure that points into library code (the forward pass raises
+with library frames innermost, returns NaN/Inf logits on a freshly loaded model, or a pasted
+traceback ends in library code with no known signature), user-side checks that are clean (no
+fault and no crashed check among the data/model/hyperparameter/... checks), and proof from the
+report step: the failure reproduces in a standalone script run in a fresh interpreter, or the
+differential run (same weights and batch in the other framework) points at one
+implementation. Any user-side fault makes the verdict user-error, whatever else was found.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from wizard.core.case import Case
+from wizard.core.findings import Finding, Verdict
+
+# Findings that describe the failure itself, not the user's setup.
+SYMPTOM_IDS = frozenset({"model.forward", "model.forward-raised", "model.nan-loss-samples",
+                         "model.initial-loss"})
+NOT_USER_SIDE = frozenset({"report", "triage", "wizard"})      # categories
+REPORT_PROBES = frozenset({"differential", "reproduction", "newer-release"})
+
+
+def _find(findings: list[Finding], id: str) -> Finding | None:
+    return next((f for f in findings if f.id == id), None)
+
+
+def user_side_faults(findings: list[Finding]) -> list[Finding]:
+    """Failing checks of the user's setup (the failure's own symptoms excluded)."""
+    return [f for f in findings if f.status == "fail" and f.category not in NOT_USER_SIDE
+            and f.id not in SYMPTOM_IDS]
+
+
+def user_side_errors(findings: list[Finding]) -> list[Finding]:
+    """Checks of the user's setup that could not run (so the setup is not known to be clean).
+    A check that crashed on the very error the forward pass raises is the failure itself,
+    not an unknown about the setup."""
+    out = []
+    same_error = _forward_error_signature(findings)
+    for f in findings:
+        if f.status != "error":
+            continue
+        if f.id == "wizard.probe-crashed":
+            if f.evidence.get("probe") in REPORT_PROBES:
+                continue
+            if same_error and _signature(f.evidence.get("traceback", "")) == same_error:
+                continue
+            out.append(f)
+        elif f.category not in NOT_USER_SIDE:
+            out.append(f)
+    return out
+
+
+def _signature(text: str) -> str | None:
+    from wizard.evidence.repro import error_signature
+
+    return error_signature(text) if text else None
+
+
+def _forward_error_signature(findings: list[Finding]) -> str | None:
+    raised = _find(findings, "model.forward-raised")
+    return _signature(raised.evidence.get("traceback", "")) if raised is not None else None
+
+
+def known_forward_error(findings: list[Finding]) -> Any:
+    """The triage signature the forward pass's own error matches (a known, non-library cause)."""
+    raised = _find(findings, "model.forward-raised")
+    if raised is None or not raised.evidence.get("traceback"):
+        return None
+    from wizard.triage.match import triage
+
+    return triage(raised.evidence["traceback"]).primary
+
+
+def library_signals(findings: list[Finding]) -> list[tuple[Finding, str]]:
+    """Findings that point into library code, each with the reason in words."""
+    out: list[tuple[Finding, str]] = []
+    raised = _find(findings, "model.forward-raised")
+    if raised is not None and raised.evidence.get("innermost_in_library") \
+            and known_forward_error(findings) is None:
+        frame = raised.evidence.get("innermost_frame") or {}
+        where = _short_path(frame.get("file", ""))
+        func = f" in {frame['function']}" if frame.get("function") else ""
+        from wizard.evidence.repro import describe_error
+
+        error = describe_error(raised.evidence.get("traceback", ""),
+                               str(raised.evidence.get("error") or ""))
+        out.append((raised, f"The forward pass raises {error[:160]} inside library code "
+                            f"({where}{func})"))
+    forward = _find(findings, "model.forward")
+    if forward is not None and forward.status == "fail":
+        rows = ", ".join(str(i) for i in forward.evidence.get("samples", [])[:5])
+        out.append((forward, "A freshly loaded model returns NaN/Inf logits on a clean batch "
+                             f"(samples {rows or '?'}{', ...' if len(forward.evidence.get('samples', [])) > 5 else ''})"))
+    pasted = _find(findings, "triage.possible-library-bug")
+    if pasted is not None:
+        out.append((pasted, f"The pasted error is raised inside "
+                            f"{pasted.evidence.get('package') or 'library'} code and matches no "
+                            "known user error"))
+    return out
+
+
+def library_bug_candidate(case: Case, findings: list[Finding]) -> bool:
+    """Whether the report step should run: library signals and a clean user side."""
+    return bool(library_signals(findings)) and not user_side_faults(findings) \
+        and not user_side_errors(findings)
+
+
+def decide(case: Case, findings: list[Finding]) -> Verdict:
+    faults = user_side_faults(findings)
+    if faults:
+        primary = faults[0]
+        rest = f" (and {len(faults) - 1} more fault{'s' if len(faults) > 2 else ''})" if len(faults) > 1 else ""
+        return Verdict("user-error", primary.id, f"{primary.title}{rest}.",
+                       reasons=[f"{f.id}: {f.title}" for f in faults])
+    signals = library_signals(findings)
+    if signals:
+        return _library_verdict(findings, signals)
+    known = known_forward_error(findings)
+    if known is not None:
+        return Verdict("inconclusive", "model.forward-raised",
+                       f"The forward pass fails with a known error "
+                       f"({known.signature.title or known.signature.id}): {known.cause}",
+                       reasons=[f"signature {known.signature.id}; confirm with: "
+                                f"{', '.join(known.probes) or 'the fix shown'}"])
+    warns = [f for f in findings if f.status == "warn"]
+    errors = [f for f in findings if f.status == "error"]
+    if errors:
+        return Verdict("inconclusive", errors[0].id,
+                       f"{len(errors)} check(s) could not run; no fault found in the others.",
+                       reasons=[f.title for f in errors])
+    if case.symptom in ("none", "not-sure"):
+        summary = "No fault found: the setup looks healthy."
+        if warns:
+            summary = f"No fault found; {len(warns)} warning(s) worth a look."
+        return Verdict("healthy", warns[0].id if warns else None, summary,
+                       reasons=[f"{f.id}: {f.title}" for f in warns])
+    return Verdict("inconclusive", warns[0].id if warns else None,
+                   f"The checks found no fault that explains the symptom ({case.symptom}).",
+                   reasons=[f"{f.id}: {f.title}" for f in warns])
+
+
+def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]) -> Verdict:
+    reasons = [why for _, why in signals]
+    errors = user_side_errors(findings)
+    clean = sorted({f.id for f in findings if f.category not in NOT_USER_SIDE
+                    and f.id not in SYMPTOM_IDS and f.status in ("pass", "info", "warn")})
+    if errors:
+        reasons += [f"could not run: {f.title}" for f in errors]
+        return Verdict("inconclusive", signals[0][0].id,
+                       f"The failure points into library code, but {len(errors)} check(s) of "
+                       "your setup could not run, so it is not known to be clean.",
+                       reasons=reasons)
+    reasons.append(f"The checks of the setup are clean: no fault in {len(clean)} check(s) "
+                   f"({', '.join(clean[:6])}{', ...' if len(clean) > 6 else ''})")
+    repro = _find(findings, "report.reproduction")
+    diff = _find(findings, "report.framework-mismatch")
+    release = _find(findings, "report.newer-release")
+    verified = bool(repro is not None and repro.evidence.get("verified"))
+    diff_points = bool(diff is not None and diff.evidence.get("points_at_library"))
+    for f in (repro, diff, release):
+        if f is not None:
+            reasons.append(f"{f.id}: {f.title}")
+    newer = release is not None and release.status == "warn"
+    then = " A newer release exists: try it before opening an issue." if newer else ""
+    if repro is not None and repro.evidence.get("known_error"):
+        return Verdict("inconclusive", repro.id,
+                       f"The failure matches a known error ({repro.evidence['known_error']}), "
+                       "not a library bug: see the triage findings.", reasons=reasons)
+    bad_weights = repro.evidence.get("nonfinite_weights") if repro is not None else None
+    if bad_weights and not diff_points:
+        return Verdict("inconclusive", "model.forward",
+                       f"The loaded weights hold {bad_weights} NaN/Inf values: the checkpoint is "
+                       "the likely cause, not the library. Ask on the model's Hub discussion "
+                       "(--format hub) or pick another checkpoint/revision.", reasons=reasons)
+    if verified or diff_points:
+        primary = repro if verified else diff
+        assert primary is not None
+        package = _package(signals)
+        how = []
+        if verified:
+            tiny = repro.evidence.get("tiny_config")
+            how.append("it reproduces in a standalone script" +
+                       (" with a tiny random model (no download needed)" if tiny else
+                        " with your checkpoint"))
+        if diff_points:
+            how.append("the other framework behaves differently on the same weights")
+        return Verdict("library-bug", primary.id,
+                       f"Your setup checks out and the failure comes from inside {package}: "
+                       f"{' and '.join(how)}. This looks like a library bug; the report and "
+                       f"its repro.py are ready to review.{then}", reasons=reasons)
+    if repro is None and diff is None:
+        summary = ("The failure points into library code and your setup checks out, but the "
+                   "reproduction step did not run, so this is not confirmed as a library bug.")
+    elif repro is not None and not repro.evidence.get("attempts"):
+        summary = ("The error points into library code and your setup checks out, but one "
+                   "forward pass does not fail here, so the wizard could not reproduce it: "
+                   "add the code that triggers the error to the report draft.")
+    else:
+        summary = ("The failure points into library code and your setup checks out, but it "
+                   "did not reproduce in a standalone script: not confirmed as a library bug. "
+                   "The report draft lists what was tried.")
+    return Verdict("inconclusive", signals[0][0].id, summary + then, reasons=reasons)
+
+
+def _package(signals: list[tuple[Finding, str]]) -> str:
+    for f, _ in signals:
+        frame = f.evidence.get("innermost_frame") or {}
+        from wizard.triage.match import classify_path
+
+        if frame.get("file"):
+            kind, pkg = classify_path(frame["file"])
+            if kind == "library" and pkg:
+                return pkg
+        if f.evidence.get("package"):
+            return str(f.evidence["package"])
+        if f.id == "model.forward":
+            return "transformers"  # NaN logits: the model's code
+    return "the library"
+
+
+def _short_path(path: str) -> str:
+    """site-packages/transformers/models/x.py -> transformers/models/x.py."""
+    p = path.replace("\\", "/")
+    for marker in ("site-packages/", "dist-packages/"):
+        if marker in p:
+            return p.split(marker, 1)[1]
+    return "/".join(p.split("/")[-3:])

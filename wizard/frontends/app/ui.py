@@ -1,0 +1,807 @@
+"""The Gradio front end: the decision tree as four steps (setup → checks → verdict → report).
+
+The setup form is built from `wizard.engine.plan.QUESTIONS` (through wizard.frontends.app.form), the checks are
+the tree's plan run by `wizard.engine.session.Session` (through wizard.frontends.app.run), and everything shown
+comes from the result (wizard.frontends.app.views). Each browser session has its own gr.State; nothing is
+shared between sessions. `build_app(AppConfig(...))` returns the Blocks; app.py launches it.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import gradio as gr
+
+from wizard.frontends.app.form import (answers_from_case, case_from_answers, choices_for, form_questions,
+                             parse_answer, question_for_field, reachable)
+from wizard.frontends.app.views import (PROBLEMS, evidence_text, finding_label, findings_table, fixes,
+                              log_line, plan_markdown, plot_frame, result_summary, share_links,
+                              verdict_html)
+from wizard.frontends.app.views import script_note as script_note_md
+from wizard.core.case import Case, CaseError
+from wizard.engine.plan import QUESTIONS, Question, set_field
+
+_GRADIO = tuple(int(p) for p in gr.__version__.split(".")[:2] if p.isdigit())
+FORMAT_CHOICES = [("Markdown (to keep)", "markdown"), ("GitHub issue", "github"),
+                  ("Forum post", "forum"), ("Hub discussion", "hub")]
+CSS = """
+.wz-off { display: none !important; }
+.wz-error p, .wz-error { color: #b91c1c; font-weight: 600; margin: 0; }
+.wz-verdict { border-left: 6px solid #a3a3a3; padding: 0.6em 1em; border-radius: 6px;
+              background: rgba(127,127,127,0.08); }
+.wz-verdict-user-error { border-color: #dc2626; }
+.wz-verdict-library-bug { border-color: #9333ea; }
+.wz-verdict-healthy { border-color: #16a34a; }
+.wz-verdict-inconclusive { border-color: #ca8a04; }
+.wz-verdict-kind { font-size: 1.25em; font-weight: 700; }
+.wz-verdict-meta, .wz-note { opacity: 0.75; font-size: 0.9em; }
+.wz-card-fail, .wz-card-error { border-left: 5px solid #dc2626 !important; }
+.wz-card-warn { border-left: 5px solid #ca8a04 !important; }
+.wz-card-pass { border-left: 5px solid #16a34a !important; }
+.wz-card-info, .wz-card-skip { border-left: 5px solid #64748b !important; }
+"""
+# Shown/hidden columns toggle a class rather than `visible`: gradio versions differ on
+# whether a column made visible later mounts ("hidden" hides in 6.17 but not in later ones).
+HIDE = ["wz-off"]
+
+
+def _column(shown: bool) -> Any:
+    return gr.Column(elem_classes=[] if shown else HIDE)
+
+
+
+@dataclass
+class AppConfig:
+    """How the app runs; `from_env()` reads the WIZARD_* variables a Space can set."""
+
+    device: str = "auto"              # where probes run: auto (the best there is), cpu, cuda
+    probe_timeout: float = 300.0      # seconds per probe, per session (WIZARD_PROBE_TIMEOUT)
+    concurrency: int = 2              # sessions whose checks run at once (WIZARD_CONCURRENCY)
+    max_file_size: str = "25mb"       # per uploaded log or case file (WIZARD_MAX_FILE_SIZE)
+    steps: tuple[str, ...] | None = None  # limit the walk to these tree steps (None: all)
+    demo_root: Path | None = None     # where the demo fixtures are built (default cache)
+    oauth: bool | None = None         # "Sign in with HF"; None: on in a Space with hf_oauth
+    gpu_duration: int = 120           # seconds of ZeroGPU time asked per run
+    run_time_limit: int = 1800        # seconds one session's checks may take in all
+    github_repo: str = "huggingface/transformers"
+    work_dir: Path | None = None      # per-session folders go here (default: a temp folder)
+
+    @classmethod
+    def from_env(cls) -> "AppConfig":
+        env = os.environ
+        return cls(device=env.get("WIZARD_DEVICE", "auto"),
+                   probe_timeout=float(env.get("WIZARD_PROBE_TIMEOUT", 300)),
+                   concurrency=int(env.get("WIZARD_CONCURRENCY", 2)),
+                   max_file_size=env.get("WIZARD_MAX_FILE_SIZE", "25mb"),
+                   gpu_duration=int(env.get("WIZARD_GPU_DURATION", 120)),
+                   run_time_limit=int(env.get("WIZARD_RUN_TIME_LIMIT", 1800)))
+
+    @property
+    def oauth_enabled(self) -> bool:
+        if self.oauth is not None:
+            return self.oauth
+        return bool(os.environ.get("SPACE_ID") and os.environ.get("OAUTH_CLIENT_ID"))
+
+
+def launch_kwargs(config: AppConfig) -> dict[str, Any]:
+    """Arguments for Blocks.launch that belong to the app (host and port come from
+    GRADIO_SERVER_NAME / GRADIO_SERVER_PORT as usual)."""
+    return {"max_file_size": config.max_file_size, "css": CSS, "show_error": False}
+
+
+# -- building the form from the tree -----------------------------------------------------------
+def _label(q: Question) -> str:
+    return q.prompt.replace("; finish with an empty line", "")  # a terminal-only instruction
+
+
+def _component(q: Question, value: Any, case: Case) -> gr.components.Component:
+    common = {"label": _label(q), "info": q.why, "elem_id": f"q-{q.id}"}
+    if q.kind == "select":
+        return gr.Radio(choices=[(c.label, c.value) for c in q.choices_for(case)], value=value,
+                        **common)
+    if q.kind == "multiline":
+        return gr.Textbox(value=value, lines=5, max_lines=20, **common)
+    if q.kind == "number" and not q.optional:  # optional numbers are text: empty means unset
+        return gr.Number(value=value, precision=0, minimum=1, **common)
+    if q.kind == "columns":
+        return gr.Dropdown(choices=list(value or []), value=value, multiselect=True,
+                           allow_custom_value=True, **common)
+    if q.kind == "column":
+        return gr.Dropdown(choices=[value] if value else [], value=value,
+                           allow_custom_value=True, **common)
+    placeholder = "e.g. 5e-5" if q.kind == "float" else None
+    return gr.Textbox(value=value, lines=1, placeholder=placeholder, **common)
+
+
+def _rows(questions: list[Question]) -> list[list[Question]]:
+    """Questions in tree order, short fields paired side by side; choices and pasted text
+    take a whole row."""
+    rows: list[list[Question]] = []
+    current: list[Question] = []
+    for q in questions:
+        if q.kind in ("select", "multiline"):
+            rows += [current] if current else []
+            rows.append([q])
+            current = []
+            continue
+        current.append(q)
+        if len(current) == 2:
+            rows.append(current)
+            current = []
+    return rows + ([current] if current else [])
+
+
+@dataclass
+class _Form:
+    questions: list[Question]
+    comps: dict[str, Any] = field(default_factory=dict)
+    cols: dict[str, Any] = field(default_factory=dict)
+    errs: dict[str, Any] = field(default_factory=dict)
+
+    def answers(self, values: tuple[Any, ...]) -> dict[str, Any]:
+        return {q.id: v for q, v in zip(self.questions, values)}
+
+    @property
+    def selects(self) -> list[Question]:
+        return [q for q in self.questions if q.kind == "select"]
+
+
+def _error_updates(form: _Form, exc: CaseError | None, general: Any = None) -> list[Any]:
+    """One update per field's error box, then the general one: the message goes next to the
+    field it names, or to the general box when no question fills that field."""
+    qid = question_for_field(exc.field_name) if exc is not None else None
+    out = [gr.update(value=f"⚠ {exc}", visible=True) if exc is not None and q.id == qid
+           else gr.update(value="", visible=False) for q in form.questions]
+    out.append(gr.update(value=f"⚠ {exc}", visible=True) if exc is not None and qid is None
+               else gr.update(value="", visible=False))
+    return out
+
+
+def _visibility_updates(form: _Form, answers: dict[str, Any], base: Case | None) -> list[Any]:
+    shown = set(reachable(answers, base))
+    return [gr.Column(visible=q.id in shown) for q in form.questions]
+
+
+def _choice_updates(form: _Form, answers: dict[str, Any], base: Case | None) -> list[Any]:
+    out = []
+    for q in form.selects:
+        offered = choices_for(q.id, answers, base)
+        values = [v for _, v in offered]
+        value = answers.get(q.id) if answers.get(q.id) in values else (values[0] if values else None)
+        out.append(gr.Radio(choices=offered, value=value))
+    return out
+
+
+def _base(state: dict[str, Any]) -> Case | None:
+    # not validated: a script read may leave the model to fill in; the run validates the case
+    return Case.from_dict(state["base"], validate=False) if state.get("base") else None
+
+
+def _user_token(oauth_token: Any) -> str | None:
+    """The signed-in user's own token from gradio's OAuthToken (None when not signed in)."""
+    token = getattr(oauth_token, "token", None)
+    return token if isinstance(token, str) and token else None
+
+
+def _session_dir(state: dict[str, Any], config: AppConfig) -> Path:
+    if not state.get("dir") or not Path(state["dir"]).is_dir():
+        root = config.work_dir or Path(tempfile.gettempdir())
+        root.mkdir(parents=True, exist_ok=True)
+        state["dir"] = tempfile.mkdtemp(prefix="hf-wizard-session-", dir=root)
+    return Path(state["dir"])
+
+
+def _forget_session(state: Any) -> None:
+    import shutil
+
+    if isinstance(state, dict) and state.get("dir"):
+        shutil.rmtree(state["dir"], ignore_errors=True)
+
+
+# -- the app -----------------------------------------------------------------------------------
+def build_app(config: AppConfig | None = None) -> gr.Blocks:
+    """The wizard as a Gradio Blocks app. `demo.wizard_api` names each API endpoint's inputs and
+    outputs (as the gradio_client sees them) for scripts and tests."""
+    from wizard.frontends.app.run import gpu_runner
+
+    config = config or AppConfig.from_env()
+    runner = gpu_runner(config.gpu_duration)
+    questions = form_questions()
+    form = _Form(questions)
+    defaults = answers_from_case(Case())
+    default_case = Case()
+    default_shown = set(reachable(defaults))
+
+    with gr.Blocks(title="hf-debug-wizard", delete_cache=(3600, 6 * 3600)) as demo:
+        state = gr.State({}, time_to_live=6 * 3600, delete_callback=_forget_session)
+        live = gr.State([])      # finding dicts as they arrive (the cards on the checks step)
+        result_st = gr.State({})  # the finished result (the verdict step)
+        gr.Markdown("# hf-debug-wizard\nFind out why fine-tuning a Hugging Face model fails: "
+                    "describe your setup, and the wizard runs the checks an expert would run "
+                    "by hand on your own model and data, then writes the verdict and a report.")
+        with gr.Walkthrough(selected=1) as walk:
+            # -- 1. setup ------------------------------------------------------------------
+            with gr.Step("Describe your setup", id=1, elem_id="step-setup"):
+                with gr.Row():
+                    demo_btn = gr.Button("Try the demo case", variant="secondary",
+                                         elem_id="demo-btn", scale=0, min_width=220)
+                    case_upload = gr.UploadButton("Load a case file (YAML)", file_types=[".yaml", ".yml"],
+                                                  file_count="single", scale=0, min_width=260,
+                                                  elem_id="case-upload")
+                    if config.oauth_enabled:  # the user's own token for private/gated repos
+                        gr.LoginButton(scale=0, min_width=260, elem_id="login-setup")
+                demo_note = gr.Markdown("", elem_id="demo-note")
+                with gr.Accordion("…or paste your training script: it is read, never run",
+                                  open=False, elem_id="script-box"):
+                    script_code = gr.Code("", language="python", interactive=True, lines=10,
+                                          max_lines=30, elem_id="script-code",
+                                          label="train.py (parsed to fill the fields below; "
+                                                "nothing in it is executed)")
+                    with gr.Row():
+                        script_btn = gr.Button("Read the script", variant="secondary", scale=0,
+                                               min_width=200, elem_id="script-read")
+                        script_upload = gr.UploadButton("Upload a .py file", file_types=[".py"],
+                                                        file_count="single", scale=0,
+                                                        min_width=200, elem_id="script-upload")
+                    script_err = gr.Markdown("", visible=False, elem_classes="wz-error",
+                                             elem_id="err-script")
+                    script_note = gr.Markdown("", elem_id="script-note")
+                for row in _rows(questions):
+                    with gr.Row(equal_height=False):
+                        for q in row:
+                            with gr.Column(visible=q.id in default_shown,
+                                           elem_id=f"row-{q.id}") as col:
+                                form.comps[q.id] = _component(q, defaults[q.id], default_case)
+                                if q.id == "logs":
+                                    logs_upload = gr.File(
+                                        label="…or upload them (trainer_state.json, a Keras CSV, "
+                                              "TensorBoard event files)",
+                                        file_count="multiple", height=120, elem_id="logs-upload")
+                                form.errs[q.id] = gr.Markdown("", visible=False,
+                                                              elem_classes="wz-error",
+                                                              elem_id=f"err-{q.id}")
+                            form.cols[q.id] = col
+                general_err = gr.Markdown("", visible=False, elem_classes="wz-error",
+                                          elem_id="err-general")
+                run_btn = gr.Button("Run the checks →", variant="primary", elem_id="run-btn")
+            # -- 2. checks -----------------------------------------------------------------
+            with gr.Step("Checks", id=2, elem_id="step-checks"):
+                plan_md = gr.Markdown("Describe your setup first.", elem_id="plan")
+                status_md = gr.Markdown("", elem_id="run-status")
+                log_box = gr.Textbox(label="Log", lines=10, max_lines=18, autoscroll=True,
+                                     interactive=False, elem_id="run-log")
+
+                @gr.render(inputs=[live])
+                def _cards(found: list[dict[str, Any]]) -> None:
+                    found = found or []  # what needs attention first, then the rest, in order
+                    for f in [f for f in found if f.get("status") in PROBLEMS] + \
+                             [f for f in found if f.get("status") not in PROBLEMS]:
+                        _finding_card(f)
+
+                with gr.Row():
+                    back1_btn = gr.Button("← Change the setup", elem_id="back-to-setup")
+                    to_verdict_btn = gr.Button("See the verdict →", variant="primary",
+                                               interactive=False, elem_id="to-verdict")
+            # -- 3. verdict ----------------------------------------------------------------
+            with gr.Step("Verdict", id=3, elem_id="step-verdict"):
+                verdict_box = gr.HTML("<p>No verdict yet: run the checks first.</p>",
+                                      elem_id="verdict")
+
+                @gr.render(inputs=[result_st])
+                def _fix_list(result: dict[str, Any]) -> None:
+                    todo = fixes(result or {})
+                    if todo:
+                        gr.Markdown("### What to do")
+                    for f in todo:
+                        gr.Markdown(f"**{finding_label(f)}**\n\n{f.get('explanation', '')}")
+                        gr.Code(f["fix"], language="python", label="Fix: paste this",
+                                interactive=False)
+
+                table_md = gr.Markdown("", elem_id="findings-table")
+                with gr.Accordion("The result as JSON (the scripting contract)", open=False):
+                    result_json = gr.Code("", language="json", interactive=False, max_lines=30,
+                                          elem_id="result-json", label="result.json")
+                with gr.Row():
+                    back2_btn = gr.Button("← Back to the checks", elem_id="back-to-checks")
+                    to_report_btn = gr.Button("Write the report →", variant="primary",
+                                              elem_id="to-report")
+            # -- 4. report -----------------------------------------------------------------
+            with gr.Step("Report", id=4, elem_id="step-report"):
+                fmt = gr.Radio(FORMAT_CHOICES, value="markdown", label="Report for",
+                               elem_id="report-format")
+                with gr.Tabs():
+                    with gr.Tab("Preview", id="preview"):
+                        preview_md = gr.Markdown("", elem_id="report-preview")
+                    with gr.Tab("Text to copy or edit", id="text", elem_id="report-text-tab"):
+                        report_code = gr.Code("", language="markdown", interactive=True,
+                                              lines=16, max_lines=40, elem_id="report-code",
+                                              label="The report: edit it if you like; this "
+                                                    "text is what you share (tokens, e-mails "
+                                                    "and home paths are already removed)")
+                with gr.Column(elem_classes=HIDE, elem_id="repro") as repro_col:
+                    repro_code = gr.Code("", language="python", interactive=False, lines=12,
+                                         max_lines=40, buttons=["copy"], elem_id="repro-code",
+                                         label="The reproduction script (repro.py): it runs on "
+                                               "its own, for the issue's Reproduction section")
+                    repro_btn = gr.DownloadButton("Download repro.py", value=None,
+                                                  elem_id="repro-download")
+                bundle_btn = gr.DownloadButton("Download the bundle (.zip: reports, plots, "
+                                               "case.yaml)", value=None, interactive=False,
+                                               elem_id="bundle")
+                confirm = gr.Checkbox(False, label="I have read the final text above; it holds "
+                                      "nothing I don't want to make public.", elem_id="confirm")
+                with gr.Column(elem_classes=HIDE, elem_id="share") as share_col:
+                    repo_box = gr.Textbox(config.github_repo, label="GitHub repository for the "
+                                          "issue", elem_id="github-repo")
+                    links_html = gr.HTML("", elem_id="share-links")
+                    hub_status = gr.Markdown("", elem_id="hub-status")
+                    if config.oauth_enabled:
+                        gr.LoginButton()
+                        hub_btn = gr.Button("Open the discussion on the model's Hub page, "
+                                            "signed in as you", elem_id="hub-open")
+                    else:
+                        hub_btn = None
+                        gr.Markdown("Opening the discussion for you needs **Sign in with Hugging "
+                                    "Face**, which works when this app runs as a Space; here, "
+                                    "use the prefilled link above.", elem_classes="wz-note")
+                with gr.Row():
+                    back3_btn = gr.Button("← Back to the verdict", elem_id="back-to-verdict")
+                    restart_btn = gr.Button("Start over", elem_id="start-over")
+
+        comps = [form.comps[q.id] for q in questions]
+        cols = [form.cols[q.id] for q in questions]
+        errs = [form.errs[q.id] for q in questions] + [general_err]
+        select_comps = [form.comps[q.id] for q in form.selects]
+        col_pickers = [form.comps["text_columns"], form.comps["label_column"]]
+
+        # -- the form follows the tree ------------------------------------------------------
+        def refresh(st: dict[str, Any], *values: Any) -> list[Any]:
+            answers = form.answers(values)
+            base = _base(st)
+            return _visibility_updates(form, answers, base) + _choice_updates(form, answers, base)
+
+        for q in form.selects:
+            form.comps[q.id].change(refresh, [state, *comps], cols + select_comps, queue=False,
+                                    show_progress="hidden", api_visibility="private")
+        for trigger in (form.comps["model"].blur, form.comps["model"].submit):
+            # a model that ships its own code brings the trust_remote_code question
+            trigger(refresh, [state, *comps], cols + select_comps, show_progress="hidden",
+                    api_visibility="private")
+
+        def lookup_columns(path: str, config_name: str, text_cols: list[str] | None,
+                           label_col: str | None, token: str | None = None) -> list[Any]:
+            from wizard.frontends.app.run import dataset_columns
+
+            if not (path or "").strip():
+                return [gr.skip(), gr.skip(), gr.update(value="", visible=False)]
+            try:
+                columns = dataset_columns(path, config_name, token)
+            except CaseError as exc:
+                return [gr.skip(), gr.skip(), gr.update(value=f"⚠ {exc}", visible=True)]
+            keep = [c for c in text_cols or [] if c in columns]
+            label = label_col if label_col in columns else ("label" if "label" in columns else None)
+            return [gr.Dropdown(choices=columns, value=keep or [c for c in columns if c != label][:1]),
+                    gr.Dropdown(choices=columns, value=label),
+                    gr.update(value="", visible=False)]
+
+        def lookup_columns_signed_in(path: str, config_name: str, text_cols: list[str] | None,
+                                     label_col: str | None,
+                                     oauth_token: gr.OAuthToken | None) -> list[Any]:
+            return lookup_columns(path, config_name, text_cols, label_col, _user_token(oauth_token))
+
+        columns_fn = lookup_columns_signed_in if config.oauth_enabled else lookup_columns
+        ds_inputs = [form.comps["dataset"], form.comps["dataset_config"], *col_pickers]
+        ds_outputs = [*col_pickers, form.errs["dataset"]]
+        form.comps["dataset"].blur(columns_fn, ds_inputs, ds_outputs, api_name="columns",
+                                   concurrency_limit=None)
+        for trigger in (form.comps["dataset"].submit, form.comps["dataset_config"].blur,
+                        form.comps["dataset_config"].submit):
+            trigger(columns_fn, ds_inputs, ds_outputs, concurrency_limit=None,
+                    api_visibility="private")
+
+        # -- demo case / case file ------------------------------------------------------------
+        fill_outputs = [state, *comps, *cols, *errs, demo_note, script_note, script_code]
+        script_outputs = [*fill_outputs, script_err]
+        n_fill = len(fill_outputs)
+
+        def fill_from_case(st: dict[str, Any], case: Case, note: str, keep_base: bool = True,
+                           script: dict[str, Any] | None = None, token: str | None = None,
+                           script_text_note: str = "", script_text: Any = "") -> list[Any]:
+            """Every field from a case; the case stays the base for the fields no question
+            asks (splits, preprocessing, ...). `script`: the findings read from the user's
+            script, kept for the run (any other fill forgets them, and empties the box)."""
+            from wizard.frontends.app.run import dataset_columns
+
+            st = {**(st or {}), "base": case.to_dict() if keep_base else None, "script": script}
+            base = case if keep_base else None
+            answers = answers_from_case(case)
+            try:
+                columns = dataset_columns(case.dataset.path, case.dataset.config, token) \
+                    if case.dataset.path else None
+            except CaseError:
+                columns = None
+            updates: list[Any] = []
+            for q in questions:
+                value = answers[q.id]
+                if q.kind == "select":
+                    updates.append(gr.Radio(choices=choices_for(q.id, answers, base), value=value))
+                elif q.kind in ("columns", "column"):
+                    picks = columns or (list(value) if isinstance(value, list) else [value])
+                    updates.append(gr.Dropdown(choices=[c for c in picks if c], value=value))
+                else:
+                    updates.append(gr.update(value=value))
+            return [st, *updates, *_visibility_updates(form, answers, base),
+                    *_error_updates(form, None), note, script_text_note, script_text]
+
+        def load_demo(st: dict[str, Any], progress: gr.Progress = gr.Progress()) -> list[Any]:
+            from wizard.frontends.terminal.cli import default_demo_framework
+            from wizard.demo.cases import course_case
+            from wizard.demo.fixtures import build_fixtures, default_cache_dir
+
+            framework = default_demo_framework()
+            root = config.demo_root or default_cache_dir()
+            progress(0.1, desc="Building the demo model and dataset (once)")
+            build_fixtures(root, frameworks=(framework,))
+            case = course_case(root, framework)
+            return fill_from_case(st, case, f"Filled in the built-in demo: the course's broken "
+                                  f"DistilBERT-on-MNLI script ({framework}), on a tiny offline "
+                                  "model and dataset. Press **Run the checks**.")
+
+        def load_case_file(st: dict[str, Any], file: Any) -> list[Any]:
+            path = Path(file if isinstance(file, str) else getattr(file, "name", ""))
+            try:
+                case = Case.from_file(path)
+            except CaseError as exc:
+                return [st, *[gr.skip()] * (len(comps) + len(cols)), *_error_updates(form, exc), "",
+                        gr.skip(), gr.skip()]
+            return fill_from_case(st, case, f"Filled in from {path.name}.")
+
+        demo_btn.click(load_demo, [state], fill_outputs, api_name="demo",
+                       show_progress_on=[demo_note])
+        case_upload.upload(load_case_file, [state, case_upload], fill_outputs, api_name="load_case")
+
+        # -- the user's own script, read statically --------------------------------------------
+        def read_script_text(st: dict[str, Any], text: str, values: tuple[Any, ...],
+                             name: str | None = None, token: str | None = None,
+                             shown: Any = None) -> list[Any]:
+            """Fill the form from a pasted script; the symptom, traceback and logs stay as the
+            user gave them (a script does not say them). Bad input: one sentence."""
+            from wizard.frontends.app.run import read_pasted_script
+
+            try:
+                reading = read_pasted_script(text, name)
+            except CaseError as exc:
+                return [gr.skip()] * n_fill + [gr.update(value=f"⚠ {exc}", visible=True)]
+            case = copy.deepcopy(reading.case)
+            answers = form.answers(values)
+            for qid in ("symptom", "traceback", "logs"):
+                q = QUESTIONS[qid]
+                try:
+                    set_field(case, q.field, parse_answer(q, answers.get(qid), case))
+                except CaseError:
+                    pass  # an unusable answer: the case's default stays
+            data = reading.to_dict()
+            return fill_from_case(st, case, "", script={"findings": data["findings"]}, token=token,
+                                  script_text_note=script_note_md(data),
+                                  script_text=gr.skip() if shown is None else shown) + [
+                gr.update(value="", visible=False)]
+
+        def read_script_box(st: dict[str, Any], text: str, *values: Any) -> list[Any]:
+            return read_script_text(st, text, values)
+
+        def read_script_box_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
+                                      text: str, *values: Any) -> list[Any]:
+            return read_script_text(st, text, values, token=_user_token(oauth_token))
+
+        def read_script_file(st: dict[str, Any], file: Any, *values: Any,
+                             token: str | None = None) -> list[Any]:
+            path = Path(_path(file))
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                return [gr.skip()] * n_fill + [gr.update(
+                    value=f"⚠ {path.name} is not UTF-8 text; save it as a .py text file.",
+                    visible=True)]
+            except OSError:
+                return [gr.skip()] * n_fill + [gr.update(
+                    value="⚠ The upload could not be read; try again.", visible=True)]
+            return read_script_text(st, text, values, path.name, token, shown=text)
+
+        def read_script_file_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
+                                       file: Any, *values: Any) -> list[Any]:
+            return read_script_file(st, file, *values, token=_user_token(oauth_token))
+
+        signed_in = config.oauth_enabled
+        script_btn.click(read_script_box_signed_in if signed_in else read_script_box,
+                         [state, script_code, *comps], script_outputs, api_name="read_script")
+        script_upload.upload(read_script_file_signed_in if signed_in else read_script_file,
+                             [state, script_upload, *comps], script_outputs,
+                             api_name="load_script")
+
+        # -- the checks -------------------------------------------------------------------------
+        run_outputs = [walk, state, live, result_st, *errs, plan_md, status_md, log_box,
+                       verdict_box, table_md, result_json, bundle_btn, to_verdict_btn]
+        n_err = len(errs)
+
+        # gradio injects gr.Progress only into a parameter before *values
+        def run(st: dict[str, Any], progress: gr.Progress = gr.Progress(), *values: Any,
+                token: str | None = None) -> Iterator[list[Any]]:
+            """Validate, then stream the session; any surprise is one sentence, not "Error".
+            `token`: the signed-in user's own, for this run's Hub lookups only (not kept)."""
+            try:
+                yield from _run(st, *values, progress=progress, token=token)
+            except Exception as exc:
+                yield [gr.skip()] * (4 + n_err) + [
+                    gr.skip(), f"⚠ The checks stopped: {_one_line(exc)}. Please report this.",
+                    *[gr.skip()] * 6]
+
+        def run_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
+                          progress: gr.Progress = gr.Progress(), *values: Any
+                          ) -> Iterator[list[Any]]:
+            yield from run(st, progress, *values, token=_user_token(oauth_token))
+
+        def _run(st: dict[str, Any], *values: Any, progress: Any,
+                 token: str | None = None) -> Iterator[list[Any]]:
+            from wizard.frontends.app.run import gather_logs, merge_static_findings, preflight, write_bundle
+            from wizard.engine.plan import plan
+
+            *answers_in, uploads = values
+            st = copy.deepcopy(st or {})
+            answers = form.answers(tuple(answers_in))
+            skip_rest = [gr.skip()] * 8
+
+            def bad_input(exc: CaseError) -> list[Any]:
+                return [gr.Walkthrough(selected=1), st, gr.skip(), gr.skip(),
+                        *_error_updates(form, exc), *skip_rest]
+
+            try:
+                session_dir = _session_dir(st, config)
+                st["runs"] = int(st.get("runs", 0)) + 1
+                run_dir = session_dir / f"run-{st['runs']}"
+                if uploads:
+                    answers["logs"] = gather_logs([_path(u) for u in uploads], run_dir / "logs")
+                case = case_from_answers(answers, _base(st))
+                preflight(case)
+            except CaseError as exc:
+                yield bad_input(exc)
+                return
+            steps = [s for s in plan(case) if config.steps is None or s.id in config.steps]
+            st["result"] = None
+            lines: list[str] = []
+            found: list[dict[str, Any]] = []
+            yield [gr.Walkthrough(selected=2), st, [], {}, *_error_updates(form, None),
+                   plan_markdown(steps), "**Running the checks…**", "", gr.skip(), gr.skip(),
+                   "", gr.DownloadButton(value=None, interactive=False),
+                   gr.Button(interactive=False)]
+            done = shown = 0
+            progress(0, desc="Starting")
+            for event in runner(case.to_dict(), config.device, config.probe_timeout,
+                                config.steps, autosave=str(run_dir / "session.json"),
+                                hub_token=token, isolated=config.oauth_enabled):
+                kind = event["kind"]
+                if kind == "case-error":
+                    exc = CaseError(event["message"], event.get("field"))
+                    yield bad_input(exc)
+                    return
+                if kind == "crash":
+                    yield [gr.skip(), st, gr.skip(), gr.skip(), *[gr.skip()] * n_err, gr.skip(),
+                           f"⚠ The checks stopped: {event['message']}. Please report this.",
+                           "\n".join(lines), *[gr.skip()] * 5]
+                    return
+                if kind == "result":
+                    # the script's own findings (with their lines) join the run's, as in
+                    # `python -m wizard check --script`
+                    result = merge_static_findings(event["result"],
+                                                   (st.get("script") or {}).get("findings") or [])
+                    found = list(result["findings"])
+                    done_note = f"**Done:** {result_summary(result)}."
+                    try:
+                        bundle: Path | None = write_bundle(result, run_dir / "report")
+                    except Exception as exc:  # the verdict stands; only the files are missing
+                        bundle = None
+                        done_note += f" ⚠ The report files could not be written: {_one_line(exc)}."
+                    st["result"] = result
+                    st["bundle"] = str(bundle) if bundle else None
+                    st["report_dir"] = str(run_dir / "report") if bundle else None
+                    progress(1.0, desc="Done")
+                    yield [gr.Walkthrough(selected=3), st, found, result, *[gr.skip()] * n_err,
+                           gr.skip(), done_note, "\n".join(lines),
+                           verdict_html(result["verdict"], result_summary(result)),
+                           findings_table(result), json.dumps(result, indent=2, default=str),
+                           gr.DownloadButton(value=str(bundle) if bundle else None,
+                                             interactive=bundle is not None),
+                           gr.Button(interactive=True)]
+                    return
+                line = log_line(event)
+                if line is not None:
+                    lines.append(line)
+                if kind == "step":
+                    progress(done / max(len(steps), 1), desc=event["title"])
+                    done += 1
+                elif kind == "progress":
+                    progress(max(done - 1, 0) / max(len(steps), 1), desc=event["message"])
+                # The cards are re-rendered once per step, not once per finding: every render is
+                # a round trip through the queue, and a burst of them can stall the page.
+                new_live = gr.skip()
+                if kind == "finding":
+                    found = [*found, event["finding"]]
+                elif kind == "step" and len(found) != shown:
+                    new_live, shown = found, len(found)
+                yield [gr.skip(), gr.skip(), new_live, gr.skip(), *[gr.skip()] * n_err, gr.skip(),
+                       gr.skip(), "\n".join(lines), *[gr.skip()] * 5]
+
+        run_btn.click(run_signed_in if config.oauth_enabled else run,
+                      [state, *comps, logs_upload], run_outputs, api_name="check",
+                      show_progress_on=[status_md], time_limit=config.run_time_limit)
+
+        # -- navigation -----------------------------------------------------------------------
+        for button, step in ((back1_btn, 1), (to_verdict_btn, 3), (back2_btn, 2), (back3_btn, 3)):
+            button.click(lambda step=step: gr.Walkthrough(selected=step), None, walk, queue=False,
+                         api_visibility="private")
+
+        def restart(st: dict[str, Any]) -> list[Any]:
+            st = {k: v for k, v in (st or {}).items() if k in ("dir", "runs")}
+            return [gr.Walkthrough(selected=1), *fill_from_case(st, Case(), "", keep_base=False),
+                    gr.update(value="", visible=False)]
+
+        restart_btn.click(restart, [state], [walk, *fill_outputs, script_err], queue=False,
+                          api_visibility="private")
+
+        # -- the report -----------------------------------------------------------------------
+        report_outputs = [walk, state, preview_md, report_code, confirm, share_col, hub_status,
+                          repro_col, repro_code, repro_btn]
+
+        def repro_updates(st: dict[str, Any]) -> list[Any]:
+            """The reproduction script, shown only when the result has one."""
+            from wizard.frontends.app.run import repro_script
+
+            report_dir = Path(st["report_dir"]) if st.get("report_dir") else None
+            script, path = repro_script(st.get("result") or {}, report_dir)
+            if not script:
+                return [_column(False), "", gr.DownloadButton(value=None)]
+            return [_column(True), script,
+                    gr.DownloadButton(value=str(path) if path else None,
+                                      interactive=path is not None)]
+
+        def show_report(st: dict[str, Any], fmt_value: str, go: bool = True) -> list[Any]:
+            from wizard.reports.render import render_report
+
+            st = copy.deepcopy(st or {})
+            result = st.get("result")
+            if not result:
+                return [gr.Walkthrough(selected=2) if go else gr.skip(), st,
+                        "Run the checks first: the report is written from their result.", "",
+                        False, _column(False), "", *repro_updates({})]
+            st["texts"] = {f: render_report(result, f) for _, f in FORMAT_CHOICES}
+            text = st["texts"][fmt_value]
+            return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
+                    _column(False), "", *repro_updates(st)]
+
+        to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report")
+        fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
+                   queue=False, api_visibility="private")
+
+        def edited(st: dict[str, Any], fmt_value: str, text: str) -> list[Any]:
+            st = copy.deepcopy(st or {})
+            st.setdefault("texts", {})[fmt_value] = text
+            return [st, text, False, _column(False)]
+
+        report_code.input(edited, [state, fmt, report_code], [state, preview_md, confirm, share_col],
+                          queue=False, show_progress="hidden", api_visibility="private")
+
+        def confirmed(st: dict[str, Any], ok: bool, repo: str) -> list[Any]:
+            if not ok or not (st or {}).get("texts") or not st.get("result"):
+                return [_column(False), ""]
+            return [_column(True), share_links(st["result"], st["texts"], repo)]
+
+        confirm.change(confirmed, [state, confirm, repo_box], [share_col, links_html],
+                       api_name="share_links")
+        repo_box.blur(confirmed, [state, confirm, repo_box], [share_col, links_html],
+                      api_visibility="private")
+
+        if hub_btn is not None:
+            hub_btn.click(open_discussion, [state, confirm], [hub_status], api_name="discussion")
+
+        demo.wizard_api = {  # type: ignore[attr-defined]
+            "fields": [q.id for q in questions],
+            "demo": _api_names(fill_outputs, form, {demo_note: "demo_note",
+                                                    general_err: "error:general",
+                                                    script_note: "script_note",
+                                                    script_code: "script"}),
+            "check": _api_names(run_outputs, form, {
+                plan_md: "plan", status_md: "status", log_box: "log", verdict_box: "verdict",
+                table_md: "table", result_json: "result", bundle_btn: "bundle",
+                general_err: "error:general"}),
+            "report": _api_names(report_outputs, form, {preview_md: "preview",
+                                                        report_code: "text", confirm: "confirm",
+                                                        hub_status: "hub_status",
+                                                        repro_code: "repro",
+                                                        repro_btn: "repro_file"}),
+            "read_script": _api_names(script_outputs, form, {
+                demo_note: "demo_note", general_err: "error:general", script_note: "script_note",
+                script_err: "error:script", script_code: "script"}),
+            "share_links": ["links"],
+            **({"discussion": ["hub_status"]} if hub_btn is not None else {}),
+        }
+        demo.wizard_api["load_script"] = demo.wizard_api["read_script"]  # same outputs
+    return demo
+
+
+def open_discussion(st: dict[str, Any], ok: bool, oauth_token: gr.OAuthToken | None) -> str:
+    """Open a discussion on the model's Hub page with the signed-in user's own token."""
+    from wizard.frontends.app.run import create_hub_discussion
+    from wizard.frontends.app.views import hub_model_id, report_title
+
+    st = st or {}
+    if not ok:
+        return "⚠ Read the final text and tick the box first."
+    result, texts = st.get("result"), st.get("texts") or {}
+    if not result or "hub" not in texts:
+        return "⚠ Run the checks and open the report first."
+    repo_id = hub_model_id(result)
+    if not repo_id:
+        return "⚠ The model is a local folder: it has no Hub page to open a discussion on."
+    token = getattr(oauth_token, "token", None) if oauth_token is not None else None
+    try:
+        url = create_hub_discussion(repo_id, report_title(result), texts["hub"], token)
+    except PermissionError as exc:
+        return f"⚠ {exc}"
+    return f"Opened: [{url}]({url})"
+
+
+def _finding_card(f: dict[str, Any]) -> None:
+    status = f.get("status", "info")
+    with gr.Accordion(finding_label(f), open=status in PROBLEMS,
+                      elem_id="card-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(f.get("id"))),
+                      elem_classes=["wz-card", f"wz-card-{status}"]):
+        if f.get("explanation"):
+            gr.Markdown(f["explanation"])
+        evidence = evidence_text(f)
+        if evidence:
+            gr.Code(evidence, language="json", label="Evidence", interactive=False,
+                    max_lines=25)
+        traceback = (f.get("evidence") or {}).get("traceback")
+        if traceback:
+            gr.Code(str(traceback), label="Traceback", interactive=False, max_lines=15)
+        if f.get("fix"):
+            gr.Code(f["fix"], language="python", label="Fix: paste this", interactive=False)
+        for plot in f.get("plots") or []:
+            _plot(plot)
+
+
+def _plot(plot: dict[str, Any]) -> None:
+    frame = plot_frame(plot)
+    if frame is None:
+        return
+    kind, df, kwargs = frame
+    if _GRADIO < (6, 31):  # gradio 6.17's plots fail to draw with a list `sort` (bars fall
+        kwargs.pop("sort", None)  # back to the label's alphabetical order there)
+    component = {"line": gr.LinePlot, "bar": gr.BarPlot, "scatter": gr.ScatterPlot}[kind]
+    component(df, label=plot.get("title") or plot.get("name"), **kwargs)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+
+
+def _path(upload: Any) -> str:
+    return upload if isinstance(upload, str) else getattr(upload, "name", str(upload))
+
+
+def _api_names(outputs: list[Any], form: _Form, named: dict[Any, str]) -> list[str]:
+    """The names of the outputs a gradio_client call returns, in order."""
+    by_block = {**{c: f"field:{q}" for q, c in form.comps.items()},
+                **{c: f"error:{q}" for q, c in form.errs.items()}, **named}
+    names = []
+    for block in outputs:
+        if getattr(block, "skip_api", True):  # state, layouts and buttons are not returned
+            continue
+        names.append(by_block.get(block, type(block).__name__))
+    return names

@@ -1,0 +1,348 @@
+"""`python -m wizard` / `hf-wizard`: the terminal front end and the scripting contract.
+
+Exit codes: 0 ran (and, for `check`, found no fault), 1 `check` found a fault,
+2 bad input (one sentence on stderr), 3 an internal error, 130 interrupted (work saved).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+EXTRA_COMMANDS = ("memory", "curves", "run")  # wizard/commands/<name>.py: register(subparsers), run(args)
+
+
+class UsageError(Exception):
+    """Bad input: shown as one sentence, exit code 2."""
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", metavar="OUT.json", help="write the result as JSON (the scripting contract)")
+    p.add_argument("--report", metavar="DIR", help="write the report(s) and plots into DIR")
+    p.add_argument("--format", action="append", choices=["markdown", "github", "forum", "hub"],
+                   help="report format (repeatable; default markdown)")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"],
+                   help="where the probes run (default: the best available)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                   help="time limit per probe in seconds (default 300)")
+    p.add_argument("--out", default="wizard-out", metavar="DIR",
+                   help="where the session is saved as it goes (default ./wizard-out)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    p.add_argument("--no-input", action="store_true", default=argparse.SUPPRESS,
+                   help="never prompt; missing answers are errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m wizard",
+        description="hf-debug-wizard: find out why fine-tuning a Hugging Face model fails.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--resume", metavar="DIR", help="continue a saved interactive session")
+    parser.add_argument("--out", default="wizard-out", metavar="DIR",
+                        help="where the interactive session is saved (default ./wizard-out)")
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"])
+    # also accepted after a command (its own option there only sets it when given)
+    parser.add_argument("--no-input", action="store_true",
+                        help="never prompt: without a case, or with an unfinished --resume "
+                             "session, exit 2 naming what to add")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="run the checks on a case file (non-interactive)")
+    check.add_argument("case", metavar="CASE.yaml", nargs="?")
+    check.add_argument("--script", metavar="train.py",
+                       help="read the case from a training script (parsed, never executed)")
+    check.add_argument("--map", action="append", default=[], metavar="REF=PATH",
+                       help="with --script: read a Hub id of the script as a local folder")
+    check.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                       help="with --script: a value the script leaves to run time")
+    _add_output_options(check)
+    check.set_defaults(func=cmd_check)
+
+    demo = sub.add_parser("demo", help="run the built-in offline demo (the course's broken script)")
+    demo.add_argument("--framework", choices=["tensorflow", "pytorch"],
+                      help="default: tensorflow where it can run here, else pytorch")
+    demo.add_argument("--healthy", action="store_true", help="the fixed script instead of the broken one")
+    demo.add_argument("--write-case", metavar="FILE", help="only write the demo case file and exit")
+    demo.add_argument("--cache", metavar="DIR", help="where the demo fixtures are built")
+    _add_output_options(demo)
+    demo.set_defaults(func=cmd_demo)
+
+    env = sub.add_parser("env", help="print the environment block for a bug report")
+    env.add_argument("--json", action="store_true")
+    env.add_argument("--devices", action="store_true", help="also import the frameworks to list devices")
+    env.set_defaults(func=cmd_env)
+
+    checks = sub.add_parser("checks", help="list every check id in the catalogue")
+    checks.add_argument("--json", action="store_true")
+    checks.add_argument("--markdown", action="store_true", help="the catalogue as docs/checks.md")
+    checks.set_defaults(func=cmd_checks)
+
+    for name in EXTRA_COMMANDS:
+        try:
+            importlib.import_module(f"wizard.frontends.terminal.commands.{name}").register(sub)
+        except ModuleNotFoundError:
+            continue
+    return parser
+
+
+# -- check / demo -------------------------------------------------------------------------
+def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: Any = None) -> int:
+    from wizard.frontends.terminal.console import EventPrinter, make_console, verdict_panel
+    from wizard.engine.session import Session
+
+    console = make_console()
+    out_dir = Path(args.out)
+    autosave = out_dir / "session.json"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "case.yaml").write_text(case.to_yaml(), encoding="utf-8")
+    printer = EventPrinter(console, quiet=args.quiet)
+    try:
+        with printer:
+            result = Session(case, device=args.device, timeout=args.timeout, on_event=printer,
+                             autosave=autosave).run()
+        if reading is not None:
+            result = reading.merge(result)  # the script's static findings, with their lines
+    except KeyboardInterrupt:
+        print(f"Interrupted: the findings so far are saved in {autosave}.", file=sys.stderr)
+        return 130
+    formats = tuple(args.format or ["markdown"])
+    if args.report or demo:
+        from wizard.reports.render import write_reports
+
+        report_dir = Path(args.report) if args.report else out_dir
+        result.reports = [str(p) for p in write_reports(result, report_dir, formats)]
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
+    autosave.write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
+    console.print()
+    console.print(verdict_panel(result.verdict))
+    fails = result.fails()
+    console.print(f"[dim]{len(result.findings)} findings, {len(fails)} fault(s), device "
+                  f"{result.device}, {result.seconds:.1f} s[/]")
+    for path in result.reports:
+        console.print(f"report: {path}")
+    if args.json:
+        console.print(f"json: {args.json}")
+    return 0 if demo or not fails else 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from wizard.core.case import Case
+
+    if args.script:
+        import yaml
+
+        from wizard.script.reader import case_from_script
+
+        if args.case:
+            raise UsageError("Give either CASE.yaml or --script train.py, not both.")
+        refs = dict(_pair(m, "--map") for m in args.map)
+        answers = {k: yaml.safe_load(v) for k, v in (_pair(s, "--set") for s in args.set)}
+        reading = case_from_script(args.script, refs=refs, answers=answers)
+        if not args.quiet:
+            print(reading.summary(), file=sys.stderr)
+        reading.require_complete()  # a CaseError naming each open value and its line
+        return _run_case(reading.case, args, reading=reading)
+    if not args.case:
+        raise UsageError("Give a case file (python -m wizard check CASE.yaml) or a script "
+                         "(python -m wizard check --script train.py).")
+    return _run_case(Case.from_file(args.case), args)
+
+
+def cmd_no_input(args: argparse.Namespace) -> int:
+    """`python -m wizard --no-input [--resume DIR]`: replay a finished session, never prompt."""
+    if not args.resume:
+        raise UsageError("--no-input never prompts, so give what to check: a case file "
+                         "(python -m wizard check CASE.yaml), a script (python -m wizard check "
+                         "--script train.py) or a finished session (--resume DIR).")
+    from wizard.frontends.terminal.interactive import load_progress, session_files
+
+    saved = Path(args.resume)
+    walk = load_progress(saved)
+    missing = walk.current()
+    if missing is not None:
+        case_file = saved if saved.is_file() else session_files(saved)[0]
+        raise UsageError(f"The saved session has no answer for `{missing.field}` yet; add it to "
+                         f"{case_file} or run without --no-input to be asked.")
+    walk.case.validate()  # a CaseError names the field
+    run = argparse.Namespace(out=args.out, device=args.device, timeout=300.0, quiet=False,
+                             json=None, report=None, format=None)
+    return _run_case(walk.case, run)
+
+
+def _pair(text: str, option: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"{option} {text!r} is not KEY=VALUE; e.g. {option} "
+                         "distilbert-base-uncased=./models/distilbert")
+    return key.strip(), value.strip()
+
+
+def default_demo_framework() -> str:
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("tensorflow") is None:
+        return "pytorch"
+    try:
+        major = int(importlib.metadata.version("transformers").split(".")[0])
+    except Exception:
+        major = 5
+    return "tensorflow" if major < 5 else "pytorch"
+
+
+@contextlib.contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """Silence library progress bars and log lines (and TF's C++ logs) while building fixtures."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    import logging
+
+    import datasets
+    from transformers.utils import logging as hf_logging
+
+    datasets.disable_progress_bars()
+    old = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    logging.getLogger("tensorflow").setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(old)
+        hf_logging.enable_progress_bar()
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from wizard.demo.cases import course_case, healthy_case
+    from wizard.demo.fixtures import build_fixtures, default_cache_dir
+
+    framework = args.framework or default_demo_framework()
+    root = Path(args.cache) if args.cache else default_cache_dir()
+    if not args.quiet:
+        print(f"Demo fixtures: {root} (built once, offline)", file=sys.stderr)
+    with quiet_libraries():
+        build_fixtures(root, frameworks=(framework,))
+    case = (healthy_case if args.healthy else course_case)(root, framework)
+    if args.write_case:
+        Path(args.write_case).write_text(case.to_yaml(), encoding="utf-8")
+        print(f"wrote {args.write_case}")
+        return 0
+    return _run_case(case, args, demo=True)
+
+
+# -- env / checks -------------------------------------------------------------------------
+def cmd_env(args: argparse.Namespace) -> int:
+    from wizard.evidence.environment import environment_block, environment_info
+
+    info = environment_info(probe_frameworks=args.devices)
+    print(json.dumps(info, indent=2, default=str) if args.json else environment_block(info))
+    return 0
+
+
+def cmd_checks(args: argparse.Namespace) -> int:
+    from wizard.core.catalogue import CHECKS
+
+    if args.json:
+        print(json.dumps([c.to_dict() for c in CHECKS.values()], indent=2))
+    elif args.markdown:
+        print(catalogue_markdown())
+    else:
+        from rich.table import Table
+
+        from wizard.frontends.terminal.console import make_console
+
+        table = Table("id", "category", "detects", box=None, header_style="bold")
+        for c in CHECKS.values():
+            table.add_row(c.id, c.category, c.detects)
+        make_console().print(table)
+    return 0
+
+
+def catalogue_markdown() -> str:
+    from wizard.core.catalogue import CATEGORIES, CHECKS
+
+    lines = ["# Check catalogue", "",
+             "Generated from `wizard/catalogue.py` by `python -m wizard checks --markdown`. "
+             "An id, once published, keeps its meaning.", ""]
+    for cat in CATEGORIES:
+        checks = [c for c in CHECKS.values() if c.category == cat]
+        if not checks:
+            continue
+        lines += [f"## {cat}", ""]
+        for c in checks:
+            lines += [f"### `{c.id}` — {c.title}", "", f"- **Detects:** {c.detects}",
+                      f"- **Why:** {c.why}"]
+            if c.fix:
+                lines += ["- **Fix:**", "", "  ```python", *[f"  {l}" for l in c.fix.splitlines()],
+                          "  ```"]
+            if c.source:
+                lines.append(f"- **Source of the threshold:** {c.source}")
+            lines.append("")
+    return "\n".join(lines)
+
+
+# -- entry point --------------------------------------------------------------------------
+def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from wizard.core.case import CaseError
+
+    if not getattr(args, "func", None) and args.no_input:
+        args.func = cmd_no_input  # never the interactive walk
+    if not getattr(args, "func", None):
+        if not sys.stdin.isatty():
+            parser.print_help()
+            print("\nThe guided wizard needs a terminal; in scripts use `python -m wizard check "
+                  "CASE.yaml` (see `python -m wizard demo --write-case demo.yaml`).", file=sys.stderr)
+            return 2
+        from wizard.frontends.terminal.interactive import run_interactive
+
+        try:
+            return run_interactive(Path(args.out), Path(args.resume) if args.resume else None,
+                                   device=args.device)
+        except CaseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
+    try:
+        return int(args.func(args) or 0)
+    except (CaseError, UsageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # one sentence, never a raw traceback (unless --debug)
+        if args.debug:
+            raise
+        message = _known_error(exc)
+        if message:
+            print(f"error: {message}", file=sys.stderr)
+            return 2
+        print(f"internal error: {type(exc).__name__}: {exc} (re-run with --debug for the "
+              "traceback, and please report it)", file=sys.stderr)
+        return 3
+
+
+def _known_error(exc: Exception) -> str | None:
+    """Errors from the libraries that are bad input, not wizard bugs."""
+    hub_error = getattr(importlib.import_module("wizard.hub.client"), "HubError", None) \
+        if importlib.util.find_spec("wizard.hub.client") else None
+    if hub_error is not None and isinstance(exc, hub_error):
+        return str(exc)
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+        return f"{exc.strerror or exc}: {exc.filename}" if getattr(exc, "filename", None) else str(exc)
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
