@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from wizard.context import Batch, Context, ForwardResult
+from wizard.backends.batch import Batch, ForwardResult
 
 
 def _import_tf() -> Any:
@@ -23,7 +23,7 @@ def _import_tf() -> Any:
 class TFBackend:
     framework = "tensorflow"
 
-    def __init__(self, ctx: Context):
+    def __init__(self, ctx: Any):
         self.ctx = ctx
         tf = _import_tf()
         gpus = tf.config.list_physical_devices("GPU")

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from wizard.checks.training import (HIST_SAMPLE, OVERFIT_EARLY_STOP, OVERFIT_TIME_LIMIT,
+from wizard.backends.train_types import (HIST_SAMPLE, OVERFIT_EARLY_STOP, OVERFIT_TIME_LIMIT,
                                     GradientSnapshot, OptimizerChoice, Target, TrainRun,
                                     finish_layer, layer_key)
 

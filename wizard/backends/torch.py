@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from wizard.context import Batch, Context, ForwardResult
+from wizard.backends.batch import Batch, ForwardResult
 
 
 def _import_torch() -> Any:
@@ -25,7 +25,7 @@ def _import_torch() -> Any:
 class TorchBackend:
     framework = "pytorch"
 
-    def __init__(self, ctx: Context):
+    def __init__(self, ctx: Any):
         self.ctx = ctx
         torch = _import_torch()
         wanted = ctx.requested_device

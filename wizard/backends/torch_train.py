@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from wizard.checks.training import (HIST_SAMPLE, OVERFIT_EARLY_STOP, OVERFIT_TIME_LIMIT,
+from wizard.backends.train_types import (HIST_SAMPLE, OVERFIT_EARLY_STOP, OVERFIT_TIME_LIMIT,
                                     GradientSnapshot, OptimizerChoice, Target, TrainRun,
                                     finish_layer, layer_key)
 

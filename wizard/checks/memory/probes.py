@@ -26,16 +26,13 @@ from typing import Any
 
 from wizard.core.findings import Finding, Plot
 from wizard.estimate.memory import (GiB, MemoryEstimate, ModelGeometry, ModelNotFound,
+from wizard.checks.memory.stepping import HEAD_WORDS, is_oom, reset_peak, rss_peak, status_bytes, step_config, tune_malloc
                                     TrainingSetup, advise, combined_fix, estimate_memory,
                                     find_largest_batch, largest_batch_by_estimate,
                                     parse_optimizer, read_config, resolve_params,
                                     smaller_batch_code)
 
 OTHER_PROCESS_MIN_BYTES = 256 * 1024 ** 2   # below this a neighbour is not worth a warning
-_OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory",
-                "defaultcpuallocator", "resourceexhausted", "oom when allocating",
-                "failed to allocate memory", "std::bad_alloc",
-                "memoryerror")   # a MemoryError inside a traced function: autograph's StagingError
 
 
 def _gib(n: float | int | None) -> float | None:
@@ -326,59 +323,6 @@ def step_spec(case: Any, device: str, batch_size: int | None = None, seq_len: in
             "memory_cap_bytes": memory_cap_bytes, "framework": case.framework, **extra}
 
 
-def _status_bytes(key: str) -> int | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
-def _rss_peak() -> int:
-    hwm = _status_bytes("VmHWM")
-    if hwm is not None:
-        return hwm
-    import resource
-
-    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(r if sys.platform == "darwin" else r * 1024)
-
-
-def _reset_peak() -> bool:
-    try:  # Linux >= 4.0: "5" resets VmHWM to the current RSS
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def _tune_malloc() -> None:
-    """Make freed tensors leave RSS at once (mmap above 64 KiB, one arena), so RSS tracks memory."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 64 * 1024)   # M_MMAP_THRESHOLD
-        libc.mallopt(-1, 64 * 1024)   # M_TRIM_THRESHOLD
-        libc.mallopt(-8, 1)           # M_ARENA_MAX
-    except Exception:
-        pass
-
-
-def _is_oom(exc: BaseException) -> bool:
-    """An out-of-memory: MemoryError, torch's OutOfMemoryError, TensorFlow's
-    tf.errors.ResourceExhaustedError (or a subclass), or their messages."""
-    if isinstance(exc, MemoryError):
-        return True
-    if any(c.__name__ in ("OutOfMemoryError", "ResourceExhaustedError")
-           for c in type(exc).__mro__):
-        return True
-    return any(m in str(exc).lower() for m in _OOM_MARKERS)
-
-
 def _build_inputs(torch: Any, config: Any, task: str, b: int, s: int, device: str) -> dict[str, Any]:
     vocab = int(getattr(config, "vocab_size", 1000) or 1000)
     ids = torch.randint(3, max(vocab, 4), (b, s), device=device)
@@ -424,34 +368,16 @@ def _build_optimizer(torch: Any, params: list, text: str) -> tuple[Any, str]:
     return torch.optim.AdamW(params, lr=2e-5), "AdamW"
 
 
-_HEAD_WORDS = {"cls": "SequenceClassification", "token": "TokenClassification",
-               "qa": "QuestionAnswering"}
-
-
 def _step_class(config: Any, kind: str) -> Any:
     """The torch class a fine-tune with this head builds. The checkpoint's own architecture only
     when it has that head: a base or masked-LM checkpoint (distilbert-base-uncased) fine-tuned for
     classification gets the task's head, as AutoModelForSequenceClassification gives it."""
     from wizard.estimate.memory import _torch_class
 
-    word = _HEAD_WORDS.get(kind)
+    word = HEAD_WORDS.get(kind)
     if word and not any(word in a for a in getattr(config, "architectures", None) or []):
         config.architectures = None
     return _torch_class(config, kind)
-
-
-def step_config(spec: dict[str, Any]) -> tuple[Any, str]:
-    """The model's config as a step spec sets it up (num_labels, a decoder start for
-    encoder-decoders), and the head the step trains."""
-    from transformers import AutoConfig
-
-    config = AutoConfig.from_pretrained(spec["model"], revision=spec.get("revision"))
-    if spec.get("num_labels"):
-        config.num_labels = int(spec["num_labels"])
-    if getattr(config, "is_encoder_decoder", False) and \
-            getattr(config, "decoder_start_token_id", None) is None:
-        config.decoder_start_token_id = getattr(config, "pad_token_id", None) or 0
-    return config, ModelGeometry.from_config(config).head_kind(spec.get("task"))
 
 
 def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
@@ -466,7 +392,7 @@ def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     import gc
 
     t0 = time.time()
-    _tune_malloc()
+    tune_malloc()
     device = spec.get("device", "cpu")
     cap = spec.get("memory_cap_bytes")
     try:
@@ -484,14 +410,14 @@ def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
         else:
             (torch.ones(256, 256) @ torch.ones(256, 256)).sum()   # start the thread pool first
             gc.collect()
-            _reset_peak()
+            reset_peak()
             # anonymous memory only: a forked child faults in shared-library pages as it runs,
             # which raises RSS without being training memory
-            base = _status_bytes("RssAnon") or _status_bytes("VmRSS") or 0
+            base = status_bytes("RssAnon") or status_bytes("VmRSS") or 0
             if cap:
                 import resource
 
-                vm = _status_bytes("VmSize") or 0
+                vm = status_bytes("VmSize") or 0
                 resource.setrlimit(resource.RLIMIT_AS, (vm + int(cap), resource.RLIM_INFINITY))
         config, task = step_config(spec)
         if spec.get("attention"):
@@ -536,17 +462,17 @@ def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
             peak = torch.cuda.max_memory_allocated() - base
             extra = {"reserved_bytes": int(torch.cuda.max_memory_reserved())}
         else:
-            reset = _reset_peak()
+            reset = reset_peak()
             loss = step()
-            files = (_status_bytes("RssFile") or 0) + (_status_bytes("RssShmem") or 0)
-            peak = _rss_peak() - files - base
+            files = (status_bytes("RssFile") or 0) + (status_bytes("RssShmem") or 0)
+            peak = rss_peak() - files - base
             extra = {"hwm_reset": reset}
         return {"status": "ok", "peak_bytes": int(peak), "loss": loss, "optimizer": opt_name,
                 "params": int(sum(p.numel() for p in model.parameters())),
                 "attention": getattr(model.config, "_attn_implementation", None),
                 "seconds": round(time.time() - t0, 2), "device": device, **extra}
     except BaseException as exc:  # noqa: BLE001 - the child reports everything
-        status = "oom" if _is_oom(exc) else "error"
+        status = "oom" if is_oom(exc) else "error"
         return {"status": status, "error": f"{type(exc).__name__}: {str(exc)[:400]}",
                 "seconds": round(time.time() - t0, 2), "device": device}
     finally:

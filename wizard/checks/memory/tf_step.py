@@ -41,9 +41,8 @@ def tf_step_class(config: Any, kind: str) -> Any:
     the checkpoint's own architecture lacks that head, as for the PyTorch step)."""
     import transformers
 
-    from wizard.checks.memory.probes import _HEAD_WORDS
 
-    word = _HEAD_WORDS.get(kind)
+    word = HEAD_WORDS.get(kind)
     arches = list(getattr(config, "architectures", None) or [])
     if word and not any(word in a for a in arches):
         arches = []
@@ -149,9 +148,8 @@ def _first_step(tf: Any, model: Any, step: Any) -> bool:
 
 
 def _status(key: str) -> int | None:
-    from wizard.checks.memory.probes import _status_bytes
 
-    return _status_bytes(key)
+    return status_bytes(key)
 
 
 def cap_method(device: str) -> str:
@@ -197,10 +195,9 @@ def _error_text(exc: BaseException) -> str:
 def run_tf_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     """Two Keras training steps of the spec's model; the peak of the second one. `child`: this
     is the step's own process (`--once`), which a CPU memory cap may end early."""
-    from wizard.checks.memory.probes import _is_oom, _reset_peak, _rss_peak, _tune_malloc, step_config
 
     t0 = time.time()
-    _tune_malloc()
+    tune_malloc()
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     device = spec.get("device", "cpu")
     cap = int(spec.get("memory_cap_bytes") or 0) or None
@@ -229,7 +226,7 @@ def run_tf_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
             tf.config.experimental.reset_memory_stats("GPU:0")
             base = int(tf.config.experimental.get_memory_info("GPU:0")["current"])
         else:
-            _reset_peak()
+            reset_peak()
             base = _status("RssAnon") or _status("VmRSS") or 0
             if cap and child:
                 watching = _watch_rss(cap, base, t0)
@@ -254,10 +251,10 @@ def run_tf_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
             peak = int(tf.config.experimental.get_memory_info("GPU:0")["peak"]) - base
             extra: dict[str, Any] = {}
         else:
-            reset = _reset_peak()
+            reset = reset_peak()
             loss = step()
             files = (_status("RssFile") or 0) + (_status("RssShmem") or 0)
-            peak = _rss_peak() - files - base
+            peak = rss_peak() - files - base
             extra = {"hwm_reset": reset}
         if watching is not None:
             watching.set()
@@ -275,7 +272,7 @@ def run_tf_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     except BaseException as exc:  # noqa: BLE001 - the child reports everything
         if watching is not None:
             watching.set()
-        out = {"status": "oom" if _is_oom(exc) else "error", "error": _error_text(exc),
+        out = {"status": "oom" if is_oom(exc) else "error", "error": _error_text(exc),
                "seconds": round(time.time() - t0, 2), "device": "cuda" if on_gpu else "cpu",
                "framework": "tensorflow"}
         if cap:
