@@ -55,8 +55,13 @@ def _tokenized(root: Path) -> Any:
 # -- PyTorch / Trainer -------------------------------------------------------------------------
 def torch_run(root: Path, with_callback: bool, epochs: int, batch_size: int) -> list[float]:
     import torch
-    from transformers import (AutoModelForSequenceClassification, DataCollatorWithPadding,
-                              Trainer, TrainerCallback, TrainingArguments)
+    from transformers import (
+        AutoModelForSequenceClassification,
+        DataCollatorWithPadding,
+        Trainer,
+        TrainerCallback,
+        TrainingArguments,
+    )
 
     tok, enc = _tokenized(root)
     train = enc["train"].remove_columns(["premise", "hypothesis", "idx"])
@@ -89,7 +94,10 @@ def tf_interleaved(root: Path, steps: int, batch_size: int) -> dict[str, float]:
     the time is the process's CPU time per step (other processes on the machine do not count)."""
     import tensorflow as tf
     import tf_keras
-    from transformers import DataCollatorWithPadding, TFAutoModelForSequenceClassification
+    from transformers import (
+        DataCollatorWithPadding,
+        TFAutoModelForSequenceClassification,
+    )
 
     from wizard.callbacks import WizardKerasCallback
 

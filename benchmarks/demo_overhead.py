@@ -8,11 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,8 +68,8 @@ def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    from wizard.frontends.terminal.cli import default_demo_framework
     from wizard.demo.fixtures import build_fixtures, default_cache_dir
+    from wizard.frontends.terminal.cli import default_demo_framework
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--framework", default=default_demo_framework())

@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args(argv)
 
-    from wizard.estimate.memory import GiB, TrainingSetup, estimate_model
     from wizard.checks.memory.probes import StepRunner
+    from wizard.estimate.memory import TrainingSetup, estimate_model
 
     models = MODELS[:2] if args.quick else MODELS
     rows = []

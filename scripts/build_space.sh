@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Assemble a folder that deploys as a Hugging Face Space, unchanged:
 #   scripts/build_space.sh [OUT_DIR]        (default: build/space)
-# It holds app.py, wizard/, reports/, templates/, space/README.md as README.md (the Space's
+# It holds app.py, wizard/ (templates included), space/README.md as README.md (the Space's
 # front matter) and space/requirements.txt. Upload it with e.g.
 #   hf upload YOUR_NAME/hf-debug-wizard build/space . --repo-type space
 set -euo pipefail
@@ -13,7 +13,7 @@ case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
 rm -rf "$out"
 mkdir -p "$out"
 cp "$root/app.py" "$out/app.py"
-for dir in wizard reports templates; do
+for dir in wizard; do
   (cd "$root" && find "$dir" -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0) |
     (cd "$root" && xargs -0 cp --parents -t "$out")
 done

@@ -87,8 +87,12 @@ def _rows(models: list, device: str, tmp: Path, runner) -> list[dict]:
 
 
 def _largest_batch(device: str, tmp: Path, runner, cap_bytes: int, start: int) -> dict:
-    from wizard.estimate.memory import (TrainingSetup, estimate_model, find_largest_batch,
-                                        largest_batch_by_estimate)
+    from wizard.estimate.memory import (
+        TrainingSetup,
+        estimate_model,
+        find_largest_batch,
+        largest_batch_by_estimate,
+    )
 
     folder = tmp / "gpt2-124m-lm"
     if not folder.exists():

@@ -52,9 +52,9 @@ def test_importing_the_api_and_callbacks_imports_no_framework():
 
 
 def test_bad_input_is_one_sentence():
-    from wizard.api import WizardInputError, diagnose
+    from wizard.api import InputError, diagnose
 
-    with pytest.raises(WizardInputError, match="needs a torch nn.Module or a Keras model"):
+    with pytest.raises(InputError, match="needs a torch nn.Module or a Keras model"):
         diagnose("distilbert-base-uncased")
 
 
@@ -79,7 +79,7 @@ def _torch_mlp(final=None):
 def test_plain_torch_module_healthy_report(tmp_path):
     import torch
 
-    from wizard.api import Report, WizardInputError, diagnose
+    from wizard.api import Report, InputError, diagnose
 
     model = _torch_mlp()
     report = diagnose(model, _torch_xy(), optimizer=torch.optim.Adam(model.parameters(), 1e-3),
@@ -103,7 +103,7 @@ def test_plain_torch_module_healthy_report(tmp_path):
     data = json.loads((tmp_path / "r" / "result.json").read_text())
     assert data["verdict"]["kind"] == "healthy" and data["path"][0] == "api"
     assert "| pass |" in report._repr_markdown_()
-    with pytest.raises(WizardInputError, match="Unknown check"):
+    with pytest.raises(InputError, match="Unknown check"):
         diagnose(model, _torch_xy(), checks=["gradient"])
 
 

@@ -753,13 +753,14 @@ def test_build_space_assembles_a_deployable_folder(tmp_path: Path) -> None:
     assert str(front["python_version"]) == "3.11" and front["suggested_hardware"]
     assert front["hf_oauth"] is True and "write-discussions" in front["hf_oauth_scopes"]
     assert len(front["short_description"]) <= 60
-    for path in ("app.py", "requirements.txt", "wizard/app_ui.py", "wizard/tree.py",
-                 "reports/render.py", "reports/links.py", "templates/github.md.j2"):
+    for path in ("app.py", "requirements.txt", "wizard/frontends/app/ui.py", "wizard/engine/plan.py",
+                 "wizard/reports/render.py", "wizard/reports/links.py",
+                 "wizard/reports/templates/github.md.j2"):
         assert (out / path).is_file(), path
     assert not (out / "tests").exists() and not list(out.rglob("__pycache__"))
     assert "spaces" in (out / "requirements.txt").read_text().split()
     # the folder stands on its own: its own engine and templates, not the checkout's
-    code = ("import sys; sys.path.insert(0, '.'); import wizard.frontends.app.ui as ui, wizard.reports.render as r; "
+    code = ("import sys; sys.path.insert(0, '.'); import wizard.frontends.app.ui as ui, wizard.reports.jinja as r; "
             "print(ui.__file__); print(r.template_dirs()[0])")
     proc = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": ""}, timeout=120)

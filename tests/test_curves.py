@@ -15,7 +15,7 @@ import pytest
 from wizard.reports.plots import PlotError, render, render_all
 from wizard.core.case import Case
 from wizard.core.findings import Finding, Plot
-from wizard.checks.curves import CurvesError, analyse_curves, probe_curves, read_curves
+from wizard.checks.curves import LogsError, analyse_curves, probe_curves, read_curves
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEMS = {"curves.nan", "curves.overfitting", "curves.plateau", "curves.spikes",
@@ -182,7 +182,7 @@ def test_tensorboard_reader_keras_layout(tmp_path: Path) -> None:
 ])
 def test_unreadable_logs_raise_one_sentence(tmp_path: Path, make, words: str) -> None:
     path = make(tmp_path)
-    with pytest.raises(CurvesError) as err:
+    with pytest.raises(LogsError) as err:
         read_curves(path)
     msg = str(err.value)
     assert words in msg and str(path) in msg and "Keras CSVLogger" in msg
@@ -191,7 +191,7 @@ def test_unreadable_logs_raise_one_sentence(tmp_path: Path, make, words: str) ->
 
 def test_tensorboard_without_loss_names_the_tags(tmp_path: Path) -> None:
     write_tensorboard(tmp_path / "run", {1: 0.5, 2: 0.6}, {}, train_tag="accuracy")
-    with pytest.raises(CurvesError, match="tags found: .*accuracy"):
+    with pytest.raises(LogsError, match="tags found: .*accuracy"):
         read_curves(tmp_path / "run")
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from wizard.core.case import CaseError
 from wizard.script.checks import KERAS_DEFAULT_LR, TORCH_DEFAULT_LR
-from wizard.script.reader import (ScriptError, case_from_script, combine_findings,
-                                  course_script_path, read_script)
+from wizard.engine.verdict import combine_findings
+from wizard.script.reader import ScriptError, case_from_script, course_script_path, read_script
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 HAS_TORCH = importlib.util.find_spec("torch") is not None

@@ -20,8 +20,23 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from wizard.backends.tf_train import choice_from_instance
+from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
+from wizard.checks.training import LiveSetup, _backend, output_kind, target_for
+from wizard.context import Batch, Context, ForwardResult
 from wizard.core.case import Case, DatasetSpec, Training
 from wizard.core.findings import Finding, Verdict
+from wizard.engine.plan import Step
+from wizard.engine.session import Session
+from wizard.errors import InputError
+from wizard.frontends.terminal.console import (
+    finding_line,
+    finding_panel,
+    make_console,
+    verdict_panel,
+)
+from wizard.reports.plots import render_all
+from wizard.reports.render import write_reports
 
 TRAINING = "wizard.checks.training"
 # short name -> registered probe name (when the registry has it) or "module:function"
@@ -54,8 +69,6 @@ PLAIN_LR_FAMILY = {**dict.fromkeys(("adam", "adamw", "nadam", "adamax", "radam",
                    "sgd": "sgd", "asgd": "sgd"}
 
 
-class WizardInputError(ValueError):
-    """Objects the API cannot use, said in one sentence with the fix."""
 
 
 # == the report ==================================================================================
@@ -97,7 +110,6 @@ class Report:
 
     def write(self, out_dir: str | Path, formats: Iterable[str] = ("markdown",)) -> list[Path]:
         """Plots (PNG) and report files, as `python -m wizard check --report DIR` writes them."""
-        from wizard.reports.render import write_reports
 
         out = Path(out_dir)
         paths = write_reports(self.result, out, tuple(formats))
@@ -113,12 +125,10 @@ class Report:
             display(Markdown(self._repr_markdown_()))
             if plots:
                 with tempfile.TemporaryDirectory() as tmp:
-                    from wizard.reports.plots import render_all
 
                     for path in render_all(self.findings, tmp):
                         display(Image(filename=str(path)))
             return
-        from wizard.frontends.terminal.console import finding_line, finding_panel, make_console, verdict_panel
 
         console = make_console()
         for f in self.findings:
@@ -176,10 +186,6 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
         scratch (PLAIN_LR), not by the transformer fine-tuning range.
     steps: steps for the overfit-one-batch runs (default 40).
     """
-    from wizard.context import Context
-    from wizard.checks.training import LiveSetup
-    from wizard.engine.session import Session
-    from wizard.engine.plan import Step
 
     framework = framework_of(model)
     transformers = is_transformers_model(model)
@@ -224,7 +230,7 @@ def _checks(checks: Iterable[str] | None, transformers: bool, framework: str, to
         names = list(checks)
         unknown = [n for n in names if n not in CHECKS]
         if unknown:
-            raise WizardInputError(f"Unknown check {unknown[0]!r}; use some of: "
+            raise InputError(f"Unknown check {unknown[0]!r}; use some of: "
                                    f"{', '.join(CHECKS)}.")
         return names
     names = list(CHECKS)
@@ -260,7 +266,7 @@ def framework_of(model: Any) -> str:
         mod = cls.__module__ or ""
         if mod.startswith(("tf_keras", "keras", "tensorflow")):
             return "tensorflow"
-    raise WizardInputError(f"diagnose() needs a torch nn.Module or a Keras model, not "
+    raise InputError(f"diagnose() needs a torch nn.Module or a Keras model, not "
                            f"{type(model).__name__}; pass the model object itself.")
 
 
@@ -297,7 +303,6 @@ def _np(value: Any) -> np.ndarray:
 def to_batch(batch: Any, dataset: Any, tokenizer: Any, framework: str,
              label_column: str | None = None) -> Any:
     """A wizard.context.Batch from a dict, an (inputs, labels) pair, or a dataset's first batch."""
-    from wizard.context import Batch
 
     if batch is None:
         batch = _first_of(dataset, tokenizer, label_column)
@@ -321,29 +326,29 @@ def to_batch(batch: Any, dataset: Any, tokenizer: Any, framework: str,
     if batch is not None and not isinstance(batch, (str, bytes)):
         inputs = {"x": _np(batch)}
         return Batch(inputs, None, False, None, list(range(len(inputs["x"]))), native=native)
-    raise WizardInputError("Give a batch (a dict with input_ids/labels, or (inputs, labels)) or "
+    raise InputError("Give a batch (a dict with input_ids/labels, or (inputs, labels)) or "
                            "a dataset to take the first batch from.")
 
 
 def _first_of(dataset: Any, tokenizer: Any, label_column: str | None) -> Any:
     if dataset is None:
-        raise WizardInputError("Give a batch (a dict with input_ids/labels, or (inputs, labels)) "
+        raise InputError("Give a batch (a dict with input_ids/labels, or (inputs, labels)) "
                                "or a dataset to take the first batch from.")
     if hasattr(dataset, "column_names") and hasattr(dataset, "select"):
         return _collate_rows(dataset, tokenizer, label_column)
     try:
         return next(iter(dataset))
     except StopIteration:
-        raise WizardInputError("The dataset is empty; give one with at least one batch.") from None
+        raise InputError("The dataset is empty; give one with at least one batch.") from None
     except TypeError:
-        raise WizardInputError(f"Cannot iterate over {type(dataset).__name__}; give a "
+        raise InputError(f"Cannot iterate over {type(dataset).__name__}; give a "
                                "datasets.Dataset, a DataLoader or a tf.data.Dataset.") from None
 
 
 def _collate_rows(ds: Any, tokenizer: Any, label_column: str | None, size: int = 16) -> Any:
     """The first rows of a datasets.Dataset, tokenized if needed and padded like a collator."""
     if tokenizer is None:
-        raise WizardInputError("A datasets.Dataset needs tokenizer= to be batched like the model "
+        raise InputError("A datasets.Dataset needs tokenizer= to be batched like the model "
                                "sees it; pass the tokenizer (or a batch).")
     from transformers import DataCollatorWithPadding
 
@@ -354,7 +359,7 @@ def _collate_rows(ds: Any, tokenizer: Any, label_column: str | None, size: int =
     if "input_ids" not in rows.column_names:
         texts = [c for c in rows.column_names if rows.features[c].dtype == "string"][:2]
         if not texts:
-            raise WizardInputError("The dataset has neither input_ids nor a text column; "
+            raise InputError("The dataset has neither input_ids nor a text column; "
                                    "tokenize it first (dataset.map(tokenize, batched=True)).")
         enc = tokenizer(*[list(rows[c]) for c in texts], truncation=True)
         feats = [{k: enc[k][i] for k in enc if k in names} for i in range(len(rows))]
@@ -425,7 +430,6 @@ def _optimizer_spec(optimizer: Any) -> Any:
         lr = opt.param_groups[0].get("lr")
         return {"name": type(opt).__name__, "lr": float(lr)} if lr is not None else \
             {"name": type(opt).__name__}
-    from wizard.backends.tf_train import choice_from_instance
 
     choice = choice_from_instance(opt)
     spec: dict[str, Any] = {"name": type(opt).__name__}
@@ -455,7 +459,7 @@ def _logs_path(logs: Any) -> str | None:
     elif isinstance(logs, dict):
         data = logs
     else:
-        raise WizardInputError(f"logs= takes a path, a Keras History, a Trainer or a "
+        raise InputError(f"logs= takes a path, a Keras History, a Trainer or a "
                                f"log_history list, not {type(logs).__name__}.")
     path = Path(tempfile.mkdtemp(prefix="wizard-logs-")) / name
     path.write_text(json.dumps(data, default=float))
@@ -467,8 +471,6 @@ def _prefill_plain(ctx: Any, batch: Any, num_labels: int | None) -> None:
     forward expects a transformers output with .logits)."""
     import time
 
-    from wizard.context import ForwardResult
-    from wizard.checks.training import _backend, output_kind, target_for
 
     be = _backend(ctx.case.framework)
     target = target_for(ctx.case, ctx)
@@ -497,7 +499,6 @@ def probe_plain_learning_rate(case: Case, ctx: Any) -> list[Finding]:
     """The learning rate of the live optimizer (or training arguments) of a plain Keras model or
     torch nn.Module, judged by the usual range of its optimizer family for training from
     scratch (PLAIN_LR); the transformer fine-tuning range (1e-5..1e-4) does not apply."""
-    from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
 
     live = getattr(ctx, "live", None)
     if live is not None and live.optimizer is None and live.training_args is None:

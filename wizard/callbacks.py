@@ -19,7 +19,16 @@ from typing import Any
 
 import numpy as np
 
+from wizard.backends.tf_train import group_stats, variable_name
+from wizard.backends.torch_train import snapshot_from_grads
+from wizard.checks.curves import Curves, Series, analyse_curves
+from wizard.checks.training import gradient_flow_finding, judge_gradients
+from wizard.core.case import Case, DatasetSpec, Training
 from wizard.core.findings import Finding
+from wizard.engine.session import Result
+from wizard.engine.verdict import decide
+from wizard.evidence.environment import environment_info
+from wizard.reports.render import write_reports
 
 GRAD_EVERY = 50       # a per-layer gradient snapshot every 50 optimizer steps (and at step 1)
 CHECK_EVERY = 10      # PyTorch: losses and gradient norms are read back every 10 steps
@@ -77,7 +86,6 @@ class RunRecorder:
 
     # -- findings -------------------------------------------------------------------------------
     def findings(self) -> list[Finding]:
-        from wizard.checks.training import gradient_flow_finding, judge_gradients
 
         out: list[Finding] = []
         if self.fault:
@@ -139,7 +147,6 @@ class RunRecorder:
             fix=fix)
 
     def _curve_findings(self) -> list[Finding]:
-        from wizard.checks.curves import Curves, Series, analyse_curves
 
         if not self.losses and not self.eval_losses:
             return []
@@ -161,10 +168,6 @@ class RunRecorder:
 
     # -- the report -----------------------------------------------------------------------------
     def result(self) -> Any:
-        from wizard.evidence.environment import environment_info
-        from wizard.core.case import Case, DatasetSpec, Training
-        from wizard.engine.session import Result
-        from wizard.engine.verdict import decide
 
         findings = self.findings()
         training = Training(trainer=self.trainer if self.trainer in ("keras", "trainer") else None,
@@ -178,7 +181,6 @@ class RunRecorder:
                       findings, decide(case, findings))
 
     def write_report(self, out_dir: str | Path | None = None) -> list[Path]:
-        from wizard.reports.render import write_reports
 
         out = Path(out_dir) if out_dir else self.report_dir
         if out is None:
@@ -256,7 +258,6 @@ def _keras_callback_class() -> type:
     import tensorflow as tf
     import tf_keras
 
-    from wizard.backends.tf_train import group_stats, variable_name
 
     class WizardKerasCallback(tf_keras.callbacks.Callback):
         """Watches model.fit(): per-step loss, the first non-finite loss or gradient with
@@ -519,7 +520,6 @@ def _trainer_callback_class() -> type:
     import torch
     from transformers import TrainerCallback
 
-    from wizard.backends.torch_train import snapshot_from_grads
 
     class WizardTrainerCallback(TrainerCallback):
         """Watches Trainer.train(): per-step loss (a forward hook on the model), the total

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
@@ -10,8 +9,12 @@ from typing import Any, Callable
 import numpy as np
 
 from wizard.backends.batch import Batch, ForwardResult
+from wizard.backends.data import load_splits
+from wizard.backends.tf import TFBackend
+from wizard.backends.torch import TorchBackend
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
+from wizard.hub import client as hub
 
 
 def is_local_ref(ref: str) -> bool:
@@ -60,10 +63,8 @@ class Context:
     @cached_property
     def backend(self) -> Any:
         if self.case.framework == "tensorflow":
-            from wizard.backends.tf import TFBackend
 
             return TFBackend(self)
-        from wizard.backends.torch import TorchBackend
 
         return TorchBackend(self)
 
@@ -88,7 +89,6 @@ class Context:
         ref = self.__dict__.get("model_ref")
         if ref is None or ref.kind != "hub" or ref.source != "hub":
             return self.case.model
-        from wizard.hub import client as hub
 
         def report(name: str, done: int, total: int) -> None:
             share = f" ({done / total:.0%})" if total else ""
@@ -131,7 +131,6 @@ class Context:
     @cached_property
     def raw(self) -> Any:
         """The train (and eval) splits, at most `dataset.max_samples` rows each."""
-        from wizard.backends.data import load_splits
 
         self.progress("loading the dataset")
         splits = load_splits(self.case.dataset)

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.core.case import CaseError, DatasetSpec
+from wizard.hub.client import load_dataset_sample, resolve_dataset
 
 _FILE_BUILDERS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json",
                   ".parquet": "parquet", ".txt": "text"}
@@ -32,7 +33,6 @@ def load_splits(spec: DatasetSpec) -> dict[str, Any]:
                             "jsonl, parquet or txt files.", "dataset.data_files")
         loaded = datasets.load_dataset(builder, data_files=files)
     else:
-        from wizard.hub.client import load_dataset_sample, resolve_dataset  # Hub ids
 
         ref = resolve_dataset(spec.path, config=spec.config)
         return {s: load_dataset_sample(ref, s, spec.max_samples) for s in wanted}

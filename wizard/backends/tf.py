@@ -1,7 +1,6 @@
 """TensorFlow/Keras backend (transformers 4.x TF classes on tf-keras)."""
 from __future__ import annotations
 
-import os
 import re
 import time
 import traceback
@@ -10,14 +9,8 @@ from typing import Any
 import numpy as np
 
 from wizard.backends.batch import Batch, ForwardResult
-
-
-def _import_tf() -> Any:
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import tensorflow as tf
-
-    return tf
+from wizard.core.findings import Finding
+from wizard.frameworks import import_tensorflow
 
 
 class TFBackend:
@@ -25,7 +18,7 @@ class TFBackend:
 
     def __init__(self, ctx: Any):
         self.ctx = ctx
-        tf = _import_tf()
+        tf = import_tensorflow()
         gpus = tf.config.list_physical_devices("GPU")
         if ctx.requested_device == "cpu" and gpus:
             tf.config.set_visible_devices([], "GPU")
@@ -55,7 +48,6 @@ class TFBackend:
                 raise
             # transformers 4.57 cannot read PyTorch safetensors into TF ("'builtins.safe_open'
             # object is not iterable"); the TF weights file next to it loads fine.
-            from wizard.core.findings import Finding
 
             self.ctx.notes.append(Finding(
                 "environment.tf-safetensors-load-bug", "warn",
@@ -111,7 +103,7 @@ class TFBackend:
     def forward(self, batch: Batch) -> ForwardResult:
         """The model on the batch as given (its own loss when labels ride along), and logits
         without labels so they are available even when the loss raises."""
-        tf = _import_tf()
+        tf = import_tensorflow()
         model = self.ctx.model
         start = time.perf_counter()
         features = {k: tf.constant(v) for k, v in batch.inputs.items()

@@ -9,32 +9,32 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import os
 import time
 import weakref
 from typing import Any, Iterator
 
 import numpy as np
 
-from wizard.backends.train_types import (HIST_SAMPLE, OVERFIT_EARLY_STOP, OVERFIT_TIME_LIMIT,
-                                    GradientSnapshot, OptimizerChoice, Target, TrainRun,
-                                    finish_layer, layer_key)
+from wizard.backends.train_types import (
+    HIST_SAMPLE,
+    OVERFIT_EARLY_STOP,
+    OVERFIT_TIME_LIMIT,
+    GradientSnapshot,
+    OptimizerChoice,
+    Target,
+    TrainRun,
+    finish_layer,
+    layer_key,
+)
+from wizard.frameworks import import_tensorflow
 
 CROSS_ENTROPY = ("crossentropy", "cross_entropy")
-
-
-def _tf() -> Any:
-    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import tensorflow as tf
-
-    return tf
 
 
 @contextlib.contextmanager
 def preserved(model: Any) -> Iterator[None]:
     """Put every weight (trainable or not) back afterwards; seed TF's RNG for dropout."""
-    tf = _tf()
+    tf = import_tensorflow()
     saved = model.get_weights()
     tf.random.set_seed(0)
     try:
@@ -46,7 +46,7 @@ def preserved(model: Any) -> Iterator[None]:
 # -- inputs, outputs and the loss ----------------------------------------------------------------
 def _split(target: Target, batch: Any = None) -> tuple[Any, Any]:
     """(inputs without the labels, labels) as tensors; plain (x, y) batches use key "x"."""
-    tf = _tf()
+    tf = import_tensorflow()
     batch = batch if batch is not None else target.batch
     inputs = {k: tf.constant(v) for k, v in batch.inputs.items()
               if not (batch.labels_in_inputs and k == batch.label_key)}
@@ -98,7 +98,7 @@ def compute_loss(target: Target, model: Any, training: bool, batch: Any = None) 
 
 def _loss_of(model: Any, fn: Any, x: Any, y: Any, training: bool) -> Any:
     """The scalar training loss: the model's own (fn None) or fn(labels, logits)."""
-    import tensorflow as tf  # already imported through _tf(); no environment edits when traced
+    import tensorflow as tf  # already imported through import_tensorflow(); no environment edits when traced
     if fn is None:
         feed = dict(x) if isinstance(x, dict) else {"input_ids": x}
         if y is not None:
@@ -172,7 +172,7 @@ def _loss_key(target: Target) -> Any:
 def grads_fn(target: Target) -> Any:
     """A traced (loss, gradients) function of (x, y) in training mode, cached per model and
     loss wiring: every run on the model shares one trace (tracing a transformer is slow)."""
-    tf = _tf()
+    tf = import_tensorflow()
     model = target.model
     fns = _STEP_FNS.setdefault(model, {})
     key = _loss_key(target)
@@ -194,7 +194,7 @@ def train_run(target: Target, choice: OptimizerChoice, steps: int, label: str,
               time_limit: float = OVERFIT_TIME_LIMIT) -> TrainRun:
     """`steps` optimizer steps on the same batch (traced, like fit()); the weights are
     restored afterwards."""
-    tf = _tf()
+    tf = import_tensorflow()
     model = target.model
     run = TrainRun(label, choice.describe(), choice.learning_rate)
     start = time.perf_counter()
@@ -259,7 +259,7 @@ def variable_name(model: Any, var: Any) -> str:
 def gradient_snapshot(target: Target, step: int | None = None, keep_state: bool = True
                       ) -> GradientSnapshot:
     """Per-layer gradient statistics after one backward pass (inference mode: no dropout)."""
-    tf = _tf()
+    tf = import_tensorflow()
     model = target.model
     with (preserved(model) if keep_state else contextlib.nullcontext()):
         variables = list(model.trainable_variables)
@@ -287,7 +287,7 @@ def gradient_snapshot(target: Target, step: int | None = None, keep_state: bool 
 
 def per_variable_stats(g: Any) -> Any:
     """[sum |g|, sum g^2, max |g|, zeros, non-finite] of one gradient tensor (TF ops)."""
-    tf = _tf()
+    tf = import_tensorflow()
     g = tf.cast(g, tf.float32)
     a = tf.abs(g)
     return tf.stack([tf.reduce_sum(a), tf.reduce_sum(g * g), tf.reduce_max(a),
@@ -342,7 +342,7 @@ def group_stats(names: list[str], shapes: list[tuple[int, ...]], stats: np.ndarr
 
 # -- embeddings, outputs ---------------------------------------------------------------------------
 def pooled_embeddings(target: Target, batches: list[Any]) -> tuple[dict[str, np.ndarray], Any] | None:
-    tf = _tf()
+    tf = import_tensorflow()
     model = target.model
     pooled: dict[str, list[np.ndarray]] = {}
     labels: list[np.ndarray] = []

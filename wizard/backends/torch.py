@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import inspect
-import os
 import time
 import traceback
 from typing import Any
@@ -10,16 +9,7 @@ from typing import Any
 import numpy as np
 
 from wizard.backends.batch import Batch, ForwardResult
-
-
-def _import_torch() -> Any:
-    import sys
-
-    if "tensorflow" not in sys.modules:  # never hide a TensorFlow the process already uses
-        os.environ.setdefault("USE_TF", "0")
-    import torch
-
-    return torch
+from wizard.frameworks import import_torch
 
 
 class TorchBackend:
@@ -27,7 +17,7 @@ class TorchBackend:
 
     def __init__(self, ctx: Any):
         self.ctx = ctx
-        torch = _import_torch()
+        torch = import_torch()
         wanted = ctx.requested_device
         if wanted in ("auto", "gpu", "cuda"):
             self.device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -37,7 +27,7 @@ class TorchBackend:
     def load_model(self) -> Any:
         from transformers import AutoModelForSequenceClassification
 
-        _import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
+        import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
         kwargs: dict[str, Any] = self.ctx.pretrained_kwargs()
         if case.num_labels is not None:
@@ -73,11 +63,11 @@ class TorchBackend:
                      label_key=label_key or "labels", indices=list(range(n)), native=native)
 
     def _tensors(self, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-        torch = _import_torch()
+        torch = import_torch()
         return {k: torch.as_tensor(v).to(self.device) for k, v in arrays.items()}
 
     def forward(self, batch: Batch) -> ForwardResult:
-        torch = _import_torch()
+        torch = import_torch()
         model = self.ctx.model
         model.eval()
         start = time.perf_counter()
@@ -103,7 +93,7 @@ class TorchBackend:
 
     def optimizer_defaults(self, name: str) -> dict[str, Any]:
         """What `torch.optim.<Name>(model.parameters())` uses when nothing else is passed."""
-        torch = _import_torch()
+        torch = import_torch()
         classes = {n.lower(): getattr(torch.optim, n) for n in dir(torch.optim)
                    if isinstance(getattr(torch.optim, n), type)}
         cls = classes.get(name.lower())

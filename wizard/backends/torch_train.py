@@ -8,34 +8,33 @@ from __future__ import annotations
 import contextlib
 import inspect
 import math
-import os
-import sys
 import time
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from wizard.backends.train_types import (HIST_SAMPLE, OVERFIT_EARLY_STOP, OVERFIT_TIME_LIMIT,
-                                    GradientSnapshot, OptimizerChoice, Target, TrainRun,
-                                    finish_layer, layer_key)
+from wizard.backends.train_types import (
+    HIST_SAMPLE,
+    OVERFIT_EARLY_STOP,
+    OVERFIT_TIME_LIMIT,
+    GradientSnapshot,
+    OptimizerChoice,
+    Target,
+    TrainRun,
+    finish_layer,
+    layer_key,
+)
+from wizard.frameworks import import_torch
 
 OPTIMIZER_ARGS = ("betas", "eps", "weight_decay", "momentum", "nesterov", "amsgrad", "alpha",
                   "dampening", "lr_decay", "rho")
-
-
-def _torch() -> Any:
-    if "tensorflow" not in sys.modules and "transformers" not in sys.modules:
-        os.environ.setdefault("USE_TF", "0")  # transformers 4.x would import TensorFlow too
-    import torch
-
-    return torch
 
 
 # -- keeping the model as it was ----------------------------------------------------------------
 @contextlib.contextmanager
 def preserved(model: Any) -> Iterator[None]:
     """Restore weights, buffers, requires_grad, .grad and the train/eval mode afterwards."""
-    torch = _torch()
+    torch = import_torch()
     state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
     params = list(model.parameters())
     flags = [(p, p.requires_grad, p.grad) for p in params]
@@ -58,20 +57,20 @@ def preserved(model: Any) -> Iterator[None]:
 
 # -- inputs, outputs and the loss ---------------------------------------------------------------
 def model_device(model: Any) -> Any:
-    torch = _torch()
+    torch = import_torch()
     for p in model.parameters():
         return p.device
     return torch.device("cpu")
 
 
 def _tensors(arrays: dict[str, np.ndarray], device: Any) -> dict[str, Any]:
-    torch = _torch()
+    torch = import_torch()
     return {k: torch.as_tensor(np.asarray(v)).to(device) for k, v in arrays.items()}
 
 
 def _features(target: Target, batch: Any = None) -> tuple[dict[str, Any], Any]:
     """(inputs without the labels, labels) as tensors on the model's device."""
-    torch = _torch()
+    torch = import_torch()
     batch = batch if batch is not None else target.batch
     device = model_device(target.model)
     inputs = {k: v for k, v in batch.inputs.items()
@@ -102,7 +101,7 @@ def output_tensor(out: Any) -> Any:
 
 def resolve_loss(target: Target, out: Any, labels: Any) -> tuple[Callable[[Any, Any], Any], str]:
     """The loss function the run uses: the user's, else a default for the output and labels."""
-    torch = _torch()
+    torch = import_torch()
     loss = target.loss
     if isinstance(loss, str):
         fn = getattr(torch.nn.functional, loss, None)
@@ -138,7 +137,7 @@ def compute_loss(target: Target, model: Any, batch: Any = None) -> Any:
 
 
 def eval_loss(target: Target, model: Any) -> float:
-    torch = _torch()
+    torch = import_torch()
     mode = model.training
     model.eval()
     try:
@@ -166,7 +165,7 @@ def choice_from_instance(opt: Any) -> OptimizerChoice:
 
 
 def build_optimizer(choice: OptimizerChoice, params: list[Any]) -> Any:
-    torch = _torch()
+    torch = import_torch()
     if choice.instance is not None:
         cls = type(_unwrap(choice.instance))
         group = dict(_unwrap(choice.instance).param_groups[0])
@@ -194,7 +193,7 @@ def parameter_counts(model: Any) -> tuple[int, int]:
 def train_run(target: Target, choice: OptimizerChoice, steps: int, label: str,
               time_limit: float = OVERFIT_TIME_LIMIT) -> TrainRun:
     """`steps` optimizer steps on the same batch; the model is restored afterwards."""
-    torch = _torch()
+    torch = import_torch()
     model = target.model
     run = TrainRun(label, choice.describe(), choice.learning_rate)
     start = time.perf_counter()
@@ -257,7 +256,7 @@ def _module_order(model: Any, run: Callable[[], Any]) -> tuple[dict[str, int], A
 
 
 def _embedding_params(model: Any) -> set[str]:
-    torch = _torch()
+    torch = import_torch()
     out = set()
     for mname, module in model.named_modules():
         if isinstance(module, (torch.nn.Embedding, torch.nn.EmbeddingBag)):
@@ -270,7 +269,7 @@ def gradient_snapshot(target: Target, step: int | None = None, keep_state: bool 
                       ) -> GradientSnapshot:
     """Per-layer gradient statistics after one backward pass on the batch (inference mode:
     no dropout, so the figures are reproducible)."""
-    torch = _torch()
+    torch = import_torch()
     model = target.model
     ctx = preserved(model) if keep_state else contextlib.nullcontext()
     with ctx:
@@ -297,7 +296,7 @@ def gradient_snapshot(target: Target, step: int | None = None, keep_state: bool 
 def snapshot_from_grads(model: Any, order: dict[str, int] | None = None,
                         sample: bool = False) -> GradientSnapshot:
     """Group the current .grad tensors by layer (input → output) into a GradientSnapshot."""
-    torch = _torch()
+    torch = import_torch()
     named = list(model.named_parameters())
     embed = _embedding_params(model)
     rank = {}
@@ -366,7 +365,7 @@ def snapshot_from_grads(model: Any, order: dict[str, int] | None = None,
 def pooled_embeddings(target: Target, batches: list[Any]) -> tuple[dict[str, np.ndarray], Any] | None:
     """First-token and mask-mean pooled last hidden states (transformers), or the input of the
     last Linear layer (plain networks), for each batch."""
-    torch = _torch()
+    torch = import_torch()
     model = target.model
     pooled: dict[str, list[np.ndarray]] = {}
     labels: list[np.ndarray] = []
@@ -391,7 +390,7 @@ def pooled_embeddings(target: Target, batches: list[Any]) -> tuple[dict[str, np.
 
 
 def _hidden(model: Any, inputs: dict[str, Any], transformers: bool) -> dict[str, np.ndarray] | None:
-    torch = _torch()
+    torch = import_torch()
     if transformers:
         out = call_model(model, inputs, output_hidden_states=True)
         states = getattr(out, "hidden_states", None) or getattr(out, "encoder_hidden_states", None)
@@ -417,7 +416,7 @@ def _hidden(model: Any, inputs: dict[str, Any], transformers: bool) -> dict[str,
 
 def loss_expectation(target: Target) -> tuple[str, str] | None:
     """What the user's loss expects: 'logits', 'probabilities' or 'log-probabilities'."""
-    torch = _torch()
+    torch = import_torch()
     loss = target.loss
     if loss is None:
         return None  # transformers computes cross-entropy from its logits itself
@@ -441,7 +440,7 @@ ACTIVATIONS = {"Softmax": "softmax", "Sigmoid": "sigmoid", "LogSoftmax": "log_so
 def raw_outputs(target: Target) -> tuple[np.ndarray, str | None]:
     """The model's output on the batch and its final activation ('linear' for transformers
     heads, which return logits; the last module called for plain networks; None unknown)."""
-    torch = _torch()
+    torch = import_torch()
     model = target.model
     mode = model.training
     model.eval()

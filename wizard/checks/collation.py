@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.frameworks import import_tensorflow
 
 # Names DataCollatorWithPadding / default_data_collator turn into `labels`, and that Trainer's
 # remove_unused_columns keeps (transformers Trainer._set_signature_columns_if_needed).
@@ -111,9 +112,8 @@ def _run_torch(model: Any, inputs: dict[str, np.ndarray], labels: np.ndarray | N
 
 def _run_tf(model: Any, inputs: dict[str, np.ndarray], labels: np.ndarray | None,
             extra: dict[str, np.ndarray]) -> dict[str, Any]:
-    from wizard.backends.tf import _import_tf
 
-    tf = _import_tf()
+    tf = import_tensorflow()
     args = {k: tf.constant(np.asarray(v)) for k, v in {**inputs, **extra}.items()}
     if labels is not None:
         args["labels"] = tf.constant(np.asarray(labels))

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from wizard.core.findings import Finding, Plot
+from wizard.errors import LogsError
 
 # -- thresholds (own heuristics unless the catalogue says otherwise) --------------------------
 OVERFIT_MIN_EVAL_POINTS = 4      # evaluations needed before overfitting is judged
@@ -54,8 +55,6 @@ TRAIN_DIRS = ("train", "training")
 EVAL_DIRS = ("validation", "val", "eval", "valid", "test", "evaluation")
 
 
-class CurvesError(ValueError):
-    """Training logs that cannot be read, named in one sentence with the accepted formats."""
 
 
 @dataclass
@@ -89,7 +88,7 @@ def read_curves(path: str | Path) -> Curves:
     """Read training logs from a file or folder, detecting the format."""
     p = Path(path).expanduser()
     if not p.exists():
-        raise CurvesError(f"The training log {str(p)!r} does not exist; give {FORMATS}.")
+        raise LogsError(f"The training log {str(p)!r} does not exist; give {FORMATS}.")
     if p.is_dir():
         return _read_dir(p)
     if p.name.startswith("events.out.tfevents"):
@@ -106,8 +105,8 @@ def read_curves(path: str | Path) -> Curves:
     raise _unknown(p, "it is neither JSON nor a CSV with a `loss` column")
 
 
-def _unknown(p: Path, why: str) -> CurvesError:
-    return CurvesError(f"Cannot read training logs from {str(p)!r}: {why}; give {FORMATS}.")
+def _unknown(p: Path, why: str) -> LogsError:
+    return LogsError(f"Cannot read training logs from {str(p)!r}: {why}; give {FORMATS}.")
 
 
 def _text(p: Path) -> str:
@@ -274,10 +273,12 @@ def _read_tensorboard(p: Path, single: Path | None = None) -> Curves:
 def _tb_scalars(path: Path, shown: Path) -> dict[str, tuple[list[float], list[float]]]:
     """All scalar series in one event folder (legacy simple_value and TF2 scalar tensors)."""
     try:
-        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+        from tensorboard.backend.event_processing.event_accumulator import (
+            EventAccumulator,
+        )
         from tensorboard.util import tensor_util
     except ImportError:
-        raise CurvesError(f"Reading the TensorBoard logs in {str(shown)!r} needs the tensorboard "
+        raise LogsError(f"Reading the TensorBoard logs in {str(shown)!r} needs the tensorboard "
                           "package; pip install tensorboard.") from None
     try:
         acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "tensors": 0})
@@ -344,7 +345,7 @@ def probe_curves(case: Any, ctx: Any = None) -> list[Finding]:
         return []
     try:
         return analyse_curves(read_curves(case.logs))
-    except CurvesError as exc:
+    except LogsError as exc:
         return [Finding("curves.logs-unreadable", "error", "The training logs cannot be read",
                         evidence={"logs": str(case.logs), "error": str(exc)},
                         explanation=str(exc),

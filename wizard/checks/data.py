@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding, Plot
 
 IGNORE_INDEX = -100  # transformers' "ignore this label" value

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wizard.hub import client as hub
 from wizard.core.findings import Finding
+from wizard.hub import client as hub
 
 MODEL_IDS = {"not-found": "environment.model-not-found", "invalid-ref": "environment.model-not-found",
              "entry-not-found": "environment.hub-file-missing"}

@@ -5,8 +5,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from wizard.core.case import Case
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding
 
 ADAM_FAMILY = {"adam", "adamw", "nadam", "adamax", "lamb", "lion", "adafactor", "adamw_torch",

@@ -10,12 +10,18 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
-from wizard.context import Context
-from wizard.core.findings import Finding
-from wizard.checks.collation import (LABEL_NAMES, framework_message, model_config, padded_inputs,
-                                     run_model, try_collate)
+from wizard.checks.collation import (
+    LABEL_NAMES,
+    framework_message,
+    model_config,
+    padded_inputs,
+    run_model,
+    try_collate,
+)
 from wizard.checks.model_head import model_class
+from wizard.context import Context
+from wizard.core.case import Case
+from wizard.core.findings import Finding
 
 IGNORE_INDEX = -100
 SHIFT_MIN_SAMPLES = 30      # per split, before a label shift is judged

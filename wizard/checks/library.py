@@ -16,6 +16,18 @@ import numpy as np
 
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.evidence.release import (
+    CHECKED_PACKAGES,
+    check_packages,
+    configured_index_url,
+)
+from wizard.evidence.repro import (
+    TOTAL_BUDGET,
+    config_overrides,
+    failure_from_forward,
+    reproduce,
+)
+from wizard.triage.match import parse_traceback, triage
 
 TOLERANCE = 1e-4        # max |logits_pt - logits_tf| on the same weights and batch
 DIFF_TIMEOUT = 240.0    # the other framework's subprocess (loading TensorFlow is slow)
@@ -73,8 +85,6 @@ def nonfinite_weights(ctx: Any) -> int | None:
 def probe_reproduction(case: Case, ctx: Any) -> list[Finding]:
     """Write the smallest standalone script that fails like the wizard's forward pass did, and
     verify it in a fresh interpreter."""
-    from wizard.evidence.repro import TOTAL_BUDGET, config_overrides, failure_from_forward, reproduce
-    from wizard.triage.match import triage
 
     fwd = ctx.forward
     failure = failure_from_forward(fwd, case.framework)
@@ -129,7 +139,6 @@ def probe_reproduction(case: Case, ctx: Any) -> list[Finding]:
 
 
 def _nothing_to_reproduce(case: Case) -> Finding:
-    from wizard.triage.match import parse_traceback
 
     pasted = parse_traceback(case.traceback) if case.traceback.strip() else None
     package = pasted.innermost_library_package if pasted else None
@@ -294,9 +303,14 @@ def other_side_main(argv: list[str]) -> int:
             run = lambda: np.asarray(model(features, training=False).logits)  # noqa: E731
         else:
             import torch
-            from transformers import (AutoConfig, AutoModelForSequenceClassification,
-                                      TFAutoModelForSequenceClassification)
-            from transformers.modeling_tf_pytorch_utils import load_tf2_model_in_pytorch_model
+            from transformers import (
+                AutoConfig,
+                AutoModelForSequenceClassification,
+                TFAutoModelForSequenceClassification,
+            )
+            from transformers.modeling_tf_pytorch_utils import (
+                load_tf2_model_in_pytorch_model,
+            )
 
             tf_model = TFAutoModelForSequenceClassification.from_pretrained(folder / "model")
             pt = AutoModelForSequenceClassification.from_config(
@@ -323,8 +337,6 @@ def other_side_main(argv: list[str]) -> int:
 # ---------------------------------------------------------------------------------------------
 def failing_packages(case: Case, ctx: Any) -> list[str]:
     """Libraries in the failing frames (innermost first), then transformers and the framework."""
-    from wizard.evidence.release import CHECKED_PACKAGES
-    from wizard.triage.match import parse_traceback
 
     found: list[str] = []
     texts = []
@@ -346,7 +358,6 @@ def failing_packages(case: Case, ctx: Any) -> list[str]:
 
 def probe_newer_release(case: Case, ctx: Any) -> list[Finding]:
     """Whether the index has newer releases of the libraries the failure runs through."""
-    from wizard.evidence.release import check_packages, configured_index_url
 
     infos = check_packages(failing_packages(case, ctx))
     ev: dict[str, Any] = {"packages": [i.to_dict() for i in infos],

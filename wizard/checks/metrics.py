@@ -21,11 +21,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from wizard.core.case import Case
-from wizard.context import Context
-from wizard.core.findings import Finding, Plot
 from wizard.checks.model_head import IGNORE_LABELS
 from wizard.checks.optimizer_checks import user_metrics
+from wizard.context import Context
+from wizard.core.case import Case
+from wizard.core.findings import Finding, Plot
 
 OWN_METRICS = ("accuracy", "f1", "precision", "recall", "matthews_correlation")
 ALIASES = {"acc": "accuracy", "mcc": "matthews_correlation", "matthews": "matthews_correlation",

@@ -5,10 +5,11 @@ import math
 
 import numpy as np
 
-from wizard.core.case import Case
-from wizard.context import Context, ForwardResult
-from wizard.core.findings import Finding
 from wizard.checks.data import cross_entropy
+from wizard.context import Context, ForwardResult
+from wizard.core.case import Case
+from wizard.core.findings import Finding
+from wizard.triage.match import parse_traceback
 
 INITIAL_LOSS_TOLERANCE = 0.5  # |loss - ln C| > 0.5 * ln C is a wiring problem, not chance
 
@@ -72,7 +73,6 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
 
 def _forward_raised(fwd: ForwardResult) -> Finding:
     """The plain forward pass (no labels) raised: where, and whether inside library code."""
-    from wizard.triage.match import parse_traceback
 
     parsed = parse_traceback(fwd.traceback)
     inner = parsed.frames[-1] if parsed.frames else None

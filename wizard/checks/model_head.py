@@ -16,9 +16,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from wizard.core.case import Case
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.frameworks import import_tensorflow, import_torch
 
 IGNORE_LABELS = (-100, -1)  # transformers' ignore index; datasets' "no label" (GLUE test splits)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -86,9 +87,8 @@ def _load_with_info(case: Case, ctx: Context, **extra: Any) -> tuple[Any, dict[s
     if case.num_labels is not None:
         kwargs["num_labels"] = case.num_labels
     if case.framework == "tensorflow":
-        from wizard.backends.tf import _import_tf
 
-        _import_tf()
+        import_tensorflow()
         from transformers import TFAutoModelForSequenceClassification as cls
         try:
             return cls.from_pretrained(location, **kwargs)
@@ -98,9 +98,8 @@ def _load_with_info(case: Case, ctx: Context, **extra: Any) -> tuple[Any, dict[s
             model, info = cls.from_pretrained(location, use_safetensors=False, **kwargs)
             info["_wizard_h5_fallback"] = True
             return model, info
-    from wizard.backends.torch import _import_torch
 
-    _import_torch()
+    import_torch()
     from transformers import AutoModelForSequenceClassification
 
     return AutoModelForSequenceClassification.from_pretrained(location, **kwargs)

@@ -12,11 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
+from wizard.checks.hyperparameters import (
+    ADAM_FAMILY,
+    LR_FAIL,
+    LR_WARN,
+    OptimizerSpec,
+    _defaults,
+    effective_learning_rate,
+    parse_optimizer,
+)
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding
-from wizard.checks.hyperparameters import (ADAM_FAMILY, LR_FAIL, LR_WARN, OptimizerSpec,
-                                           _defaults, effective_learning_rate, parse_optimizer)
 
 WEIGHT_DECAY_WARN = 0.1   # BERT/transformers examples fine-tune with 0.01; 0.1 is the top of common use
 WARMUP_LR = LR_WARN       # from 1e-4 on, Adam without warmup often diverges early

@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
+from wizard.backends.tf import _first_line
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.triage.match import parse_traceback
 
 FP16_MAX = 65504.0           # largest finite float16
 FP16_HEADROOM_WARN = 8.0     # activations within 8x of the fp16 limit on an untrained step
@@ -327,7 +329,6 @@ def probe_cpu_rerun(case: Case, ctx: Context) -> list[Finding]:
 def _is_graph_error(text: str) -> bool:
     if "Graph execution error" in text or "Detected at node" in text:
         return True
-    from wizard.triage.match import parse_traceback
 
     parsed = parse_traceback(text)
     return any(e.graph_node or e.graph_op for e in parsed.all_errors)
@@ -341,7 +342,6 @@ def probe_run_eagerly(case: Case, ctx: Context) -> list[Finding]:
     import tensorflow as tf
     import tf_keras
 
-    from wizard.backends.tf import _first_line
 
     model, batch = ctx.model, ctx.batch
     x = {k: tf.constant(v) for k, v in batch.inputs.items()}

@@ -7,10 +7,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from wizard.core.case import Case
-from wizard.context import Context
-from wizard.core.findings import Finding, Plot
 from wizard.checks.collation import framework_message, model_config, run_model
+from wizard.context import Context
+from wizard.core.case import Case
+from wizard.core.findings import Finding, Plot
 
 EMPTY_WARN_SHARE = 0.01       # empty strings in >= 1 % of a split's rows
 DUPLICATE_WARN_SHARE = 0.01   # eval rows whose text is also in train

@@ -7,11 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
+from wizard.checks.collation import (
+    CUDA_NOT_RUN,
+    framework_message,
+    model_config,
+    padded_inputs,
+    run_model,
+    try_collate,
+)
 from wizard.context import Context
+from wizard.core.case import Case
 from wizard.core.findings import Finding
-from wizard.checks.collation import (CUDA_NOT_RUN, framework_message, model_config, padded_inputs,
-                                     run_model, try_collate)
 
 LOGITS_ATOL = 1e-3          # padded vs unpadded logits of one row, absolute ...
 LOGITS_RTOL = 1e-2          # ... plus relative to the largest logit

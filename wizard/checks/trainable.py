@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from wizard.core.case import Case
-from wizard.context import Context
-from wizard.core.findings import Finding
 from wizard.checks.model_head import model_class
+from wizard.context import Context
+from wizard.core.case import Case
+from wizard.core.findings import Finding
 
 LABEL_KEYS = ("labels", "label", "label_ids")  # kept by Trainer, renamed to labels by collators
 

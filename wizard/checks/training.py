@@ -9,43 +9,38 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from wizard.backends import tf_train, torch_train
 from wizard.backends.train_types import (
+    DEAD_FRACTION,
+    EMBED_SAMPLES,
+    EXPLODE_RATIO,
+    FULLY_DEAD,
+    HIST_LAYERS,
+    KNOWN_GOOD_LR_LARGE,
+    KNOWN_GOOD_LR_SMALL,
+    OVERFIT_FLAT_RATIO,
+    OVERFIT_PASS_RATIO,
     OVERFIT_STEPS,
     OVERFIT_STEPS_PLAIN,
-    OVERFIT_PASS_RATIO,
-    OVERFIT_EARLY_STOP,
-    OVERFIT_FLAT_RATIO,
-    OVERFIT_DIVERGED_RATIO,
-    OVERFIT_TIME_LIMIT,
-    ALREADY_FIT,
-    KNOWN_GOOD_LR_SMALL,
-    KNOWN_GOOD_LR_LARGE,
-    SMALL_MODEL_PARAMS,
-    VANISH_RATIO,
-    VANISH_FIRST,
-    EXPLODE_RATIO,
-    DEAD_FRACTION,
-    FULLY_DEAD,
-    HIST_SAMPLE,
-    HIST_LAYERS,
-    EMBED_SAMPLES,
     PROB_TOL,
-    LayerGrad,
+    SMALL_MODEL_PARAMS,
+    VANISH_FIRST,
+    VANISH_RATIO,
     GradientSnapshot,
-    OptimizerChoice,
-    TrainRun,
-    Target,
+    LayerGrad,
     LiveSetup,
+    OptimizerChoice,
+    Target,
+    TrainRun,
     layer_key,
-    finish_layer,
-    short_value)
+)
+from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
+from wizard.context import Batch
 from wizard.core.findings import Finding, Plot
-
 
 
 # == gradient rules ============================================================================
@@ -593,10 +588,8 @@ def judge_loss_output(kind: str, expects: str | None, loss_name: str, framework:
 # == the probes ================================================================================
 def _backend(framework: str) -> Any:
     if framework == "tensorflow":
-        from wizard.backends import tf_train
 
         return tf_train
-    from wizard.backends import torch_train
 
     return torch_train
 
@@ -617,7 +610,6 @@ def target_for(case: Any, ctx: Any) -> Target:
 
 def user_optimizer(case: Any, ctx: Any) -> OptimizerChoice:
     """The optimizer the user's run builds: live instance, TrainingArguments, or the case."""
-    from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
 
     live: LiveSetup | None = getattr(ctx, "live", None)
     be = _backend(case.framework)
@@ -802,7 +794,6 @@ def _cls_first(ctx: Any) -> bool:
 
 def _embedding_batches(case: Any, ctx: Any) -> list[Any]:
     """Up to EMBED_SAMPLES samples, batched like the first batch."""
-    from wizard.context import Batch
 
     first = ctx.batch
     if "tokenized" not in ctx.__dict__ and getattr(ctx, "live", None) is not None:

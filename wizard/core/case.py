@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from wizard.errors import CaseError
+
 FRAMEWORKS = ("tensorflow", "pytorch")
 SYMPTOMS = ("error", "nan-loss", "loss-not-decreasing", "out-of-memory", "metric-wrong", "slow",
             "not-sure", "none")
@@ -17,12 +19,6 @@ TRAINERS = ("keras", "trainer", "loop")
 PRECISIONS = ("fp32", "fp16", "bf16")
 
 
-class CaseError(ValueError):
-    """A problem with the case, phrased as one sentence that names the field and the fix."""
-
-    def __init__(self, message: str, field_name: str | None = None):
-        super().__init__(message)
-        self.field_name = field_name
 
 
 @dataclass

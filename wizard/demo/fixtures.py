@@ -66,7 +66,15 @@ def mnli_rows(n: int, seed: int) -> dict[str, list]:
 
 def build_tokenizer(out: Path, texts: list[str]) -> Path:
     """Train a lowercase WordPiece tokenizer locally and save it as a transformers tokenizer."""
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))

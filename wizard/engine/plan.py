@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from wizard.context import is_local_ref
 from wizard.core.case import SYMPTOMS, Case
+from wizard.engine.verdict import library_bug_candidate
+from wizard.hub import client as hub
+from wizard.triage.match import triage
 
 Cond = Callable[[Case], bool]
 
@@ -79,13 +83,11 @@ def needs_remote_code(model: str, revision: str | None = None) -> bool:
     Hub ids are looked up once per id and revision."""
     if not model:
         return False
-    from wizard.context import is_local_ref
 
     return (_remote_code if is_local_ref(model) else _remote_code_hub)(model, revision)
 
 
 def _remote_code(model: str, revision: str | None) -> bool:
-    from wizard.hub import client as hub
 
     try:
         return hub.needs_trust_remote_code(model, revision=revision, timeout=10)
@@ -200,7 +202,6 @@ def _out_of_memory(case: Case) -> bool:
         return True
     if not case.traceback.strip():
         return False
-    from wizard.triage.match import triage
 
     primary = triage(case.traceback).primary
     return primary is not None and primary.signature.id == "out-of-memory"
@@ -262,7 +263,6 @@ STEPS: dict[str, Step] = {s.id: s for s in [
 
 # -- the report step (reports/repro.py, wizard/probes/library.py) ---------------------------------
 def _library_bug_candidate(case: Case, findings: list) -> bool:
-    from wizard.engine.verdict import library_bug_candidate
 
     return library_bug_candidate(case, findings)
 

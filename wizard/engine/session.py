@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from wizard import __version__
-from wizard.core.case import Case
 from wizard.context import check_local_paths
+from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Verdict
-from wizard.engine.registry import PROBES, resolve
 from wizard.engine.plan import Step, plan
+from wizard.engine.registry import PROBES, resolve
 from wizard.engine.verdict import decide
-from wizard.engine.worker import DEFAULT_TIMEOUT, Worker
+from wizard.engine.worker import DEFAULT_TIMEOUT, Worker, _error
+from wizard.evidence.environment import environment_info
 
 EventKind = str  # "step" | "progress" | "finding" | "verdict"
 
@@ -79,7 +80,6 @@ class Session:
         self.on_event(Event(kind, data))
 
     def run(self) -> Result:
-        from wizard.evidence.environment import environment_info
 
         start = time.perf_counter()
         if self.ctx is None:
@@ -126,14 +126,12 @@ class Session:
 
     def _inline(self, name: str) -> list[Finding]:
         """A worker probe run in this process on the live context."""
-        from wizard.core.case import CaseError
 
         try:
             found = resolve(name)(self.case, self.ctx)
         except CaseError:
             raise
         except Exception as exc:
-            from wizard.engine.worker import _error
 
             return [_error(name, f"raised {type(exc).__name__}: {exc}",
                            "The traceback is in the evidence.", traceback.format_exc()[-4000:])]
@@ -145,7 +143,6 @@ class Session:
             return resolve(name)(self.case, {"oauth_token": self.oauth_token}
                                  if self.oauth_token else None)
         except Exception as exc:  # same contract as the worker: a finding, never a crash
-            from wizard.engine.worker import _error
 
             return [_error(name, f"raised {type(exc).__name__}: {exc}",
                            "This is a problem inside the wizard; please report it.")]

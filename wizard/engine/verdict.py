@@ -14,6 +14,8 @@ from typing import Any
 
 from wizard.core.case import Case
 from wizard.core.findings import Finding, Verdict
+from wizard.evidence.repro import describe_error, error_signature
+from wizard.triage.match import classify_path, triage
 
 # Findings that describe the failure itself, not the user's setup.
 SYMPTOM_IDS = frozenset({"model.forward", "model.forward-raised", "model.nan-loss-samples",
@@ -53,7 +55,6 @@ def user_side_errors(findings: list[Finding]) -> list[Finding]:
 
 
 def _signature(text: str) -> str | None:
-    from wizard.evidence.repro import error_signature
 
     return error_signature(text) if text else None
 
@@ -68,7 +69,6 @@ def known_forward_error(findings: list[Finding]) -> Any:
     raised = _find(findings, "model.forward-raised")
     if raised is None or not raised.evidence.get("traceback"):
         return None
-    from wizard.triage.match import triage
 
     return triage(raised.evidence["traceback"]).primary
 
@@ -82,7 +82,6 @@ def library_signals(findings: list[Finding]) -> list[tuple[Finding, str]]:
         frame = raised.evidence.get("innermost_frame") or {}
         where = _short_path(frame.get("file", ""))
         func = f" in {frame['function']}" if frame.get("function") else ""
-        from wizard.evidence.repro import describe_error
 
         error = describe_error(raised.evidence.get("traceback", ""),
                                str(raised.evidence.get("error") or ""))
@@ -207,7 +206,6 @@ def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]
 def _package(signals: list[tuple[Finding, str]]) -> str:
     for f, _ in signals:
         frame = f.evidence.get("innermost_frame") or {}
-        from wizard.triage.match import classify_path
 
         if frame.get("file"):
             kind, pkg = classify_path(frame["file"])
@@ -227,3 +225,25 @@ def _short_path(path: str) -> str:
         if marker in p:
             return p.split(marker, 1)[1]
     return "/".join(p.split("/")[-3:])
+
+
+def combine_findings(static: list[Finding], dynamic: list[Finding]) -> list[Finding]:
+    """Static findings first; where a run produced the same check id, the run's finding wins
+    and keeps the script line in its evidence."""
+    by_id = {f.id: f for f in dynamic}
+    out: list[Finding] = []
+    for f in static:
+        twin = by_id.get(f.id)
+        if twin is None:
+            out.append(f)
+        elif "line" in f.evidence:
+            twin.evidence.setdefault("script", {"line": f.evidence["line"],
+                                                "code": f.evidence.get("code", "")})
+    return out + list(dynamic)
+
+
+def merge_static(result: Any, static: list[Finding]) -> Any:
+    """A Session result with a script's static findings folded in, the verdict decided again."""
+    result.findings = combine_findings(static, result.findings)
+    result.verdict = decide(result.case, result.findings)
+    return result

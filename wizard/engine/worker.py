@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import subprocess
 import sys
 import time
 import traceback
 from typing import Any, Callable
 
+from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
+from wizard.engine.registry import resolve
+from wizard.frameworks import child_env, use_framework
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -28,15 +30,7 @@ def _child_entry(fd: int) -> None:
 def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
     """The worker process: receive probe names, send back findings as dicts."""
     case = Case.from_dict(case_dict)
-    if case.framework == "pytorch":
-        os.environ.setdefault("USE_TF", "0")
-    else:
-        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")  # progress goes to events
-    if device == "cpu":
-        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    use_framework(case.framework)  # the parent's child_env set them; a direct call sets them here
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -44,8 +38,6 @@ def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
-    from wizard.context import Context
-    from wizard.engine.registry import resolve
 
     ctx = Context(case, device=device, progress=lambda m: conn.send(("progress", m)))
     while True:
@@ -84,10 +76,7 @@ class Worker:
         # A plain subprocess, not multiprocessing's spawn: that would re-import the user's
         # __main__ (a notebook or script without a main guard) in the child.
         parent, child = mp.Pipe()
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        if self.case.framework == "tensorflow":
-            env.pop("USE_TF", None)  # a PyTorch session earlier in this process may have set it
+        env = child_env(self.case.framework, self.device)
         self._proc = subprocess.Popen(
             [sys.executable, "-c", "import sys; from wizard.engine.worker import _child_entry; "
              "_child_entry(int(sys.argv[1]))", str(child.fileno())],

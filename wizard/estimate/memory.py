@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from wizard.errors import ModelNotFound
+
 GiB = 1024 ** 3
 MiB = 1024 ** 2
 SAFETENSORS_MAX_HEADER = 100 * MiB
@@ -35,8 +37,6 @@ CUDA_CONTEXT_BYTES = int(0.5 * GiB)  # CUDA context + cuBLAS workspace: not in m
 STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
 
 
-class ModelNotFound(ValueError):
-    """The model could not be read; the message is one sentence with the fix."""
 
 
 # --------------------------------------------------------------------------------------------

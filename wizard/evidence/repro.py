@@ -22,6 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from wizard.reports.jinja import environment
+from wizard.reports.redact import redact
+from wizard.triage.match import parse_traceback
+
 NAN_MESSAGE = "non-finite logits (NaN/Inf) for samples"
 NOT_REPRODUCED = "Not reproduced:"
 RUN_TIMEOUT = 120.0        # one candidate script
@@ -74,7 +78,6 @@ def core_message(message: str) -> str:
 
 def describe_error(text: str, fallback: str = "") -> str:
     """"ExceptionName: first line of the core message" of a traceback, for people."""
-    from wizard.triage.match import parse_traceback
 
     parsed = parse_traceback(text)
     if not parsed.exc_name:
@@ -85,7 +88,6 @@ def describe_error(text: str, fallback: str = "") -> str:
 
 def error_signature(text: str) -> str | None:
     """"ExceptionName: normalised message" of the last exception in a traceback, or None."""
-    from wizard.triage.match import parse_traceback
 
     parsed = parse_traceback(text)
     if not parsed.exc_name:
@@ -97,7 +99,6 @@ def failure_from_forward(forward: Any, framework: str) -> Failure | None:
     """The failure of a ForwardResult: the plain forward raised, or gave non-finite logits."""
     import numpy as np
 
-    from wizard.triage.match import parse_traceback
 
     if getattr(forward, "raised", None) == "logits" or forward.logits is None:
         tb = forward.traceback or ""
@@ -264,7 +265,6 @@ def _wrap_row(row: list[Any], indent: int) -> str:
 def render_script(framework: str, failure: Failure, model: ModelSpec, inputs: Inputs,
                   device: str = "cpu", title: str = "") -> str:
     """The reproduction script's text (templates/repro_torch.py.j2 or repro_tf.py.j2)."""
-    from wizard.reports.render import environment
 
     name = "repro_tf.py.j2" if framework == "tensorflow" else "repro_torch.py.j2"
     ckpt_args = [repr(model.checkpoint)] + [f"{k}={v!r}" for k, v in model.kwargs.items()]
@@ -482,7 +482,6 @@ def script_from_result(result: dict[str, Any]) -> str | None:
 
 def write_script(result: dict[str, Any], out_dir: Path) -> Path | None:
     """Write the (redacted) reproduction script next to the report as repro.py."""
-    from wizard.reports.redact import redact
 
     script = script_from_result(result)
     if not script:

@@ -22,6 +22,8 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, Sequence
 
+from wizard.errors import WizardError
+
 if TYPE_CHECKING:  # heavy imports stay lazy
     import datasets
 
@@ -42,7 +44,7 @@ Progress = Callable[[str, int, int], None]
 
 
 # --- errors ------------------------------------------------------------------------------
-class HubError(ValueError):
+class HubError(WizardError):
     """A Hub or local-source problem as one sentence naming the repo and the fix."""
 
     kind = "hub-error"

@@ -13,10 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Plot
+from wizard.engine.plan import plan
+from wizard.engine.session import Result, Session
+from wizard.engine.verdict import combine_findings, decide
+from wizard.evidence.environment import environment_info
 from wizard.live.instrument import Capture, run_script
-from wizard.script.reader import ScriptReading, case_from_script, combine_findings
+from wizard.script.reader import ScriptReading, case_from_script
+from wizard.triage.match import probe_triage
 
 # Steps run on the live objects before the script's first update: none of them changes the
 # model's weights. A step that trains (overfit one batch) must work on a copy before it joins.
@@ -175,9 +181,6 @@ def _live_raw(case: Case, capture: Capture, notes: list[str]) -> dict[str, Any]:
 def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: float,
                on_event: Callable[[Any], None] | None) -> dict[str, Any]:
     """Run the checks on the captured model and batch, in this process, before any update."""
-    from wizard.context import Context
-    from wizard.engine.session import Session
-    from wizard.engine.plan import plan
 
     case, raw, notes = live_case(reading.case, capture)
     model = capture.model
@@ -210,10 +213,6 @@ def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: f
 def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
              timeout: float = 300.0, on_event: Callable[[Any], None] | None = None) -> Any:
     """One Result for the whole run: static findings, the run, triage, the live probes."""
-    from wizard.evidence.environment import environment_info
-    from wizard.engine.session import Result, Session
-    from wizard.triage.match import probe_triage
-    from wizard.engine.verdict import decide
 
     probes = capture.probes if isinstance(capture.probes, dict) else {}
     notes = list(probes.get("notes", []))
@@ -237,7 +236,6 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
             notes.append("The script raised before training started; the setup read from the "
                          "script was checked instead.")
             try:  # in this process: the script has already imported its framework here
-                from wizard.context import Context
 
                 fallback = Session(case, device=device, timeout=timeout, on_event=on_event,
                                    ctx=Context(case, device=device)).run()

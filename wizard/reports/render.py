@@ -1,39 +1,16 @@
 """Render a session's result with the Jinja2 templates in templates/ (also inside the wheel)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from wizard.core.jsontext import dumps_readable
+from wizard.evidence.environment import environment_block
+from wizard.evidence.repro import write_script
+from wizard.reports.jinja import environment
+from wizard.reports.plots import render_all
+from wizard.reports.redact import redact
 
 FORMATS = ("markdown", "github", "forum", "hub")
-
-
-def template_dirs() -> list[Path]:
-    """templates/ inside the installed package first, then the checkout's top-level folder."""
-    here = Path(__file__).resolve().parent
-    return [here / "templates"]
-
-
-def environment() -> Any:
-    import jinja2
-
-    dirs = template_dirs()
-    if not dirs:
-        raise FileNotFoundError("the report templates are missing from this installation; "
-                                "reinstall hf-debug-wizard")
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
-                             autoescape=False, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["tojson_pretty"] = dumps_readable
-    env.filters["compact"] = _compact
-    return env
-
-
-def _compact(value: Any, limit: int = 300) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def shown_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -46,8 +23,6 @@ def shown_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     """The report text for `result` (a Result.to_dict()), redacted."""
-    from wizard.evidence.environment import environment_block
-    from wizard.reports.redact import redact
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -61,7 +36,6 @@ def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
 
 def write_reports(result: Any, out_dir: Path, formats: tuple[str, ...] = ("markdown",)) -> list[Path]:
     """Render plots to PNG, then each report format, into out_dir; returns the files written."""
-    from wizard.reports.plots import render_all
 
     out_dir.mkdir(parents=True, exist_ok=True)
     render_all(result.findings, out_dir / "plots")
@@ -71,7 +45,6 @@ def write_reports(result: Any, out_dir: Path, formats: tuple[str, ...] = ("markd
         path = out_dir / ("report.md" if fmt == "markdown" else f"report-{fmt}.md")
         path.write_text(render_report(data, fmt), encoding="utf-8")
         paths.append(path)
-    from wizard.evidence.repro import write_script  # the verified reproduction, next to the report
 
     script = write_script(data, out_dir)
     if script is not None:

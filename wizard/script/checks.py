@@ -6,11 +6,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from wizard.checks.hyperparameters import ADAM_FAMILY, LR_FAIL, LR_WARN
 from wizard.core.findings import Finding
+from wizard.engine.plan import get_field
 from wizard.script.syntax import Unresolved
+from wizard.script.types import ScriptReading
 
 if TYPE_CHECKING:
-    from wizard.script.reader import ScriptReading
+    pass
 
 # Learning rates behind a string or an optimizer built without one (tf-keras 2.x and torch 2.x
 # signatures; tests/test_script_reader.py compares them with the installed frameworks).
@@ -61,7 +64,7 @@ def _where(reading: "ScriptReading", line: int) -> dict[str, Any]:
 
 # -- the reading itself -------------------------------------------------------------------------
 def _read_finding(reading: "ScriptReading") -> Finding:
-    from wizard.engine.plan import get_field
+    pass
 
     read = {}
     for dotted, src in reading.read.items():
@@ -228,7 +231,7 @@ def _no_truncation(reading: "ScriptReading", env: Mapping[str, str],
 # -- hyperparameters ------------------------------------------------------------------------------
 def _learning_rate(reading: "ScriptReading", env: Mapping[str, str],
                    versions: Mapping[str, str | None]) -> list[Finding]:
-    from wizard.checks.hyperparameters import ADAM_FAMILY, LR_FAIL, LR_WARN
+    pass
 
     facts, case = reading.facts, reading.case
     opt = facts.optimizer

@@ -10,11 +10,24 @@ from typing import Any
 from wizard.core.case import Case
 from wizard.script.syntax import ScriptAST, Unresolved, call_name, kwarg, receiver
 from wizard.script.training import TrainingReader
-from wizard.script.types import (CASE_TYPES, DATASET_LOADERS, DATASET_METHODS_KEEPING_ROWS,
-                                 FILE_BUILDERS, IN_MEMORY_BUILDERS, TASKS, TRAINER_CLASSES,
-                                 TORCH_OPTIMIZERS, Facts, ScriptQuestion, ScriptReading, Source,
-                                 TokenizeInfo, is_model_class, is_tokenizer_call,
-                                 line_node, shown)
+from wizard.script.types import (
+    CASE_TYPES,
+    DATASET_LOADERS,
+    DATASET_METHODS_KEEPING_ROWS,
+    FILE_BUILDERS,
+    IN_MEMORY_BUILDERS,
+    TASKS,
+    TORCH_OPTIMIZERS,
+    TRAINER_CLASSES,
+    Facts,
+    ScriptQuestion,
+    ScriptReading,
+    Source,
+    TokenizeInfo,
+    is_model_class,
+    is_tokenizer_call,
+    line_node,
+)
 
 
 @dataclass

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from wizard.core.case import Case
-from wizard.core.findings import Finding
+from wizard.script.checks import static_findings
+from wizard.script.extract import Reader
 from wizard.script.syntax import ScriptAST
 from wizard.script.types import ScriptError, ScriptQuestion, ScriptReading, Source
 
 __all__ = ["ScriptError", "ScriptQuestion", "ScriptReading", "Source", "case_from_script",
-           "read_script", "combine_findings", "course_script_path"]
+           "read_script", "course_script_path"]
 
 
 def course_script_path() -> Path:
@@ -60,32 +61,15 @@ def read_script(source: str, path: str | None = None, refs: Mapping[str, str] | 
         raise ScriptError(f"Nothing could be read: the script has a syntax error{where}{code}: "
                           f"{exc.msg}; fix it (python -m py_compile {path or 'train.py'}) and try "
                           "again.") from None
-    from wizard.script.extract import Reader
 
     reading = Reader(tree, path, dict(refs or {})).run()
     if magics:
         reading.notes.append(f"{magics} notebook line(s) starting with ! or % were skipped.")
     if answers:
         _apply_answers(reading, answers)
-    from wizard.script.checks import static_findings
 
     reading.findings = static_findings(reading, environ=environ, versions=versions)
     return reading
-
-
-def combine_findings(static: list[Finding], dynamic: list[Finding]) -> list[Finding]:
-    """Static findings first; where a run produced the same check id, the run's finding wins
-    and keeps the script line in its evidence."""
-    by_id = {f.id: f for f in dynamic}
-    out: list[Finding] = []
-    for f in static:
-        twin = by_id.get(f.id)
-        if twin is None:
-            out.append(f)
-        elif "line" in f.evidence:
-            twin.evidence.setdefault("script", {"line": f.evidence["line"],
-                                                "code": f.evidence.get("code", "")})
-    return out + list(dynamic)
 
 
 def _strip_notebook_magics(source: str) -> tuple[str, int]:

@@ -6,8 +6,16 @@ import ast
 from typing import Any
 
 from wizard.script.syntax import Unresolved, call_name, kwarg, receiver
-from wizard.script.types import (TRAINING_ARGUMENT_DEFAULTS, LossInfo, OptimizerInfo,
-                                 ScriptQuestion, Source, as_list, shown, snake)
+from wizard.script.types import (
+    TRAINING_ARGUMENT_DEFAULTS,
+    LossInfo,
+    OptimizerInfo,
+    ScriptQuestion,
+    Source,
+    as_list,
+    shown,
+    snake,
+)
 
 
 class TrainingReader:

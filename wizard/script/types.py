@@ -9,6 +9,8 @@ from typing import Any
 
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
+from wizard.engine.plan import QUESTIONS
+from wizard.engine.verdict import merge_static
 from wizard.script.syntax import Unresolved
 
 DATASET_LOADERS = {"load_dataset", "load_from_disk"}
@@ -69,7 +71,6 @@ class ScriptQuestion:
 
     @property
     def prompt(self) -> str:
-        from wizard.engine.plan import QUESTIONS
 
         base = next((q.prompt for q in QUESTIONS.values() if q.field == self.field),
                     f"Value of `{self.field}`")
@@ -200,12 +201,7 @@ class ScriptReading:
 
     def merge(self, result: Any) -> Any:
         """Fold these static findings into a Session result and re-decide the verdict."""
-        from wizard.script.reader import combine_findings
-        from wizard.engine.verdict import decide
-
-        result.findings = combine_findings(self.findings, result.findings)
-        result.verdict = decide(result.case, result.findings)
-        return result
+        return merge_static(result, self.findings)
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "entry": self.entry, "complete": self.complete,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from wizard.core.catalogue import CHECKS
 from wizard.core.findings import Finding
 
 MAX_CHARS = 200_000            # longer pastes keep their head and (mostly) their tail
@@ -1189,7 +1190,6 @@ def find_signature(sig_id: str) -> Signature | None:
 
 def unknown_probe_ids() -> list[str]:
     """Probe ids the signatures name that are not (yet) in the catalogue."""
-    from wizard.core.catalogue import CHECKS
     return sorted({p for s in SIGNATURES for p in s.probes if p not in CHECKS})
 
 

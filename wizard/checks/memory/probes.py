@@ -24,13 +24,35 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from wizard.checks.memory.stepping import (
+    HEAD_WORDS,
+    is_oom,
+    reset_peak,
+    rss_peak,
+    status_bytes,
+    step_config,
+    tune_malloc,
+)
+from wizard.checks.memory.tf_step import run_tf_step
 from wizard.core.findings import Finding, Plot
-from wizard.estimate.memory import (GiB, MemoryEstimate, ModelGeometry, ModelNotFound,
-from wizard.checks.memory.stepping import HEAD_WORDS, is_oom, reset_peak, rss_peak, status_bytes, step_config, tune_malloc
-                                    TrainingSetup, advise, combined_fix, estimate_memory,
-                                    find_largest_batch, largest_batch_by_estimate,
-                                    parse_optimizer, read_config, resolve_params,
-                                    smaller_batch_code)
+from wizard.estimate.memory import (
+    GiB,
+    MemoryEstimate,
+    ModelGeometry,
+    ModelNotFound,
+    TrainingSetup,
+    _torch_class,
+    advise,
+    combined_fix,
+    estimate_memory,
+    find_largest_batch,
+    largest_batch_by_estimate,
+    parse_optimizer,
+    read_config,
+    resolve_params,
+    smaller_batch_code,
+)
+from wizard.frameworks import child_env, package_root
 
 OTHER_PROCESS_MIN_BYTES = 256 * 1024 ** 2   # below this a neighbour is not worth a warning
 
@@ -372,7 +394,6 @@ def _step_class(config: Any, kind: str) -> Any:
     """The torch class a fine-tune with this head builds. The checkpoint's own architecture only
     when it has that head: a base or masked-LM checkpoint (distilbert-base-uncased) fine-tuned for
     classification gets the task's head, as AutoModelForSequenceClassification gives it."""
-    from wizard.estimate.memory import _torch_class
 
     word = HEAD_WORDS.get(kind)
     if word and not any(word in a for a in getattr(config, "architectures", None) or []):
@@ -386,7 +407,6 @@ def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
     framework "tensorflow" runs as a Keras step (wizard.checks.memory.tf_step); `child`: this is
     a `--once` process of its own, which that step's CPU memory cap may end early."""
     if spec.get("framework") == "tensorflow":
-        from wizard.checks.memory.tf_step import run_tf_step
 
         return run_tf_step(spec, child=child)
     import gc
@@ -515,7 +535,7 @@ class StepRunner:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen([sys.executable, "-m", "wizard.checks.memory.probes", "--serve"],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._log, env=self.env, cwd=_repo_root())
+                                          stderr=self._log, env=self.env, cwd=package_root())
         return self._proc
 
     def run(self, spec: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
@@ -555,24 +575,11 @@ class StepRunner:
         self._proc = None
 
 
-def _repo_root() -> str:
-    return str(Path(__file__).resolve().parents[3])
-
-
 def _child_env(framework: str, device: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([_repo_root(), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.setdefault("TOKENIZERS_PARALLELISM", "false")
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    env = child_env(framework if framework == "tensorflow" else "pytorch", device)
     env.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    if framework != "tensorflow":
-        env["USE_TF"] = "0"
-    else:  # transformers' TF classes need tf-keras; the Keras step never imports torch
-        env.pop("USE_TF", None)
-        env["TF_USE_LEGACY_KERAS"] = "1"
-        env["USE_TORCH"] = "0"
-    if device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""
+    if framework == "tensorflow":
+        env["USE_TORCH"] = "0"  # the Keras step never imports torch
     return env
 
 
@@ -580,7 +587,7 @@ def _run_once(spec: dict[str, Any], env: dict[str, str], timeout: float) -> dict
     try:
         out = subprocess.run([sys.executable, "-m", "wizard.checks.memory.probes", "--once"],
                              input=json.dumps(spec).encode(), capture_output=True, env=env,
-                             cwd=_repo_root(), timeout=timeout + 120)
+                             cwd=package_root(), timeout=timeout + 120)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"the step did not finish in {timeout:.0f} s"}
     lines = [ln for ln in out.stdout.decode(errors="replace").splitlines() if ln.startswith("{")]
@@ -610,7 +617,6 @@ def _serve() -> None:
     import transformers  # noqa: F401 - imported once here so each fork starts warm
     from transformers import AutoConfig
 
-    from wizard.estimate.memory import ModelGeometry
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)            # no OpenMP pool before fork; children restore it

@@ -8,7 +8,6 @@ from typing import Any
 
 from wizard.estimate.memory import ModelGeometry
 
-
 OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory",
                 "defaultcpuallocator", "resourceexhausted", "oom when allocating",
                 "failed to allocate memory", "std::bad_alloc",

@@ -32,6 +32,17 @@ import threading
 import time
 from typing import Any
 
+from wizard.checks.memory.stepping import (
+    HEAD_WORDS,
+    is_oom,
+    reset_peak,
+    rss_peak,
+    status_bytes,
+    step_config,
+    tune_malloc,
+)
+from wizard.estimate.memory import parse_optimizer
+
 MiB = 1024 ** 2
 WATCH_INTERVAL_S = 0.005
 
@@ -68,7 +79,6 @@ def build_model(config: Any, kind: str) -> Any:
 
 def tf_optimizer(keras: Any, text: str) -> tuple[Any, str]:
     """The Keras optimizer for what the case names (the same reading as the PyTorch step)."""
-    from wizard.estimate.memory import parse_optimizer
 
     spec = parse_optimizer(text)
     key = spec.name

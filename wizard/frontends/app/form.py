@@ -12,7 +12,14 @@ import math
 from typing import Any
 
 from wizard.core.case import Case, CaseError
-from wizard.engine.plan import FIRST_QUESTION, QUESTIONS, Question, QuestionWalk, get_field, set_field
+from wizard.engine.plan import (
+    FIRST_QUESTION,
+    QUESTIONS,
+    Question,
+    QuestionWalk,
+    get_field,
+    set_field,
+)
 
 _DEFAULTS = Case()  # the value an unasked question's field keeps
 

@@ -20,8 +20,18 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from wizard.context import Context, check_local_paths, is_local_ref
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Verdict
+from wizard.engine.plan import plan
+from wizard.engine.session import Result, Session
+from wizard.engine.verdict import merge_static
+from wizard.evidence.repro import SCRIPT_NAME, script_from_result
+from wizard.frameworks import child_env
+from wizard.hub.client import HubError, resolve_dataset
+from wizard.reports.redact import redact
+from wizard.reports.render import write_reports
+from wizard.script.reader import read_script
 
 FORMATS = ("markdown", "github", "forum", "hub")
 
@@ -58,8 +68,6 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
                     put: Callable[[dict[str, Any] | None], None],
                     hub_token: str | None = None) -> None:
     """One Session over the case; each event goes to `put` as a plain dict, then None."""
-    from wizard.engine.session import Session
-    from wizard.engine.plan import plan
 
     def on_event(event: Any) -> None:
         data = dict(event.data)
@@ -74,7 +82,6 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
         steps = [s for s in plan(case) if only_steps is None or s.id in only_steps]
         ctx = None
         if inline:
-            from wizard.context import Context, check_local_paths
 
             check_local_paths(case)
             ctx = Context(case, device=device, progress=lambda m: put(
@@ -93,8 +100,7 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
 
 def _child_env(hub_token: str | None) -> dict[str, str]:
     """The session child's environment: the user's token as its only token, or no token."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env = child_env(None)
     for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", _USER_TOKEN_FLAG):
         env.pop(name, None)
     env["HF_TOKEN_PATH"] = os.devnull  # never the machine's saved login (`hf auth login`)
@@ -201,7 +207,6 @@ def gpu_runner(duration: int = 120) -> Callable[..., Iterator[dict[str, Any]]]:
 
 def result_from_dict(d: dict[str, Any]) -> Any:
     """A session Result back from Result.to_dict() (the app keeps plain dicts in its state)."""
-    from wizard.engine.session import Result
 
     result = Result(Case.from_dict(d["case"]), d.get("environment") or {}, d.get("device", "cpu"),
                     list(d.get("path", [])), [Finding.from_dict(f) for f in d["findings"]],
@@ -214,7 +219,6 @@ def write_bundle(result_dict: dict[str, Any], out_dir: Path) -> Path:
     them; returns the zip's path."""
     import json
 
-    from wizard.reports.render import write_reports
 
     out_dir.mkdir(parents=True, exist_ok=True)
     result = result_from_dict(result_dict)
@@ -251,7 +255,6 @@ def dataset_columns(path: str, config: str | None = None,
     """The dataset's column names, read from its metadata (the viewer or local files); raises
     CaseError with one sentence when the dataset cannot be found. `hub_token`: the signed-in
     user's own token, for a private or gated dataset."""
-    from wizard.hub.client import HubError, resolve_dataset
 
     try:
         ref = resolve_dataset(path.strip(), config=(config or "").strip() or None,
@@ -268,7 +271,6 @@ def read_pasted_script(text: str | None, name: str | None = None) -> Any:
     """A pasted (or uploaded) training script read statically, never run: a ScriptReading.
     CaseError with one sentence when there is nothing to read: no text, a syntax error, or no
     training code at all."""
-    from wizard.script.reader import read_script
 
     label = name or "The script"
     if not (text or "").strip():
@@ -288,14 +290,11 @@ def merge_static_findings(result_dict: dict[str, Any],
                           static: list[dict[str, Any]]) -> dict[str, Any]:
     """A run's result with the findings read from the user's script folded in (each keeps its
     line; where the run checked the same thing, the run's finding wins), verdict re-decided."""
-    from wizard.script.reader import combine_findings
-    from wizard.engine.verdict import decide
 
     if not static:
         return result_dict
     result = result_from_dict(result_dict)
-    result.findings = combine_findings([Finding.from_dict(f) for f in static], result.findings)
-    result.verdict = decide(result.case, result.findings)
+    result = merge_static(result, [Finding.from_dict(f) for f in static])
     return {**result_dict, **{k: v for k, v in result.to_dict().items()
                               if k in ("findings", "verdict")}}
 
@@ -304,8 +303,6 @@ def repro_script(result_dict: dict[str, Any],
                  bundle_dir: Path | None = None) -> tuple[str, Path | None]:
     """The reproduction script of a result, as shared (tokens, e-mails and home paths removed),
     and the repro.py the bundle holds; ("", None) when the result has none."""
-    from wizard.reports.redact import redact
-    from wizard.evidence.repro import SCRIPT_NAME, script_from_result
 
     script = script_from_result(result_dict)
     if not script:
@@ -319,7 +316,6 @@ def repro_script(result_dict: dict[str, Any],
 def preflight(case: Case) -> None:
     """The engine's own input checks before a run, where they are cheap: local folders exist,
     and a local dataset has the columns the case names (CaseError otherwise)."""
-    from wizard.context import Context, check_local_paths, is_local_ref
 
     check_local_paths(case)
     if case.dataset.path and is_local_ref(case.dataset.path):
@@ -335,7 +331,6 @@ def create_hub_discussion(repo_id: str, title: str, description: str, token: str
     """
     from huggingface_hub import HfApi
 
-    from wizard.reports.redact import redact
 
     if not token:
         raise PermissionError("Sign in with Hugging Face first: the discussion is opened in "

@@ -18,14 +18,48 @@ from typing import Any, Iterator
 
 import gradio as gr
 
-from wizard.frontends.app.form import (answers_from_case, case_from_answers, choices_for, form_questions,
-                             parse_answer, question_for_field, reachable)
-from wizard.frontends.app.views import (PROBLEMS, evidence_text, finding_label, findings_table, fixes,
-                              log_line, plan_markdown, plot_frame, result_summary, share_links,
-                              verdict_html)
-from wizard.frontends.app.views import script_note as script_note_md
 from wizard.core.case import Case, CaseError
-from wizard.engine.plan import QUESTIONS, Question, set_field
+from wizard.demo.cases import course_case
+from wizard.demo.fixtures import build_fixtures, default_cache_dir
+from wizard.engine.plan import QUESTIONS, Question, plan, set_field
+from wizard.frameworks import default_demo_framework
+from wizard.frontends.app.form import (
+    answers_from_case,
+    case_from_answers,
+    choices_for,
+    form_questions,
+    parse_answer,
+    question_for_field,
+    reachable,
+)
+from wizard.frontends.app.run import (
+    create_hub_discussion,
+    dataset_columns,
+    gather_logs,
+    gpu_runner,
+    merge_static_findings,
+    preflight,
+    read_pasted_script,
+    repro_script,
+    write_bundle,
+)
+from wizard.frontends.app.views import (
+    PROBLEMS,
+    evidence_text,
+    finding_label,
+    findings_table,
+    fixes,
+    hub_model_id,
+    log_line,
+    plan_markdown,
+    plot_frame,
+    report_title,
+    result_summary,
+    share_links,
+    verdict_html,
+)
+from wizard.frontends.app.views import script_note as script_note_md
+from wizard.reports.render import render_report
 
 _GRADIO = tuple(int(p) for p in gr.__version__.split(".")[:2] if p.isdigit())
 FORMAT_CHOICES = [("Markdown (to keep)", "markdown"), ("GitHub issue", "github"),
@@ -208,7 +242,6 @@ def _forget_session(state: Any) -> None:
 def build_app(config: AppConfig | None = None) -> gr.Blocks:
     """The wizard as a Gradio Blocks app. `demo.wizard_api` names each API endpoint's inputs and
     outputs (as the gradio_client sees them) for scripts and tests."""
-    from wizard.frontends.app.run import gpu_runner
 
     config = config or AppConfig.from_env()
     runner = gpu_runner(config.gpu_duration)
@@ -376,7 +409,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
 
         def lookup_columns(path: str, config_name: str, text_cols: list[str] | None,
                            label_col: str | None, token: str | None = None) -> list[Any]:
-            from wizard.frontends.app.run import dataset_columns
 
             if not (path or "").strip():
                 return [gr.skip(), gr.skip(), gr.update(value="", visible=False)]
@@ -416,7 +448,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             """Every field from a case; the case stays the base for the fields no question
             asks (splits, preprocessing, ...). `script`: the findings read from the user's
             script, kept for the run (any other fill forgets them, and empties the box)."""
-            from wizard.frontends.app.run import dataset_columns
 
             st = {**(st or {}), "base": case.to_dict() if keep_base else None, "script": script}
             base = case if keep_base else None
@@ -440,9 +471,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     *_error_updates(form, None), note, script_text_note, script_text]
 
         def load_demo(st: dict[str, Any], progress: gr.Progress = gr.Progress()) -> list[Any]:
-            from wizard.frontends.terminal.cli import default_demo_framework
-            from wizard.demo.cases import course_case
-            from wizard.demo.fixtures import build_fixtures, default_cache_dir
 
             framework = default_demo_framework()
             root = config.demo_root or default_cache_dir()
@@ -472,7 +500,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                              shown: Any = None) -> list[Any]:
             """Fill the form from a pasted script; the symptom, traceback and logs stay as the
             user gave them (a script does not say them). Bad input: one sentence."""
-            from wizard.frontends.app.run import read_pasted_script
 
             try:
                 reading = read_pasted_script(text, name)
@@ -548,8 +575,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
 
         def _run(st: dict[str, Any], *values: Any, progress: Any,
                  token: str | None = None) -> Iterator[list[Any]]:
-            from wizard.frontends.app.run import gather_logs, merge_static_findings, preflight, write_bundle
-            from wizard.engine.plan import plan
 
             *answers_in, uploads = values
             st = copy.deepcopy(st or {})
@@ -659,7 +684,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
 
         def repro_updates(st: dict[str, Any]) -> list[Any]:
             """The reproduction script, shown only when the result has one."""
-            from wizard.frontends.app.run import repro_script
 
             report_dir = Path(st["report_dir"]) if st.get("report_dir") else None
             script, path = repro_script(st.get("result") or {}, report_dir)
@@ -670,7 +694,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                                       interactive=path is not None)]
 
         def show_report(st: dict[str, Any], fmt_value: str, go: bool = True) -> list[Any]:
-            from wizard.reports.render import render_report
 
             st = copy.deepcopy(st or {})
             result = st.get("result")
@@ -735,8 +758,6 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
 
 def open_discussion(st: dict[str, Any], ok: bool, oauth_token: gr.OAuthToken | None) -> str:
     """Open a discussion on the model's Hub page with the signed-in user's own token."""
-    from wizard.frontends.app.run import create_hub_discussion
-    from wizard.frontends.app.views import hub_model_id, report_title
 
     st = st or {}
     if not ok:

@@ -6,7 +6,15 @@ import html
 import math
 from typing import Any
 
+from wizard.context import is_local_ref
 from wizard.core.jsontext import dumps_readable
+from wizard.frontends.app.form import field_label
+from wizard.reports.links import (
+    forum_topic_url,
+    github_issue_url,
+    hub_discussion_prefill_url,
+)
+from wizard.reports.render import shown_findings
 
 ICON = {"fail": "✗", "warn": "!", "error": "✗", "pass": "✓", "info": "i", "skip": "–"}
 PROBLEMS = ("fail", "warn", "error")
@@ -107,7 +115,6 @@ def script_note(reading: dict[str, Any]) -> str:
 
 def script_missing(reading: dict[str, Any]) -> list[str]:
     """The form fields a script leaves open, each named as the form names it, with its line."""
-    from wizard.frontends.app.form import field_label
 
     out: list[str] = []
     asked = set()
@@ -197,7 +204,6 @@ def _finite(v: Any) -> bool:
 # -- report and links -------------------------------------------------------------------------
 def report_title(result: dict[str, Any]) -> str:
     """The verdict's primary finding (else the first problem, else the summary) as a title."""
-    from wizard.reports.render import shown_findings
 
     problems = shown_findings({"findings": [], **result})
     framework = (result.get("case") or {}).get("framework", "")
@@ -207,7 +213,6 @@ def report_title(result: dict[str, Any]) -> str:
 
 def hub_model_id(result: dict[str, Any]) -> str | None:
     """The model's Hub id, or None when the case's model is a local folder."""
-    from wizard.context import is_local_ref
 
     model = str((result.get("case") or {}).get("model") or "").strip()
     return model if model and not is_local_ref(model) and model.count("/") <= 1 else None
@@ -216,7 +221,6 @@ def hub_model_id(result: dict[str, Any]) -> str | None:
 def share_links(result: dict[str, Any], texts: dict[str, str],
                 github_repo: str = "huggingface/transformers") -> str:
     """HTML with the prefilled GitHub issue, forum topic and Hub discussion links."""
-    from wizard.reports.links import forum_topic_url, github_issue_url, hub_discussion_prefill_url
 
     title = report_title(result)
     items: list[str] = []

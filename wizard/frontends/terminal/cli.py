@@ -7,19 +7,31 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
-import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-EXTRA_COMMANDS = ("memory", "curves", "run")  # wizard/commands/<name>.py: register(subparsers), run(args)
+from wizard.core.case import Case
+from wizard.core.catalogue import CATEGORIES, CHECKS
+from wizard.demo.cases import course_case, healthy_case
+from wizard.demo.fixtures import build_fixtures, default_cache_dir
+from wizard.engine.session import Session
+from wizard.errors import UsageError, WizardError
+from wizard.evidence.environment import environment_block, environment_info
+from wizard.frameworks import default_demo_framework
+from wizard.frontends.terminal import interactive
+from wizard.frontends.terminal.commands import curves as curves_command
+from wizard.frontends.terminal.commands import memory as memory_command
+from wizard.frontends.terminal.commands import run as run_command
+from wizard.frontends.terminal.console import EventPrinter, make_console, verdict_panel
+from wizard.reports.render import write_reports
+from wizard.script.reader import case_from_script
+
+EXTRA_COMMANDS = (memory_command, curves_command, run_command)  # each: register(subparsers), run(args) -> exit code
 
 
-class UsageError(Exception):
-    """Bad input: shown as one sentence, exit code 2."""
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
@@ -83,18 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     checks.add_argument("--markdown", action="store_true", help="the catalogue as docs/checks.md")
     checks.set_defaults(func=cmd_checks)
 
-    for name in EXTRA_COMMANDS:
-        try:
-            importlib.import_module(f"wizard.frontends.terminal.commands.{name}").register(sub)
-        except ModuleNotFoundError:
-            continue
+    for command in EXTRA_COMMANDS:
+        command.register(sub)
     return parser
 
 
 # -- check / demo -------------------------------------------------------------------------
 def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: Any = None) -> int:
-    from wizard.frontends.terminal.console import EventPrinter, make_console, verdict_panel
-    from wizard.engine.session import Session
 
     console = make_console()
     out_dir = Path(args.out)
@@ -113,7 +120,6 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
         return 130
     formats = tuple(args.format or ["markdown"])
     if args.report or demo:
-        from wizard.reports.render import write_reports
 
         report_dir = Path(args.report) if args.report else out_dir
         result.reports = [str(p) for p in write_reports(result, report_dir, formats)]
@@ -134,12 +140,10 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from wizard.core.case import Case
 
     if args.script:
         import yaml
 
-        from wizard.script.reader import case_from_script
 
         if args.case:
             raise UsageError("Give either CASE.yaml or --script train.py, not both.")
@@ -162,13 +166,12 @@ def cmd_no_input(args: argparse.Namespace) -> int:
         raise UsageError("--no-input never prompts, so give what to check: a case file "
                          "(python -m wizard check CASE.yaml), a script (python -m wizard check "
                          "--script train.py) or a finished session (--resume DIR).")
-    from wizard.frontends.terminal.interactive import load_progress, session_files
 
     saved = Path(args.resume)
-    walk = load_progress(saved)
+    walk = interactive.load_progress(saved)
     missing = walk.current()
     if missing is not None:
-        case_file = saved if saved.is_file() else session_files(saved)[0]
+        case_file = saved if saved.is_file() else interactive.session_files(saved)[0]
         raise UsageError(f"The saved session has no answer for `{missing.field}` yet; add it to "
                          f"{case_file} or run without --no-input to be asked.")
     walk.case.validate()  # a CaseError names the field
@@ -183,19 +186,6 @@ def _pair(text: str, option: str) -> tuple[str, str]:
         raise UsageError(f"{option} {text!r} is not KEY=VALUE; e.g. {option} "
                          "distilbert-base-uncased=./models/distilbert")
     return key.strip(), value.strip()
-
-
-def default_demo_framework() -> str:
-    import importlib.metadata
-    import importlib.util
-
-    if importlib.util.find_spec("tensorflow") is None:
-        return "pytorch"
-    try:
-        major = int(importlib.metadata.version("transformers").split(".")[0])
-    except Exception:
-        major = 5
-    return "tensorflow" if major < 5 else "pytorch"
 
 
 @contextlib.contextmanager
@@ -221,8 +211,6 @@ def quiet_libraries() -> Iterator[None]:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from wizard.demo.cases import course_case, healthy_case
-    from wizard.demo.fixtures import build_fixtures, default_cache_dir
 
     framework = args.framework or default_demo_framework()
     root = Path(args.cache) if args.cache else default_cache_dir()
@@ -240,7 +228,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # -- env / checks -------------------------------------------------------------------------
 def cmd_env(args: argparse.Namespace) -> int:
-    from wizard.evidence.environment import environment_block, environment_info
 
     info = environment_info(probe_frameworks=args.devices)
     print(json.dumps(info, indent=2, default=str) if args.json else environment_block(info))
@@ -248,7 +235,6 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
-    from wizard.core.catalogue import CHECKS
 
     if args.json:
         print(json.dumps([c.to_dict() for c in CHECKS.values()], indent=2))
@@ -257,7 +243,6 @@ def cmd_checks(args: argparse.Namespace) -> int:
     else:
         from rich.table import Table
 
-        from wizard.frontends.terminal.console import make_console
 
         table = Table("id", "category", "detects", box=None, header_style="bold")
         for c in CHECKS.values():
@@ -267,7 +252,6 @@ def cmd_checks(args: argparse.Namespace) -> int:
 
 
 def catalogue_markdown() -> str:
-    from wizard.core.catalogue import CATEGORIES, CHECKS
 
     lines = ["# Check catalogue", "",
              "Generated from `wizard/catalogue.py` by `python -m wizard checks --markdown`. "
@@ -294,7 +278,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
-    from wizard.core.case import CaseError
 
     if not getattr(args, "func", None) and args.no_input:
         args.func = cmd_no_input  # never the interactive walk
@@ -304,18 +287,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\nThe guided wizard needs a terminal; in scripts use `python -m wizard check "
                   "CASE.yaml` (see `python -m wizard demo --write-case demo.yaml`).", file=sys.stderr)
             return 2
-        from wizard.frontends.terminal.interactive import run_interactive
 
         try:
-            return run_interactive(Path(args.out), Path(args.resume) if args.resume else None,
+            return interactive.run_interactive(Path(args.out), Path(args.resume) if args.resume else None,
                                    device=args.device)
-        except CaseError as exc:
+        except WizardError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
 
     try:
         return int(args.func(args) or 0)
-    except (CaseError, UsageError) as exc:
+    except WizardError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -334,11 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _known_error(exc: Exception) -> str | None:
-    """Errors from the libraries that are bad input, not wizard bugs."""
-    hub_error = getattr(importlib.import_module("wizard.hub.client"), "HubError", None) \
-        if importlib.util.find_spec("wizard.hub.client") else None
-    if hub_error is not None and isinstance(exc, hub_error):
-        return str(exc)
+    """Errors from the system that are bad input, not wizard bugs."""
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
         return f"{exc.strerror or exc}: {exc.filename}" if getattr(exc, "filename", None) else str(exc)
     return None

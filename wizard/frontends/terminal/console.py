@@ -80,8 +80,14 @@ class EventPrinter:
     bar over the walk's steps with what is running now and for how long."""
 
     def __init__(self, console: Console, quiet: bool = False):
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
-                                   TextColumn, TimeElapsedColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         self.console = console
         self.quiet = quiet

@@ -13,12 +13,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wizard.core.case import (FRAMEWORKS, LABEL_PLACES, PADDINGS, PRECISIONS, TRAINERS, Case,
-                         CaseError)
-from wizard.engine.plan import QUESTIONS, Edge, Question, QuestionWalk, get_field, set_field
+from wizard.backends.data import load_splits
+from wizard.context import is_local_ref
+from wizard.core.case import (
+    FRAMEWORKS,
+    LABEL_PLACES,
+    PADDINGS,
+    PRECISIONS,
+    TRAINERS,
+    Case,
+    CaseError,
+)
+from wizard.demo.cases import course_case
+from wizard.demo.fixtures import build_fixtures, default_cache_dir
+from wizard.engine.plan import (
+    QUESTIONS,
+    Edge,
+    Question,
+    QuestionWalk,
+    get_field,
+    set_field,
+)
+from wizard.engine.session import Session
+from wizard.errors import WizardError
+from wizard.frameworks import default_demo_framework
+from wizard.frontends.terminal.console import (
+    EventPrinter,
+    finding_line,
+    make_console,
+    verdict_panel,
+)
+from wizard.reports.render import write_reports
+from wizard.script.reader import ScriptError, case_from_script
+from wizard.script.types import CASE_TYPES, ScriptQuestion, ScriptReading
 
 if TYPE_CHECKING:
-    from wizard.script.types import ScriptQuestion, ScriptReading
+    pass
 
 BACK = "__back__"
 DEMO = "__demo__"
@@ -31,7 +61,7 @@ CHOICES = {"framework": FRAMEWORKS, "training.labels": LABEL_PLACES,
            "training.trainer": TRAINERS}
 
 
-class Validation(Exception):
+class Validation(WizardError):
     """An answer that cannot be used; the message says why, and the question is asked again."""
 
 
@@ -65,7 +95,7 @@ class ScriptStep:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "ScriptStep":
-        from wizard.script.types import ScriptQuestion
+        pass
 
         if not data:
             return cls()
@@ -152,7 +182,7 @@ def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -
 
 
 def _validate_ref(text: str, what: str) -> str:
-    from wizard.context import is_local_ref
+    pass
 
     if not text:
         raise Validation(f"Give a Hub id or a local folder for the {what}.")
@@ -168,12 +198,12 @@ def _validate_ref(text: str, what: str) -> str:
 
 def dataset_columns(case: Case) -> list[str] | None:
     """Column names of the train split, when the dataset can be opened cheaply (local)."""
-    from wizard.context import is_local_ref
+    pass
 
     if not case.dataset.path or not is_local_ref(case.dataset.path):
         return None
     try:
-        from wizard.backends.data import load_splits
+        pass
 
         spec = case.dataset
         probe = type(spec)(**{**spec.__dict__, "max_samples": 1, "eval_split": None})
@@ -250,7 +280,7 @@ def run_interactive(out_dir: Path, resume: Path | None = None, device: str = "au
     """The whole guided walk: questions (or a script read), checks, verdict, report."""
     from rich.markup import escape
 
-    from wizard.frontends.terminal.console import make_console
+    pass
 
     console = make_console()
     walk = load_progress(resume) if resume else QuestionWalk(Case.from_dict({}, validate=False))
@@ -333,7 +363,7 @@ def ask_script(console: Any, walk: QuestionWalk, script: ScriptStep) -> str | No
     import questionary
     from rich.markup import escape
 
-    from wizard.script.reader import ScriptError, case_from_script
+    pass
 
     while True:
         raw = questionary.text(SCRIPT_PROMPT + " ('<' goes back)").unsafe_ask()
@@ -383,7 +413,7 @@ def show_reading(console: Any, reading: ScriptReading, script: ScriptStep) -> No
     from rich.markup import escape
     from rich.text import Text
 
-    from wizard.frontends.terminal.console import finding_line
+    pass
 
     console.print(f"\n[green]✓[/] {escape(reading.summary())}")
     for dotted, src in reading.read.items():
@@ -435,7 +465,7 @@ def ask_script_value(console: Any, walk: QuestionWalk, script: ScriptStep) -> st
 
 def script_value_question(sq: ScriptQuestion) -> Question:
     """A question for a case field the tree does not ask, typed by the field."""
-    from wizard.script.types import CASE_TYPES
+    pass
 
     kind = {int: "number", float: "float", list: "columns"}.get(CASE_TYPES.get(sq.field), "text")
     return Question(f"script:{sq.field}", sq.field, sq.prompt, "The script sets it at run time.",
@@ -443,7 +473,7 @@ def script_value_question(sq: ScriptQuestion) -> Question:
 
 
 def _typed(dotted: str, value: Any) -> Any:
-    from wizard.script.types import CASE_TYPES
+    pass
 
     if CASE_TYPES.get(dotted) is bool:
         text = str(value).strip().lower()
@@ -461,7 +491,7 @@ def final_reading(console: Any, case: Case, script: ScriptStep) -> ScriptReading
     lines) join the run's; None without a script or when it can no longer be read."""
     if not script.path:
         return None
-    from wizard.script.reader import ScriptError, case_from_script
+    pass
 
     answers = {f: get_field(case, f) for f in script.answered}
     try:
@@ -479,9 +509,9 @@ def _after_answer(walk: QuestionWalk) -> None:
 
 
 def _run_demo(console: Any, out_dir: Path, device: str, timeout: float) -> int:
-    from wizard.frontends.terminal.cli import default_demo_framework
-    from wizard.demo.cases import course_case
-    from wizard.demo.fixtures import build_fixtures, default_cache_dir
+    pass
+    pass
+    pass
 
     framework = default_demo_framework()
     with console.status("building the demo fixtures (once)"):
@@ -496,8 +526,8 @@ def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: f
                 reading: ScriptReading | None = None) -> int:
     import questionary
 
-    from wizard.frontends.terminal.console import EventPrinter, verdict_panel
-    from wizard.engine.session import Session
+    pass
+    pass
 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "session.yaml").write_text(case.to_yaml(), encoding="utf-8")
@@ -520,7 +550,7 @@ def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: f
         questionary.Choice("Hub discussion", value="hub"),
         questionary.Choice("No report", value=None)], use_shortcuts=True).unsafe_ask()
     if fmt:
-        from wizard.reports.render import write_reports
+        pass
 
         paths = write_reports(result, out_dir, (fmt,))
         result.reports = [str(p) for p in paths]

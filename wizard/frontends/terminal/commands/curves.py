@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wizard.checks.curves import LogsError, analyse_curves, read_curves
+from wizard.reports.plots import PlotError, render
+
 DEFAULT_PLOT = "wizard-out/curves.png"
 STATUS_STYLE = {"pass": "green", "info": "cyan", "warn": "yellow", "fail": "bold red",
                 "skip": "dim", "error": "magenta"}
@@ -33,12 +36,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, analyse, plot, print; 0 when the logs were analysed, 2 for bad input."""
-    from wizard.reports.plots import PlotError, render
-    from wizard.checks.curves import CurvesError, analyse_curves, read_curves
 
     try:
         curves = read_curves(args.path)
-    except CurvesError as exc:
+    except LogsError as exc:
         print(str(exc), file=sys.stderr)
         return 2
     findings = analyse_curves(curves)

@@ -12,6 +12,19 @@ import sys
 import time
 from typing import Any
 
+from wizard.estimate.memory import (
+    GiB,
+    ModelGeometry,
+    ModelNotFound,
+    TrainingSetup,
+    advise,
+    combined_fix,
+    estimate_model,
+    largest_batch_by_estimate,
+    read_config,
+    sharding_table,
+)
+
 STRATEGY_CHOICES = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 
 
@@ -63,9 +76,6 @@ def run(args: argparse.Namespace) -> int:
     """Estimate, print, return 0 (fits or unknown), 1 (will not fit) or 2 (bad input)."""
     if "transformers" not in sys.modules:   # only PyTorch classes are built (meta device)
         os.environ.setdefault("USE_TF", "0")
-    from wizard.estimate.memory import (GiB, ModelGeometry, ModelNotFound, TrainingSetup, advise,
-                                        combined_fix, estimate_model, largest_batch_by_estimate,
-                                        read_config, sharding_table)
 
     for name in ("batch_size", "seq_len", "gpus", "lora_rank"):
         value = getattr(args, name)
@@ -110,7 +120,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _capacity(args: argparse.Namespace) -> tuple[int | None, str | None]:
-    from wizard.estimate.memory import GiB
 
     if args.gpu_memory:
         return int(args.gpu_memory * GiB), "--gpu-memory"

@@ -14,6 +14,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wizard.core.case import CaseError
+from wizard.frontends.terminal.console import (
+    finding_line,
+    finding_panel,
+    make_console,
+    verdict_panel,
+)
+from wizard.live.run import run_instrumented
+from wizard.reports.render import write_reports
+from wizard.script.reader import case_from_script
+
 # wizard option -> takes a value
 TRAILING_OPTIONS = {"--steps": True, "--json": True, "--report": True, "--format": True,
                     "--keep-going": False, "--quiet": False, "-q": False}
@@ -83,10 +94,6 @@ def split_trailing(args: argparse.Namespace, script_flags: set[str]) -> list[str
 
 def run(args: argparse.Namespace) -> int:
     """0: the run found no fault; 1: a fault, or the script failed; 2: bad input."""
-    from wizard.core.case import CaseError
-    from wizard.frontends.terminal.console import make_console, verdict_panel
-    from wizard.live.run import run_instrumented
-    from wizard.script.reader import case_from_script
 
     try:
         flags = case_from_script(args.script).facts.cli_flags
@@ -116,7 +123,6 @@ def run(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "case.yaml").write_text(result.case.to_yaml(), encoding="utf-8")
     if args.report:
-        from wizard.reports.render import write_reports
 
         result.reports = [str(p) for p in write_reports(result, Path(args.report),
                                                         tuple(args.format or ["markdown"]))]
@@ -162,7 +168,6 @@ class _Printer:
             self.show(event.data["finding"])
 
     def show(self, f: Any) -> None:
-        from wizard.frontends.terminal.console import finding_line, finding_panel
 
         self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
                            else finding_line(f))
