@@ -551,3 +551,40 @@ def test_context_loads_hub_model_from_metadata_then_download(fake: FakeHub, onli
     progress = [m for m in messages if m.startswith("downloading org/demo-distilbert")]
     assert progress and progress[-1].endswith("(100%)")
     assert Path(ctx.model_location).is_relative_to(online / "hub")
+
+
+def test_a_session_loads_a_hub_model_from_the_fetched_cache(fake: FakeHub, online: Path,
+                                                            demo_dir: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub probe runs in the parent; the worker's own context resolves the model again and
+    loads it from the files it fetches (one weights format, with progress), not through a second,
+    unconfigured download."""
+    pytest.importorskip("torch")
+    from huggingface_hub import constants
+
+    from wizard.demo.cases import healthy_case
+    from wizard.engine.plan import STEPS
+    from wizard.engine.session import Session
+
+    folder = demo_dir / "model"
+    fake.add_model("org/session-distilbert", {p.name: p.read_bytes() for p in folder.iterdir()
+                                              if p.is_file()})
+    monkeypatch.setattr(constants, "ENDPOINT", fake.url)
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                        fake.url + "/{repo_id}/resolve/{revision}/{filename}")
+    for name, value in (("HF_ENDPOINT", fake.url), ("HF_HUB_OFFLINE", "0"),
+                        ("HF_HUB_CACHE", str(online / "hub")),
+                        ("HF_TOKEN_PATH", str(online / "token"))):
+        monkeypatch.setenv(name, value)
+    case = healthy_case(demo_dir, "pytorch")
+    case.model = "org/session-distilbert"
+    messages: list[str] = []
+    result = Session(case, device="cpu", steps=[STEPS["environment"], STEPS["model"]],
+                     on_event=lambda e: messages.append(e.data.get("message", ""))).run()
+    assert not [f for f in result.findings if f.status in ("fail", "error")], result.findings
+    forward = next(f for f in result.findings if f.id == "model.forward")
+    assert forward.status != "error", forward
+    fetched = {p.rsplit("/", 1)[-1] for p in fake.paths_requested("/resolve/")}
+    assert "model.safetensors" in fetched and "tf_model.h5" not in fetched
+    assert any(m.startswith("downloading org/session-distilbert") for m in messages), messages
+    assert list((online / "hub").glob("models--org--session-distilbert/snapshots/*/model.safetensors"))

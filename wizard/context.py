@@ -85,8 +85,21 @@ class Context:
         """The same for the config and the tokenizer: their files alone, no weights."""
         return self._fetched(weights=False)
 
+    @cached_property
+    def model_ref(self) -> Any:
+        """The model resolved from its metadata alone. The hub probe runs in the parent process,
+        so a worker's context resolves it again (from the Hub's answer or its cache); None when it
+        cannot be resolved here (the hub probe has said why)."""
+        try:
+            return hub.resolve_model(self.case.model, revision=self.case.revision,
+                                     token=getattr(self, "hub_token", None),
+                                     endpoint=getattr(self, "hub_endpoint", None),
+                                     cache_dir=getattr(self, "hub_cache_dir", None))
+        except hub.HubError:
+            return None
+
     def _fetched(self, weights: bool) -> str:
-        ref = self.__dict__.get("model_ref")
+        ref = self.model_ref
         if ref is None or ref.kind != "hub" or ref.source != "hub":
             return self.case.model
 
