@@ -21,7 +21,7 @@ from wizard.core.case import Case
 from wizard.estimate.memory import (GiB, ModelGeometry, ModelNotFound, ParamCount, TrainingSetup,
                                     activation_bytes, advise, analytic_param_count, combined_fix,
                                     count_hub, count_local, estimate_memory, estimate_model,
-                                    find_largest_batch, parse_optimizer, sharding_table)
+                                    find_largest_batch, optimizer_state, sharding_table)
 
 ROOT = Path(__file__).resolve().parents[1]
 if importlib.util.find_spec("torch") is None:
@@ -352,12 +352,12 @@ def test_advice_is_ranked_and_each_estimate_is_real() -> None:
 
 
 def test_parse_optimizer_reads_what_users_write() -> None:
-    assert parse_optimizer("Adam(learning_rate=5e-5)").state_copies == 2
-    assert parse_optimizer({"name": "sgd", "momentum": 0.9}).state_copies == 1
-    assert parse_optimizer("sgd").state_copies == 0
-    assert parse_optimizer("paged_adamw_8bit").state_bytes == 2
-    assert parse_optimizer("torch.optim.Adafactor").factored
-    assert "unknown" in parse_optimizer("shampoo").note
+    assert optimizer_state("Adam(learning_rate=5e-5)").state_copies == 2
+    assert optimizer_state({"name": "sgd", "momentum": 0.9}).state_copies == 1
+    assert optimizer_state("sgd").state_copies == 0
+    assert optimizer_state("paged_adamw_8bit").state_bytes == 2
+    assert optimizer_state("torch.optim.Adafactor").factored
+    assert "unknown" in optimizer_state("shampoo").note
 
 
 # -- the largest-batch search logic -----------------------------------------------------------

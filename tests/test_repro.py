@@ -22,8 +22,8 @@ import pytest
 
 from wizard.evidence.release import check_newer_release
 from wizard.evidence.repro import (NAN_MESSAGE, Failure, ModelSpec, Outcome, check_outcome, candidates,
-                           error_signature, normalise_message, render_script, reproduce,
-                           select_inputs, tiny_config)
+                           render_script, reproduce, select_inputs, tiny_config)
+from wizard.triage.messages import error_signature, normalise_message
 from tests.conftest import HAS_TF
 from tests.helpers import run_cli
 from tests.library_fault import RAISE_MESSAGE, install

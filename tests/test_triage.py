@@ -25,8 +25,10 @@ from hypothesis import strategies as st
 from wizard.core.case import Case
 from wizard.core.catalogue import CHECKS
 from wizard.core.findings import Finding
-from wizard.triage.match import (SIGNATURES, ParsedError, Signature, Triage, classify_path,
-                           parse_traceback, probe_triage, triage, unknown_probe_ids)
+from wizard.triage.frames import classify_path
+from wizard.triage.match import Triage, probe_triage, triage
+from wizard.triage.parse import ParsedError, parse_traceback
+from wizard.triage.signatures import SIGNATURES, Signature, unknown_probe_ids
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 needs_tf = pytest.mark.skipif(not HAS_TF, reason="TensorFlow is tested in env 'tf'")

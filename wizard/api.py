@@ -21,11 +21,12 @@ from typing import Any, Iterable
 import numpy as np
 
 from wizard.backends.tf_train import choice_from_instance
-from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
+from wizard.checks.hyperparameters import effective_learning_rate, learning_rate_finding
 from wizard.checks.training import LiveSetup, _backend, output_kind, target_for
 from wizard.context import Batch, Context, ForwardResult
 from wizard.core.case import Case, DatasetSpec, Training
 from wizard.core.findings import Finding, Verdict
+from wizard.core.optimizer import parse_optimizer
 from wizard.engine.plan import Step
 from wizard.engine.session import Session
 from wizard.errors import InputError
@@ -61,16 +62,6 @@ PLAIN_LEARNING_RATE = "wizard.api:probe_plain_learning_rate"  # "optimizer" on a
 # usual start, and the rates above which it warns / fails. Adaptive: the Adam default 1e-3
 # (Kingma & Ba; torch and Keras), 10x above it is the top of the usual search range, 100x
 # diverges. SGD: Keras's default 0.01 and 0.1 (the ResNet recipe, with momentum) are usual.
-PLAIN_LR: dict[str, tuple[float, float, float]] = {"adaptive": (1e-3, 1e-2, 1e-1),
-                                                   "sgd": (1e-2, 0.3, 1.0)}
-PLAIN_LR_FAMILY = {**dict.fromkeys(("adam", "adamw", "nadam", "adamax", "radam", "rmsprop",
-                                    "adagrad", "lamb", "lion", "adamweightdecay",
-                                    "adamwtorch", "adamwtorchfused", "adamwhf"), "adaptive"),
-                   "sgd": "sgd", "asgd": "sgd"}
-
-
-
-
 # == the report ==================================================================================
 @dataclass
 class Report:
@@ -183,7 +174,7 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
         History, a Trainer, or a log_history list.
     checks: names from wizard.api.CHECKS (default: all that apply). On a plain network
         "optimizer" judges the given optimizer's learning rate by the ranges for training from
-        scratch (PLAIN_LR), not by the transformer fine-tuning range.
+        scratch (hyperparameters.PLAIN_LR), not by the transformer fine-tuning range.
     steps: steps for the overfit-one-batch runs (default 40).
     """
 
@@ -498,45 +489,13 @@ def _prefill_plain(ctx: Any, batch: Any, num_labels: int | None) -> None:
 def probe_plain_learning_rate(case: Case, ctx: Any) -> list[Finding]:
     """The learning rate of the live optimizer (or training arguments) of a plain Keras model or
     torch nn.Module, judged by the usual range of its optimizer family for training from
-    scratch (PLAIN_LR); the transformer fine-tuning range (1e-5..1e-4) does not apply."""
+    scratch (hyperparameters.PLAIN_LR); the transformer fine-tuning range (1e-5..1e-4) does not apply."""
 
     live = getattr(ctx, "live", None)
     if live is not None and live.optimizer is None and live.training_args is None:
         return []  # the case's optimizer is only a placeholder: nothing to judge
     spec = parse_optimizer(case.training.optimizer)
     lr, source = effective_learning_rate(case, spec, {})
-    family = PLAIN_LR_FAMILY.get(spec.name.lower().replace("_", ""))
-    if lr is None or family is None:
-        return []
-    start, warn, fail = PLAIN_LR[family]
-    evidence = {"learning_rate": lr, "source": source, "optimizer": spec.written,
-                "network": "plain (trained from scratch)", "family": family,
-                "recommended_range": [start / 10, warn], "recommended_start": start,
-                "warn_above": warn, "fail_above": fail}
-    if lr <= warn:
-        return [Finding("hyperparameters.learning-rate-too-high", "pass",
-                        f"Learning rate {lr:g} is in a usual range for {spec.name} on a plain "
-                        "network", evidence=evidence)]
-    return [Finding(
-        "hyperparameters.learning-rate-too-high", "fail" if lr > fail else "warn",
-        f"Learning rate {lr:g} is {lr / start:.0f}x the usual {start:g} for {spec.name}",
-        evidence=evidence,
-        explanation=f"The run uses learning_rate={lr:g} ({source}). Networks trained from "
-                    f"scratch with {spec.name} usually start near {start:g} and rarely go "
-                    f"above {warn:g}; at {lr:g} the first updates overshoot, the loss jumps or "
-                    "turns NaN, and ReLU units can die. Lower it, then raise it while the loss "
-                    "still falls smoothly.",
-        fix=_plain_lr_fix(case, spec.name, family, start))]
-
-
-def _plain_lr_fix(case: Case, name: str, family: str, start: float) -> str:
-    if case.framework == "tensorflow":
-        cls = "SGD" if family == "sgd" else name
-        extra = ", momentum=0.9" if family == "sgd" else ""
-        return ("import tf_keras\n\nmodel.compile(optimizer=tf_keras.optimizers."
-                f"{cls}(learning_rate={start:g}{extra}), loss=loss)")
-    if case.trainer == "trainer":
-        return f"args = TrainingArguments(output_dir, learning_rate={start:g})"
-    if family == "sgd":
-        return f"optimizer = torch.optim.SGD(model.parameters(), lr={start:g}, momentum=0.9)"
-    return f"optimizer = torch.optim.{name}(model.parameters(), lr={start:g})"
+    found = None if lr is None else learning_rate_finding(lr, source, spec, case.framework,
+                                                          case.trainer, plain=True)
+    return [found] if found else []

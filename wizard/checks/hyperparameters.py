@@ -1,47 +1,27 @@
 """Hyperparameter probes: make the defaults behind string shortcuts visible, and judge them."""
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.core.optimizer import OptimizerSpec, parse_optimizer
 
 ADAM_FAMILY = {"adam", "adamw", "nadam", "adamax", "lamb", "lion", "adafactor", "adamw_torch",
                "adamw_hf", "adamw_torch_fused"}
-LR_WARN = 1e-4  # top of the usual fine-tuning range (course: 1e-5..1e-4)
-LR_FAIL = 3e-4  # 3x above it: the loss typically stalls high or diverges
+LR_START = 5e-5  # the usual start for fine-tuning a pretrained transformer with Adam
+LR_WARN = 1e-4   # top of the usual fine-tuning range (course: 1e-5..1e-4)
+LR_FAIL = 3e-4   # 3x above it: the loss typically stalls high or diverges
+# Plain networks trained from scratch: (start, warn above, fail above) per optimizer family
+PLAIN_LR: dict[str, tuple[float, float, float]] = {"adaptive": (1e-3, 1e-2, 1e-1),
+                                                   "sgd": (1e-2, 0.3, 1.0)}
 
 
-@dataclass
-class OptimizerSpec:
-    """The optimizer as the user wrote it: 'adam', 'Adam(learning_rate=5e-5)' or {name: ...}."""
-
-    name: str
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    written: str = ""
-    is_string_shortcut: bool = False
-
-
-def parse_optimizer(value: Any) -> OptimizerSpec:
-    if isinstance(value, dict):
-        kwargs = {k: v for k, v in value.items() if k != "name"}
-        return OptimizerSpec(str(value["name"]), kwargs, written=str(value))
-    text = str(value).strip()
-    if "(" not in text:
-        return OptimizerSpec(text, {}, written=repr(text), is_string_shortcut=True)
-    try:
-        call = ast.parse(text, mode="eval").body
-        assert isinstance(call, ast.Call)
-        name = ast.unparse(call.func).split(".")[-1]
-        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
-        if call.args:  # Keras optimizers take the learning rate first
-            kwargs.setdefault("learning_rate", ast.literal_eval(call.args[0]))
-        return OptimizerSpec(name, kwargs, written=text)
-    except Exception:
-        return OptimizerSpec(text.split("(")[0], {}, written=text)
+def is_adam_family(spec: OptimizerSpec) -> bool:
+    """Adam and its kin, as the fine-tuning range is known for (transformers' AdamWeightDecay too)."""
+    key = spec.name.lower().replace("_", "")
+    return key in {a.replace("_", "") for a in ADAM_FAMILY} or key == "adamweightdecay"
 
 
 def effective_learning_rate(case: Case, spec: OptimizerSpec, defaults: dict[str, Any]) -> tuple[float | None, str]:
@@ -56,7 +36,7 @@ def effective_learning_rate(case: Case, spec: OptimizerSpec, defaults: dict[str,
     return None, "unknown"
 
 
-def _defaults(case: Case, ctx: Context, spec: OptimizerSpec) -> dict[str, Any]:
+def optimizer_defaults(case: Case, ctx: Context, spec: OptimizerSpec) -> dict[str, Any]:
     backend = ctx.backend
     if case.framework == "pytorch" and case.trainer == "trainer":
         return backend.trainer_defaults()
@@ -68,7 +48,7 @@ def _defaults(case: Case, ctx: Context, spec: OptimizerSpec) -> dict[str, Any]:
 
 def probe_optimizer(case: Case, ctx: Context) -> list[Finding]:
     spec = parse_optimizer(case.training.optimizer)
-    defaults = _defaults(case, ctx, spec)
+    defaults = optimizer_defaults(case, ctx, spec)
     lr, source = effective_learning_rate(case, spec, defaults)
     findings: list[Finding] = []
     hidden = {k: v for k, v in defaults.items() if k not in spec.kwargs and k != "class"}
@@ -83,35 +63,80 @@ def probe_optimizer(case: Case, ctx: Context) -> list[Finding]:
                         "were read from the installed framework."))
     if lr is None:
         return findings
-    family = spec.name.lower().replace("_", "") in {a.replace("_", "") for a in ADAM_FAMILY}
-    evidence = {"learning_rate": lr, "source": source, "optimizer": spec.written,
-                "recommended_range": [1e-5, 1e-4], "recommended_start": 5e-5}
-    if family and lr > LR_WARN:
-        status = "fail" if lr > LR_FAIL else "warn"
-        findings.append(Finding(
-            "hyperparameters.learning-rate-too-high", status,
-            f"Learning rate {lr:g} is {lr / 5e-5:.0f}x the usual 5e-5 for fine-tuning",
-            evidence=evidence,
-            explanation=f"The run uses learning_rate={lr:g} ({source}). Pretrained transformers "
-                        "are fine-tuned with Adam at 1e-5..1e-4; at 1e-3 the loss stalls high or "
-                        "diverges. Restart from the pretrained checkpoint: weights already "
-                        "damaged by a too-high rate do not recover.",
-            fix=_lr_fix(case)))
+    found = learning_rate_finding(lr, source, spec, case.framework, case.trainer,
+                                  checkpoint=case.model)
+    return findings + ([found] if found else [])
+
+
+def learning_rate_finding(lr: float, source: str, spec: OptimizerSpec, framework: str,
+                          trainer: str | None, *, plain: bool = False, line: int | None = None,
+                          checkpoint: str | None = None,
+                          evidence: dict[str, Any] | None = None) -> Finding | None:
+    """`hyperparameters.learning-rate-too-high` for the rate a run uses, judged by the usual range
+    of its optimizer family: fine-tuning a pretrained transformer with Adam (1e-5..1e-4), or a
+    plain network trained from scratch (PLAIN_LR). None when no range applies. `line`: where a
+    script sets it."""
+    at = f" (line {line})" if line else ""
+    evidence = {**(evidence or {}), "learning_rate": lr, "source": source,
+                "optimizer": spec.written}
+    if plain:
+        family = spec.family if spec.family in PLAIN_LR else None
+        if family is None:
+            return None
+        start, warn, fail = PLAIN_LR[family]
+        evidence.update({"network": "plain (trained from scratch)", "family": family,
+                         "recommended_range": [start / 10, warn], "recommended_start": start,
+                         "warn_above": warn, "fail_above": fail})
+        usual = f"for {spec.name} on a plain network"
+        explanation = (f"The run uses learning_rate={lr:g} ({source}). Networks trained from "
+                       f"scratch with {spec.name} usually start near {start:g} and rarely go "
+                       f"above {warn:g}; at {lr:g} the first updates overshoot, the loss jumps or "
+                       "turns NaN, and ReLU units can die. Lower it, then raise it while the loss "
+                       "still falls smoothly.")
+        title = f"Learning rate {lr:g}{at} is {lr / start:.0f}x the usual {start:g} for {spec.name}"
     else:
-        findings.append(Finding("hyperparameters.learning-rate-too-high", "pass",
-                                f"Learning rate {lr:g} is in a usual range for {spec.name}",
-                                evidence=evidence))
-    return findings
+        if not is_adam_family(spec):
+            return None
+        start, warn, fail = LR_START, LR_WARN, LR_FAIL
+        evidence.update({"recommended_range": [1e-5, 1e-4], "recommended_start": start})
+        usual = f"for {spec.name}"
+        explanation = (f"The run uses learning_rate={lr:g} ({source}). Pretrained transformers "
+                       "are fine-tuned with Adam at 1e-5..1e-4; at 1e-3 the loss stalls high or "
+                       "diverges. Restart from the pretrained checkpoint: weights already "
+                       "damaged by a too-high rate do not recover.")
+        title = f"Learning rate {lr:g}{at} is {lr / start:.0f}x the usual 5e-5 for fine-tuning"
+    if lr <= warn:
+        return Finding("hyperparameters.learning-rate-too-high", "pass",
+                       f"Learning rate {lr:g}{at} is in a usual range {usual}", evidence=evidence)
+    return Finding("hyperparameters.learning-rate-too-high", "fail" if lr > fail else "warn",
+                   title, evidence=evidence, explanation=explanation,
+                   fix=lr_fix(framework, trainer, start, spec.name if plain else "Adam",
+                              sgd=plain and spec.family == "sgd", restart=not plain,
+                              checkpoint=checkpoint, keep_loss=plain))
 
 
-def _lr_fix(case: Case) -> str:
-    if case.framework == "tensorflow":
-        return ("import tf_keras  # transformers' TF models run on tf-keras (Keras 2)\n\n"
-                f"model = TFAutoModelForSequenceClassification.from_pretrained({case.model!r})"
-                "  # restart from the checkpoint\n"
-                "model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))"
-                "  # try 1e-5..1e-4")
-    if case.trainer == "trainer":
-        return "args = TrainingArguments(output_dir, learning_rate=5e-5)  # try 1e-5..1e-4"
-    return ("optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)  # try 1e-5..1e-4\n"
-            "# and reload the model from the checkpoint before training again")
+def lr_fix(framework: str, trainer: str | None, lr: float, name: str = "Adam", *,
+           sgd: bool = False, restart: bool = True, checkpoint: str | None = None,
+           note: str | None = None, keep_loss: bool = False) -> str:
+    """The code that sets learning rate `lr`, as the user's framework and training loop take it.
+    `restart`: a pretrained model whose weights a too-high rate damaged (reload them, AdamW);
+    `keep_loss`: a plain Keras model compiled with its own loss."""
+    if note is None:
+        note = "  # try 1e-5..1e-4" if restart else ""
+    rate = f"{lr:g}".replace("e-0", "e-").replace("e+0", "e+")
+    name = "SGD" if sgd else name
+    extra = ", momentum=0.9" if sgd else ""
+    if framework == "tensorflow":
+        where = repr(checkpoint) if checkpoint else "model_checkpoint"
+        head = ("import tf_keras  # transformers' TF models run on tf-keras (Keras 2)\n\n"
+                f"model = TFAutoModelForSequenceClassification.from_pretrained({where})"
+                "  # restart from the checkpoint\n" if restart else "import tf_keras\n\n")
+        loss = ", loss=loss" if keep_loss else ""
+        return (head + f"model.compile(optimizer=tf_keras.optimizers.{name}(learning_rate={rate}"
+                f"{extra}){loss}){note}")
+    if trainer == "trainer":
+        return f"args = TrainingArguments(output_dir, learning_rate={rate}){note}"
+    torch_name = "AdamW" if restart else name
+    code = f"optimizer = torch.optim.{torch_name}(model.parameters(), lr={rate}{extra}){note}"
+    return code + ("\n# and reload the model from the checkpoint before training again"
+                   if restart else "")

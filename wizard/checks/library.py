@@ -22,16 +22,16 @@ from wizard.evidence.release import (
     configured_index_url,
 )
 from wizard.evidence.repro import (
-    TOTAL_BUDGET,
     config_overrides,
     failure_from_forward,
     reproduce,
 )
-from wizard.triage.match import parse_traceback, triage
+from wizard.settings import current as current_settings
+from wizard.triage.match import triage
+from wizard.triage.parse import parse_traceback
 
 TOLERANCE = 1e-4        # max |logits_pt - logits_tf| on the same weights and batch
 DIFF_TIMEOUT = 240.0    # the other framework's subprocess (loading TensorFlow is slow)
-BUDGET_ENV = "WIZARD_REPRO_BUDGET"
 FRAMEWORK_NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
 
 
@@ -103,7 +103,7 @@ def probe_reproduction(case: Case, ctx: Any) -> list[Finding]:
                             f"{known.fix or 'see the triage findings'}")]
     config = _model_config(ctx)
     batch = ctx.batch
-    budget = float(os.environ.get(BUDGET_ENV) or TOTAL_BUDGET)
+    budget = current_settings().repro_budget
     device = "cuda" if case.framework == "pytorch" and str(ctx.device).startswith("cuda") else "cpu"
     repro = reproduce(failure, case.framework, _features(ctx), batch.labels,
                       model_type=getattr(config, "model_type", "") or "",

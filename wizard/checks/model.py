@@ -9,7 +9,7 @@ from wizard.checks.data import cross_entropy
 from wizard.context import Context, ForwardResult
 from wizard.core.case import Case
 from wizard.core.findings import Finding
-from wizard.triage.match import parse_traceback
+from wizard.triage.parse import parse_traceback
 
 INITIAL_LOSS_TOLERANCE = 0.5  # |loss - ln C| > 0.5 * ln C is a wiring problem, not chance
 

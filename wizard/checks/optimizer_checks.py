@@ -16,14 +16,13 @@ from wizard.checks.hyperparameters import (
     ADAM_FAMILY,
     LR_FAIL,
     LR_WARN,
-    OptimizerSpec,
-    _defaults,
     effective_learning_rate,
-    parse_optimizer,
+    optimizer_defaults,
 )
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.core.optimizer import OptimizerSpec, parse_optimizer
 
 WEIGHT_DECAY_WARN = 0.1   # BERT/transformers examples fine-tune with 0.01; 0.1 is the top of common use
 WARMUP_LR = LR_WARN       # from 1e-4 on, Adam without warmup often diverges early
@@ -238,7 +237,7 @@ def _weight_decay(case: Case, spec: OptimizerSpec, defaults: dict[str, Any]) -> 
 def probe_weight_decay(case: Case, ctx: Context) -> list[Finding]:
     """Weight decay above 0.1, with how much it shrinks the weights per 1000 steps."""
     spec = parse_optimizer(case.training.optimizer)
-    defaults = _defaults(case, ctx, spec)
+    defaults = optimizer_defaults(case, ctx, spec)
     wd, source = _weight_decay(case, spec, defaults)
     lr, lr_source = _learning_rate(case, spec, defaults)
     coupled = case.framework == "pytorch" and case.trainer == "loop" and \
@@ -293,7 +292,7 @@ def _warmup(case: Case, spec: OptimizerSpec, defaults: dict[str, Any]) -> tuple[
 def probe_warmup(case: Case, ctx: Context) -> list[Finding]:
     """No warmup while an Adam-family learning rate is 1e-4 or more."""
     spec = parse_optimizer(case.training.optimizer)
-    defaults = _defaults(case, ctx, spec)
+    defaults = optimizer_defaults(case, ctx, spec)
     lr, lr_source = _learning_rate(case, spec, defaults)
     warmup, source = _warmup(case, spec, defaults)
     if lr is None or warmup is None or not _adaptive(spec):

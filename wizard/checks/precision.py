@@ -16,7 +16,7 @@ from wizard.backends.tf import _first_line
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
-from wizard.triage.match import parse_traceback
+from wizard.triage.parse import parse_traceback
 
 FP16_MAX = 65504.0           # largest finite float16
 FP16_HEADROOM_WARN = 8.0     # activations within 8x of the fp16 limit on an untrained step

@@ -38,9 +38,10 @@ from wizard.backends.train_types import (
     TrainRun,
     layer_key,
 )
-from wizard.checks.hyperparameters import effective_learning_rate, parse_optimizer
+from wizard.checks.hyperparameters import effective_learning_rate, lr_fix
 from wizard.context import Batch
 from wizard.core.findings import Finding, Plot
+from wizard.core.optimizer import parse_optimizer
 
 
 # == gradient rules ============================================================================
@@ -875,13 +876,8 @@ def _dead_fix(framework: str) -> str:
 
 
 def _lr_fix(framework: str, trainer: str, lr: float) -> str:
-    note = "  # overfits one batch here; a pretrained transformer: try 1e-5..1e-4"
-    if framework == "tensorflow":
-        return ("import tf_keras\n"
-                f"model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate={lr:g})){note}")
-    if trainer == "trainer":
-        return f"args = TrainingArguments(output_dir, learning_rate={lr:g}){note}"
-    return f"optimizer = torch.optim.Adam(model.parameters(), lr={lr:g}){note}"
+    return lr_fix(framework, trainer, lr, restart=False,
+                  note="  # overfits one batch here; a pretrained transformer: try 1e-5..1e-4")
 
 
 def _data_fix(framework: str) -> str:

@@ -7,6 +7,8 @@ import os
 import random
 from pathlib import Path
 
+from wizard.settings import current as current_settings
+
 FIXTURE_VERSION = "1"
 LABEL_NAMES = ["entailment", "neutral", "contradiction"]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -37,7 +39,7 @@ def cache_name() -> str:
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get("WIZARD_CACHE")
+    env = current_settings().cache_dir
     base = Path(env) if env else Path.home() / ".cache" / "hf-debug-wizard"
     return base / cache_name()
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from wizard.core.case import Case
 from wizard.core.findings import Finding, Verdict
-from wizard.evidence.repro import describe_error, error_signature
-from wizard.triage.match import classify_path, triage
+from wizard.triage.frames import classify_path
+from wizard.triage.match import triage
+from wizard.triage.messages import describe_error, error_signature
 
 # Findings that describe the failure itself, not the user's setup.
 SYMPTOM_IDS = frozenset({"model.forward", "model.forward-raised", "model.nan-loss-samples",

@@ -15,8 +15,9 @@ from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
 from wizard.engine.registry import resolve
 from wizard.frameworks import child_env, use_framework
+from wizard.settings import PROBE_TIMEOUT
 
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = PROBE_TIMEOUT
 
 
 def _child_entry(fd: int) -> None:

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from wizard.core.optimizer import parse_optimizer
 from wizard.errors import ModelNotFound
 
 GiB = 1024 ** 3
@@ -426,7 +427,7 @@ def resolve_params(model: str | Path, config: dict[str, Any], config_file: Path 
 # Training setup and optimizers
 # --------------------------------------------------------------------------------------------
 @dataclass
-class OptimizerSpec:
+class OptimizerState:
     """An optimizer's state per trainable parameter."""
 
     name: str
@@ -440,36 +441,28 @@ class OptimizerSpec:
         return asdict(self)
 
 
-def parse_optimizer(opt: Any) -> OptimizerSpec:
-    """Understand an optimizer as a user writes it: 'adam', 'AdamW(lr=..)', 'adamw_bnb_8bit', a dict."""
-    args = ""
-    if isinstance(opt, dict):
-        name = str(opt.get("name", "adamw"))
-        args = " ".join(f"{k}={v}" for k, v in opt.items() if k != "name")
-    else:
-        text = str(opt or "adamw").strip()
-        m = re.match(r"^([\w.]+)\s*(\((.*)\))?$", text, re.S)
-        name, args = (m.group(1), m.group(3) or "") if m else (text, "")
-    key = name.rsplit(".", 1)[-1].lower()
-    mom = re.search(r"momentum\s*[=:]\s*([0-9.eE+-]+)", args)
-    has_mom = bool(mom and float(mom.group(1)) > 0)
+def optimizer_state(opt: Any) -> OptimizerState:
+    """What an optimizer keeps per trainable parameter, for any way a user writes it."""
+    spec = parse_optimizer(opt)
+    key = spec.key
+    has_mom = spec.momentum > 0
     if "8bit" in key or "bnb" in key or "8_bit" in key:
-        return OptimizerSpec(key, 0, 2.0 if "lion" not in key else 1.0,
-                             note="bitsandbytes keeps 8-bit states (tensors < 4096 stay 32-bit)")
+        return OptimizerState(key, 0, 2.0 if "lion" not in key else 1.0,
+                              note="bitsandbytes keeps 8-bit states (tensors < 4096 stay 32-bit)")
     if "adafactor" in key:
-        beta1 = re.search(r"beta1\s*[=:]\s*([0-9.]+)", args)
-        return OptimizerSpec(key, 1.0 if beta1 and float(beta1.group(1)) > 0 else 0.0,
-                             factored=True, note="factored second moment (rows + columns)")
-    if key.startswith(("adam", "nadam", "radam", "lamb", "adamax")) or key in ("adam", "adamw"):
-        return OptimizerSpec(key, 2.0, momentum=True)
+        beta1 = spec.kwargs.get("beta1")
+        return OptimizerState(key, 1.0 if isinstance(beta1, (int, float)) and beta1 > 0 else 0.0,
+                              factored=True, note="factored second moment (rows + columns)")
+    if key.startswith(("adam", "nadam", "radam", "lamb", "adamax")):
+        return OptimizerState(key, 2.0, momentum=True)
     if "lion" in key:
-        return OptimizerSpec(key, 1.0, momentum=True)
+        return OptimizerState(key, 1.0, momentum=True)
     if key.startswith("sgd"):
-        return OptimizerSpec(key, 1.0 if has_mom else 0.0, momentum=has_mom)
+        return OptimizerState(key, 1.0 if has_mom else 0.0, momentum=has_mom)
     if key in ("rmsprop", "adagrad", "adadelta"):
-        return OptimizerSpec(key, 2.0 if key == "adadelta" or has_mom else 1.0, momentum=has_mom)
-    return OptimizerSpec(key, 2.0, momentum=True,
-                         note=f"unknown optimizer {name!r}: counted like Adam (two states)")
+        return OptimizerState(key, 2.0 if key == "adadelta" or has_mom else 1.0, momentum=has_mom)
+    return OptimizerState(key, 2.0, momentum=True,
+                          note=f"unknown optimizer {spec.name!r}: counted like Adam (two states)")
 
 
 @dataclass
@@ -666,7 +659,7 @@ def trainable_count(params: ParamCount, g: ModelGeometry, st: TrainingSetup) -> 
 
 
 def _optimizer_bytes(params: ParamCount, g: ModelGeometry, st: TrainingSetup, pt: int) -> int:
-    spec = parse_optimizer(st.optimizer)
+    spec = optimizer_state(st.optimizer)
     wb = DTYPE_BYTES.get(st.weights_dtype, 4)
     if spec.state_bytes is not None:
         return int(pt * spec.state_bytes)
@@ -685,7 +678,7 @@ def _strategy_components(params: ParamCount, g: ModelGeometry, st: TrainingSetup
     wb = DTYPE_BYTES.get(st.weights_dtype, 4)
     mixed = st.precision in ("fp16", "bf16")
     act = activation_bytes(g, st)
-    spec = parse_optimizer(st.optimizer)
+    spec = optimizer_state(st.optimizer)
     weights, grads = p * wb, pt * wb
     half_copy = pt * 2 if mixed and wb == 4 else 0       # autocast's cached half weights
     opt = _optimizer_bytes(params, g, st, pt)
@@ -743,7 +736,7 @@ def estimate_memory(params: ParamCount, geometry: ModelGeometry, setup: Training
     notes = []
     if params.source == "analytic":
         notes.append("no weights or torch model available: parameters estimated from the config")
-    spec = parse_optimizer(st.optimizer)
+    spec = optimizer_state(st.optimizer)
     if spec.note:
         notes.append(spec.note)
     if st.framework == "tensorflow":
@@ -910,7 +903,7 @@ def advise(est: MemoryEstimate, capacity_bytes: int | None = None) -> list[Advic
         s = st.seq_len // 2
         options.append(("shorter-max-length", f"Truncate to max_length={s}",
                         replace(st, seq_len=s), p, g, {"seq_len": s}))
-    spec = parse_optimizer(st.optimizer)
+    spec = optimizer_state(st.optimizer)
     if spec.state_bytes is None and spec.state_copies >= 2 and not keras:
         options.append(("8bit-optimizer", "Use an 8-bit optimizer (bitsandbytes AdamW8bit)",
                         replace(st, optimizer="adamw_bnb_8bit"), p, g,

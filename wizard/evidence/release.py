@@ -14,6 +14,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from wizard.settings import current as current_settings
+
 INDEX_URL_ENV = "WIZARD_INDEX_URL"   # an index URL, or "off" to skip the check
 TIMEOUT = 15.0
 CHECKED_PACKAGES = ("transformers", "datasets", "tokenizers", "torch", "tensorflow", "accelerate",
@@ -58,12 +60,12 @@ def installed_distribution(package: str) -> tuple[str | None, str | None]:
 
 def configured_index_url() -> str | None:
     """$WIZARD_INDEX_URL when set (and not "off"), else None (pip's own configuration)."""
-    url = os.environ.get(INDEX_URL_ENV, "").strip()
-    return None if not url or url.lower() in ("off", "none", "0") else url
+    url = current_settings().index_url
+    return None if not url or check_disabled() else url
 
 
 def check_disabled() -> bool:
-    return os.environ.get(INDEX_URL_ENV, "").strip().lower() in ("off", "none", "0")
+    return (current_settings().index_url or "").lower() in ("off", "none", "0")
 
 
 def available_versions(distribution: str, index_url: str | None = None,

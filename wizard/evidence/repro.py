@@ -6,14 +6,13 @@ masks (no dataset, no tokenizer). Where the weights do not matter it builds a ti
 initialised model of the same architecture (`AutoConfig.for_model(model_type, ...)` from the
 real config with its sizes shrunk), so a maintainer needs no download. A candidate script
 counts as a reproduction only when a fresh `sys.executable` running it fails with the same
-error signature (exception type + normalised message, read with wizard.triage.match), or raises the
+error signature (exception type + normalised message, read with wizard.triage.messages), or raises the
 script's own non-finite-logits assertion for a NaN failure.
 """
 from __future__ import annotations
 
 import os
 import pprint
-import re
 import subprocess
 import sys
 import tempfile
@@ -24,12 +23,14 @@ from typing import Any, Iterable
 
 from wizard.reports.jinja import environment
 from wizard.reports.redact import redact
-from wizard.triage.match import parse_traceback
+from wizard.settings import REPRO_BUDGET
+from wizard.triage.messages import describe_error, error_signature, normalise_message
+from wizard.triage.parse import parse_traceback
 
 NAN_MESSAGE = "non-finite logits (NaN/Inf) for samples"
 NOT_REPRODUCED = "Not reproduced:"
 RUN_TIMEOUT = 120.0        # one candidate script
-TOTAL_BUDGET = 240.0       # all candidates together (below the worker's 300 s probe limit)
+TOTAL_BUDGET = REPRO_BUDGET  # all candidates together (below the worker's probe limit)
 SCRIPT_NAME = "repro.py"
 
 # -- the failure ------------------------------------------------------------------------------
@@ -51,48 +52,6 @@ class Failure:
         d = asdict(self)
         d.pop("traceback")
         return d
-
-
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+~-]+){2,}")
-_NUM = re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-_KERAS_WRAP = re.compile(r"Exception encountered when calling (?:layer|Layer) [^\n]*\n(?P<core>.*?)"
-                         r"(?:\n\s*Call arguments received by .*)?$", re.S)
-
-
-def normalise_message(message: str) -> str:
-    """A message with the parts that change between runs replaced: addresses, paths, numbers;
-    Keras' "Exception encountered when calling layer" wrapper reduced to the error inside."""
-    text = core_message(message)
-    text = _HEX.sub("<addr>", text)
-    text = _PATH.sub("<path>", text)
-    text = _NUM.sub("N", text)
-    return " ".join(text.split())[:300]
-
-
-def core_message(message: str) -> str:
-    """The error inside Keras' "Exception encountered when calling layer" wrapper, if any."""
-    m = _KERAS_WRAP.search(message or "")
-    return (m.group("core") if m else (message or "")).strip()
-
-
-def describe_error(text: str, fallback: str = "") -> str:
-    """"ExceptionName: first line of the core message" of a traceback, for people."""
-
-    parsed = parse_traceback(text)
-    if not parsed.exc_name:
-        return fallback
-    first = next((ln.strip() for ln in core_message(parsed.message).splitlines() if ln.strip()), "")
-    return f"{parsed.exc_name}: {first[:300]}" if first else parsed.exc_name
-
-
-def error_signature(text: str) -> str | None:
-    """"ExceptionName: normalised message" of the last exception in a traceback, or None."""
-
-    parsed = parse_traceback(text)
-    if not parsed.exc_name:
-        return None
-    return f"{parsed.exc_name}: {normalise_message(parsed.message)}"
 
 
 def failure_from_forward(forward: Any, framework: str) -> Failure | None:

@@ -22,6 +22,7 @@ from wizard.engine.verdict import combine_findings, decide
 from wizard.evidence.environment import environment_info
 from wizard.live.instrument import Capture, run_script
 from wizard.script.reader import ScriptReading, case_from_script
+from wizard.settings import PROBE_TIMEOUT
 from wizard.triage.match import probe_triage
 
 # Steps run on the live objects before the script's first update: none of them changes the
@@ -41,7 +42,7 @@ class RunOutcome:
 
 def run_instrumented(script: str | Path, argv: list[str] | None = None, steps: int | None = None,
                      stop_on_nonfinite: bool = True, device: str = "auto",
-                     timeout: float = 300.0, on_event: Callable[[Any], None] | None = None,
+                     timeout: float = PROBE_TIMEOUT, on_event: Callable[[Any], None] | None = None,
                      refs: Mapping[str, str] | None = None,
                      answers: Mapping[str, Any] | None = None) -> RunOutcome:
     """Run `script` with `argv` under the wizard. Raises ScriptError (a CaseError) only when the
@@ -211,7 +212,7 @@ def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: f
 
 # -- putting the run together ------------------------------------------------------------------------
 def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
-             timeout: float = 300.0, on_event: Callable[[Any], None] | None = None) -> Any:
+             timeout: float = PROBE_TIMEOUT, on_event: Callable[[Any], None] | None = None) -> Any:
     """One Result for the whole run: static findings, the run, triage, the live probes."""
 
     probes = capture.probes if isinstance(capture.probes, dict) else {}

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from wizard.checks.hyperparameters import ADAM_FAMILY, LR_FAIL, LR_WARN
+from wizard.checks.hyperparameters import learning_rate_finding
 from wizard.core.findings import Finding
+from wizard.core.optimizer import parse_optimizer
 from wizard.engine.plan import get_field
 from wizard.script.syntax import Unresolved
 from wizard.script.types import ScriptReading
@@ -64,7 +65,6 @@ def _where(reading: "ScriptReading", line: int) -> dict[str, Any]:
 
 # -- the reading itself -------------------------------------------------------------------------
 def _read_finding(reading: "ScriptReading") -> Finding:
-    pass
 
     read = {}
     for dotted, src in reading.read.items():
@@ -231,7 +231,6 @@ def _no_truncation(reading: "ScriptReading", env: Mapping[str, str],
 # -- hyperparameters ------------------------------------------------------------------------------
 def _learning_rate(reading: "ScriptReading", env: Mapping[str, str],
                    versions: Mapping[str, str | None]) -> list[Finding]:
-    pass
 
     facts, case = reading.facts, reading.case
     opt = facts.optimizer
@@ -268,38 +267,9 @@ def _learning_rate(reading: "ScriptReading", env: Mapping[str, str],
             source = opt.note or f"{opt.name}(learning_rate=...)"
     if isinstance(lr, Unresolved) or not isinstance(lr, (int, float)) or isinstance(lr, bool):
         return out
-    family = name.lower().replace("_", "") in {a.replace("_", "") for a in ADAM_FAMILY} or \
-        name.lower() == "adamweightdecay"
-    evidence = {**_where(reading, line_no), "code": written_as, "learning_rate": float(lr),
-                "source": source, "optimizer": written_as, "recommended_range": [1e-5, 1e-4],
-                "recommended_start": 5e-5}
-    if not family:
-        return out
-    if lr > LR_WARN:
-        status = "fail" if lr > LR_FAIL else "warn"
-        out.append(Finding(
-            "hyperparameters.learning-rate-too-high", status,
-            f"Learning rate {lr:g} (line {line_no}) is {lr / 5e-5:.0f}x the usual 5e-5 for "
-            "fine-tuning",
-            evidence=evidence,
-            explanation=f"The script trains with learning_rate={lr:g} ({source}). Pretrained "
-                        "transformers are fine-tuned with Adam at 1e-5..1e-4; at 1e-3 the loss "
-                        "stalls high or diverges. Restart from the pretrained checkpoint after "
-                        "lowering it.",
-            fix=_lr_fix(facts.entry)))
-    else:
-        out.append(Finding("hyperparameters.learning-rate-too-high", "pass",
-                           f"Learning rate {lr:g} (line {line_no}) is in a usual range",
-                           evidence=evidence))
-    return out
-
-
-def _lr_fix(entry: str) -> str:
-    if entry == "keras":
-        return ("import tf_keras\n\nmodel = TFAutoModelForSequenceClassification.from_pretrained("
-                "model_checkpoint)  # restart from the checkpoint\n"
-                "model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))  "
-                "# try 1e-5..1e-4")
-    if entry == "trainer":
-        return "args = TrainingArguments(output_dir, learning_rate=5e-5)  # try 1e-5..1e-4"
-    return "optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)  # try 1e-5..1e-4"
+    spec = parse_optimizer("AdamWeightDecay" if name.lower() == "adamweightdecay" else name)
+    spec.written = written_as
+    found = learning_rate_finding(float(lr), source, spec, case.framework, facts.entry,
+                                  line=line_no, evidence={**_where(reading, line_no),
+                                                          "code": written_as})
+    return out + ([found] if found else [])

@@ -47,7 +47,7 @@ from wizard.estimate.memory import (
     estimate_memory,
     find_largest_batch,
     largest_batch_by_estimate,
-    parse_optimizer,
+    optimizer_state,
     read_config,
     resolve_params,
     smaller_batch_code,
@@ -364,7 +364,7 @@ def _build_inputs(torch: Any, config: Any, task: str, b: int, s: int, device: st
 
 
 def _build_optimizer(torch: Any, params: list, text: str) -> tuple[Any, str]:
-    spec = parse_optimizer(text)
+    spec = optimizer_state(text)
     key = spec.name
     if spec.state_bytes is not None:
         try:

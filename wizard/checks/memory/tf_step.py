@@ -41,7 +41,7 @@ from wizard.checks.memory.stepping import (
     step_config,
     tune_malloc,
 )
-from wizard.estimate.memory import parse_optimizer
+from wizard.estimate.memory import optimizer_state
 
 MiB = 1024 ** 2
 WATCH_INTERVAL_S = 0.005
@@ -80,7 +80,7 @@ def build_model(config: Any, kind: str) -> Any:
 def tf_optimizer(keras: Any, text: str) -> tuple[Any, str]:
     """The Keras optimizer for what the case names (the same reading as the PyTorch step)."""
 
-    spec = parse_optimizer(text)
+    spec = optimizer_state(text)
     key = spec.name
     opts = keras.optimizers
     if spec.state_bytes is not None:

@@ -32,11 +32,12 @@ from wizard.hub.client import HubError, resolve_dataset
 from wizard.reports.redact import redact
 from wizard.reports.render import write_reports
 from wizard.script.reader import read_script
+from wizard.settings import PROBE_TIMEOUT
 
 FORMATS = ("markdown", "github", "forum", "hub")
 
 
-def run_events(case_dict: dict[str, Any], device: str = "auto", timeout: float = 300.0,
+def run_events(case_dict: dict[str, Any], device: str = "auto", timeout: float = PROBE_TIMEOUT,
                only_steps: tuple[str, ...] | None = None, inline: bool = False,
                autosave: str | None = None, hub_token: str | None = None,
                isolated: bool = False) -> Iterator[dict[str, Any]]:
@@ -195,7 +196,7 @@ def gpu_runner(duration: int = 120) -> Callable[..., Iterator[dict[str, Any]]]:
     import spaces  # the Space's app.py imported it before anything touched CUDA
 
     @spaces.GPU(duration=duration)
-    def run_on_gpu(case_dict: dict[str, Any], device: str = "auto", timeout: float = 300.0,
+    def run_on_gpu(case_dict: dict[str, Any], device: str = "auto", timeout: float = PROBE_TIMEOUT,
                    only_steps: tuple[str, ...] | None = None, inline: bool = True,
                    autosave: str | None = None, hub_token: str | None = None,
                    isolated: bool = False) -> Iterator[dict[str, Any]]:

@@ -60,6 +60,8 @@ from wizard.frontends.app.views import (
 )
 from wizard.frontends.app.views import script_note as script_note_md
 from wizard.reports.render import render_report
+from wizard.settings import PROBE_TIMEOUT
+from wizard.settings import current as current_settings
 
 _GRADIO = tuple(int(p) for p in gr.__version__.split(".")[:2] if p.isdigit())
 FORMAT_CHOICES = [("Markdown (to keep)", "markdown"), ("GitHub issue", "github"),
@@ -95,7 +97,7 @@ class AppConfig:
     """How the app runs; `from_env()` reads the WIZARD_* variables a Space can set."""
 
     device: str = "auto"              # where probes run: auto (the best there is), cpu, cuda
-    probe_timeout: float = 300.0      # seconds per probe, per session (WIZARD_PROBE_TIMEOUT)
+    probe_timeout: float = PROBE_TIMEOUT      # seconds per probe, per session (WIZARD_PROBE_TIMEOUT)
     concurrency: int = 2              # sessions whose checks run at once (WIZARD_CONCURRENCY)
     max_file_size: str = "25mb"       # per uploaded log or case file (WIZARD_MAX_FILE_SIZE)
     steps: tuple[str, ...] | None = None  # limit the walk to these tree steps (None: all)
@@ -108,13 +110,10 @@ class AppConfig:
 
     @classmethod
     def from_env(cls) -> "AppConfig":
-        env = os.environ
-        return cls(device=env.get("WIZARD_DEVICE", "auto"),
-                   probe_timeout=float(env.get("WIZARD_PROBE_TIMEOUT", 300)),
-                   concurrency=int(env.get("WIZARD_CONCURRENCY", 2)),
-                   max_file_size=env.get("WIZARD_MAX_FILE_SIZE", "25mb"),
-                   gpu_duration=int(env.get("WIZARD_GPU_DURATION", 120)),
-                   run_time_limit=int(env.get("WIZARD_RUN_TIME_LIMIT", 1800)))
+        s = current_settings()
+        return cls(device=s.device, probe_timeout=s.probe_timeout, concurrency=s.concurrency,
+                   max_file_size=s.max_file_size, gpu_duration=s.gpu_duration,
+                   run_time_limit=s.run_time_limit)
 
     @property
     def oauth_enabled(self) -> bool:
@@ -706,7 +705,11 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
                     _column(False), "", *repro_updates(st)]
 
-        to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report")
+        def _dbg_show_report(st, f):
+            out = show_report(st, f)
+            skip = {int(i) for i in os.environ.get("WZ_SKIP", "").split(",") if i}
+            return [gr.skip() if i in skip else o for i, o in enumerate(out)]
+        to_report_btn.click(_dbg_show_report, [state, fmt], report_outputs, api_name="report")
         fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
                    queue=False, api_visibility="private")
 

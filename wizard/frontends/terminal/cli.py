@@ -28,6 +28,7 @@ from wizard.frontends.terminal.commands import run as run_command
 from wizard.frontends.terminal.console import EventPrinter, make_console, verdict_panel
 from wizard.reports.render import write_reports
 from wizard.script.reader import case_from_script
+from wizard.settings import PROBE_TIMEOUT
 
 EXTRA_COMMANDS = (memory_command, curves_command, run_command)  # each: register(subparsers), run(args) -> exit code
 
@@ -41,7 +42,7 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
                    help="report format (repeatable; default markdown)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"],
                    help="where the probes run (default: the best available)")
-    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+    p.add_argument("--timeout", type=float, default=PROBE_TIMEOUT, metavar="S",
                    help="time limit per probe in seconds (default 300)")
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the session is saved as it goes (default ./wizard-out)")
@@ -175,7 +176,7 @@ def cmd_no_input(args: argparse.Namespace) -> int:
         raise UsageError(f"The saved session has no answer for `{missing.field}` yet; add it to "
                          f"{case_file} or run without --no-input to be asked.")
     walk.case.validate()  # a CaseError names the field
-    run = argparse.Namespace(out=args.out, device=args.device, timeout=300.0, quiet=False,
+    run = argparse.Namespace(out=args.out, device=args.device, timeout=PROBE_TIMEOUT, quiet=False,
                              json=None, report=None, format=None)
     return _run_case(walk.case, run)
 

@@ -46,6 +46,7 @@ from wizard.frontends.terminal.console import (
 from wizard.reports.render import write_reports
 from wizard.script.reader import ScriptError, case_from_script
 from wizard.script.types import CASE_TYPES, ScriptQuestion, ScriptReading
+from wizard.settings import PROBE_TIMEOUT
 
 if TYPE_CHECKING:
     pass
@@ -95,7 +96,6 @@ class ScriptStep:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "ScriptStep":
-        pass
 
         if not data:
             return cls()
@@ -182,7 +182,6 @@ def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -
 
 
 def _validate_ref(text: str, what: str) -> str:
-    pass
 
     if not text:
         raise Validation(f"Give a Hub id or a local folder for the {what}.")
@@ -198,12 +197,10 @@ def _validate_ref(text: str, what: str) -> str:
 
 def dataset_columns(case: Case) -> list[str] | None:
     """Column names of the train split, when the dataset can be opened cheaply (local)."""
-    pass
 
     if not case.dataset.path or not is_local_ref(case.dataset.path):
         return None
     try:
-        pass
 
         spec = case.dataset
         probe = type(spec)(**{**spec.__dict__, "max_samples": 1, "eval_split": None})
@@ -276,11 +273,10 @@ def read_pasted(prompt: str) -> str:
 
 
 def run_interactive(out_dir: Path, resume: Path | None = None, device: str = "auto",
-                    timeout: float = 300.0) -> int:
+                    timeout: float = PROBE_TIMEOUT) -> int:
     """The whole guided walk: questions (or a script read), checks, verdict, report."""
     from rich.markup import escape
 
-    pass
 
     console = make_console()
     walk = load_progress(resume) if resume else QuestionWalk(Case.from_dict({}, validate=False))
@@ -363,7 +359,6 @@ def ask_script(console: Any, walk: QuestionWalk, script: ScriptStep) -> str | No
     import questionary
     from rich.markup import escape
 
-    pass
 
     while True:
         raw = questionary.text(SCRIPT_PROMPT + " ('<' goes back)").unsafe_ask()
@@ -413,7 +408,6 @@ def show_reading(console: Any, reading: ScriptReading, script: ScriptStep) -> No
     from rich.markup import escape
     from rich.text import Text
 
-    pass
 
     console.print(f"\n[green]✓[/] {escape(reading.summary())}")
     for dotted, src in reading.read.items():
@@ -465,7 +459,6 @@ def ask_script_value(console: Any, walk: QuestionWalk, script: ScriptStep) -> st
 
 def script_value_question(sq: ScriptQuestion) -> Question:
     """A question for a case field the tree does not ask, typed by the field."""
-    pass
 
     kind = {int: "number", float: "float", list: "columns"}.get(CASE_TYPES.get(sq.field), "text")
     return Question(f"script:{sq.field}", sq.field, sq.prompt, "The script sets it at run time.",
@@ -473,7 +466,6 @@ def script_value_question(sq: ScriptQuestion) -> Question:
 
 
 def _typed(dotted: str, value: Any) -> Any:
-    pass
 
     if CASE_TYPES.get(dotted) is bool:
         text = str(value).strip().lower()
@@ -491,7 +483,6 @@ def final_reading(console: Any, case: Case, script: ScriptStep) -> ScriptReading
     lines) join the run's; None without a script or when it can no longer be read."""
     if not script.path:
         return None
-    pass
 
     answers = {f: get_field(case, f) for f in script.answered}
     try:
@@ -509,9 +500,6 @@ def _after_answer(walk: QuestionWalk) -> None:
 
 
 def _run_demo(console: Any, out_dir: Path, device: str, timeout: float) -> int:
-    pass
-    pass
-    pass
 
     framework = default_demo_framework()
     with console.status("building the demo fixtures (once)"):
@@ -526,8 +514,6 @@ def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: f
                 reading: ScriptReading | None = None) -> int:
     import questionary
 
-    pass
-    pass
 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "session.yaml").write_text(case.to_yaml(), encoding="utf-8")
@@ -550,7 +536,6 @@ def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: f
         questionary.Choice("Hub discussion", value="hub"),
         questionary.Choice("No report", value=None)], use_shortcuts=True).unsafe_ask()
     if fmt:
-        pass
 
         paths = write_reports(result, out_dir, (fmt,))
         result.reports = [str(p) for p in paths]

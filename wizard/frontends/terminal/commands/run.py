@@ -24,6 +24,7 @@ from wizard.frontends.terminal.console import (
 from wizard.live.run import run_instrumented
 from wizard.reports.render import write_reports
 from wizard.script.reader import case_from_script
+from wizard.settings import PROBE_TIMEOUT
 
 # wizard option -> takes a value
 TRAILING_OPTIONS = {"--steps": True, "--json": True, "--report": True, "--format": True,
@@ -52,7 +53,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"],
                    help="device for checks that load their own model (the script's model stays "
                         "where the script puts it)")
-    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+    p.add_argument("--timeout", type=float, default=PROBE_TIMEOUT, metavar="S",
                    help="time limit per probe in seconds (default 300)")
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the result is saved (default ./wizard-out)")

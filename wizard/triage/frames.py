@@ -1,0 +1,103 @@
+"""Stack frames of a pasted traceback and whose code each one is (yours, a library's, Python's)."""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from wizard.triage.normalize import to_int
+
+LIBRARY_PACKAGES = ("transformers", "datasets", "torch", "tensorflow", "keras", "tf_keras",
+                    "accelerate", "tokenizers", "huggingface_hub")
+
+_SITE = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[^/]+)", re.I)
+_SRC_LAYOUT = re.compile(
+    r"(?:^|/)src/(?P<pkg>transformers|datasets|accelerate|huggingface_hub|tokenizers|tf_keras)/")
+_REPO_LAYOUT = re.compile(
+    r"(?:^|/)(?:(?P<torch>torch)/(?:nn|autograd|utils|cuda|optim|distributed|amp|fx|jit|_dynamo|"
+    r"_inductor|_C|_refs|_prims|_decomp|_subclasses|_library|multiprocessing|_tensor\.py|"
+    r"functional\.py|_ops\.py|serialization\.py|overrides\.py|_compile\.py|_utils\w*\.py|"
+    r"__init__\.py)"
+    r"|(?P<tensorflow>tensorflow)/(?:python|core|compiler|dtensor|lite)/"
+    r"|(?P<tf_keras>tf_keras)/(?:src|api)/"
+    r"|(?P<keras>keras)/(?:src|engine|layers|optimizers|saving|trainers|models|metrics)/)")
+_LIBDIR = re.compile(r"(?:^|/)lib(?:64)?/(?:python\d+(?:\.\d+)*/)?(?P<mod>[A-Za-z_]\w*)(?:\.py|/)",
+                     re.I)
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"runpy", "threading", "asyncio"}
+
+
+def classify_path(path: str) -> tuple[str, str | None]:
+    """("user" | "library" | "other", package) for a frame's file name.
+
+    Library code: anything under site-packages/dist-packages, or the source tree of a known
+    library (transformers, datasets, torch, tensorflow, keras, tf_keras, accelerate, tokenizers,
+    huggingface_hub). Other: the standard library, frozen and generated code. The rest is user code.
+    """
+    p = (path or "").strip().replace("\\", "/")
+    if not p:
+        return "other", None
+    if p.startswith("<"):
+        if p.startswith(("<frozen", "<string>", "<__array_function__")):
+            return "other", None
+        return "user", None                   # <stdin>, <ipython-input-...>
+    if p.startswith(("Cell In", "Input In")):
+        return "user", None
+    if "__autograph_generated_file" in p:
+        return "library", "tensorflow"        # TF's conversion of Keras' train_function
+    m = _SITE.search(p)
+    if m:
+        pkg = m.group("pkg")
+        pkg = re.sub(r"\.py[cdw]?$", "", pkg)
+        return "library", pkg
+    m = _SRC_LAYOUT.search(p)
+    if m:
+        return "library", m.group("pkg")
+    m = _REPO_LAYOUT.search(p)
+    if m:
+        return "library", next(k for k, v in m.groupdict().items() if v)
+    m = _LIBDIR.search(p)
+    if m and m.group("mod") in _STDLIB:
+        return "other", None
+    first = p.split("/", 1)[0]
+    if "/" in p and not p.startswith(("/", "~", ".")) and ":" not in first and first in _STDLIB:
+        return "other", None                  # embedded Pythons print stdlib paths relative
+    return "user", None
+
+
+@dataclass
+class Frame:
+    """One stack frame: where it is, the line of code shown, and whose code it is."""
+
+    file: str
+    line: int | None
+    function: str | None
+    code: str | None = None
+    kind: str = "user"                # user | library | other
+    package: str | None = None
+    origin: str = "python"            # python | ipython | keras | tf-graph
+
+    @property
+    def is_library(self) -> bool:
+        return self.kind == "library"
+
+    @property
+    def is_user(self) -> bool:
+        return self.kind == "user"
+
+    def where(self) -> str:
+        line = f":{self.line}" if self.line is not None else ""
+        func = f" in {self.function}" if self.function else ""
+        return f"{self.file}{line}{func}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "function": self.function,
+                "code": self.code, "kind": self.kind, "package": self.package,
+                "origin": self.origin, "is_library": self.is_library}
+
+
+def make_frame(file: str, line: str | int | None, func: str | None, origin: str) -> Frame:
+    """A Frame of a header line's parts, with its kind and package from the file name."""
+    kind, pkg = classify_path(file)
+    return Frame(file=file.strip(), line=to_int(line), function=(func or "").strip() or None,
+                 kind=kind, package=pkg, origin=origin)

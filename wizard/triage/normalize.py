@@ -1,0 +1,50 @@
+"""Pasted text -> plain text: the first step of reading an error someone pasted.
+
+`normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
+rank prefixes, Markdown fences and quote marks, and dedents. `to_int` reads a number from it.
+"""
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+MAX_CHARS = 200_000            # longer pastes keep their head and (mostly) their tail
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_ORPHAN_SGR = re.compile(r"\[(?:\d{1,3};){0,4}\d{1,3}m")   # colour codes whose ESC got lost
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchrun/accelerate
+_FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
+
+
+def normalize(text: Any) -> str:
+    """Plain text of a paste: no ANSI colours, \\n line ends, no rank prefixes, dedented."""
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    elif not isinstance(text, str):
+        text = str(text)
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS // 10] + "\n...\n" + text[-(MAX_CHARS - MAX_CHARS // 10):]
+    text = _ANSI.sub("", text)
+    text = _ORPHAN_SGR.sub("", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\xa0", " ").replace("\u200b", "").replace("\ufeff", "")
+    text = _CTRL.sub("", text)
+    text = _LINE_PREFIX.sub("", text)
+    lines = [ln.rstrip() for ln in text.split("\n") if not _FENCE.match(ln)]
+    quoted = [ln for ln in lines if ln.strip()]
+    if quoted and all(ln.lstrip().startswith(">") for ln in quoted):
+        lines = [re.sub(r"^\s*> ?", "", ln) for ln in lines]
+    return textwrap.dedent("\n".join(lines)).strip("\n")
+
+
+def to_int(value: Any) -> int | None:
+    """An int from an int or a string of digits (as read from a paste), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    s = str(value).strip() if value is not None else ""
+    if re.fullmatch(r"-?\d{1,18}", s):
+        return int(s)
+    return None

@@ -1,0 +1,264 @@
+"""Refine functions: a signature's evidence -> a more precise cause, checks or fix.
+
+Each takes the evidence found in the paste (and may add numbers to it) and the parsed error;
+it returns {"cause", "probes", "fix"} overrides, or None to keep the signature's own.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from wizard.triage.normalize import to_int
+from wizard.triage.parse import ParsedError
+
+Refine = Callable[[dict, ParsedError], "dict[str, Any] | None"]
+
+
+def _shape(s: Any) -> list[int] | None:
+    """'2, 768' (or an int already converted) -> [2, 768]."""
+    if isinstance(s, int) and not isinstance(s, bool):
+        return [s]
+    if not isinstance(s, str):
+        return None
+    nums = [to_int(x) for x in re.split(r"[,\sx]+", s.strip()) if x]
+    return [n for n in nums if n is not None] if nums and all(n is not None for n in nums) else None
+
+
+_BYTES = {"b": 1, "bytes": 1, "kib": 2**10, "kb": 10**3, "mib": 2**20, "mb": 10**6,
+          "gib": 2**30, "gb": 10**9, "tib": 2**40, "tb": 10**12}
+
+
+def _mib(size: Any) -> float | None:
+    """'20.00 MiB' -> 20.0 (MiB)."""
+    m = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]i?B|bytes|B)\s*", str(size or ""), re.I)
+    if not m:
+        return None
+    try:
+        return round(float(m.group(1)) * _BYTES[m.group(2).lower()] / 2**20, 2)
+    except (ValueError, KeyError, OverflowError):
+        return None
+
+
+def refine_target(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    t = ev.get("target")
+    if isinstance(t, int) and t >= 0:
+        ev["num_labels_needed_at_least"] = t + 1
+        return {"cause": f"A label has the value {t}, but the model's classification head has at "
+                         f"most {t} outputs: num_labels is smaller than the number of classes "
+                         f"(it needs to be at least {t + 1})."}
+    if isinstance(t, int) and t < 0:
+        return {"cause": f"A label is {t}: PyTorch's cross-entropy ignores only -100, so a "
+                         "placeholder label such as -1 (missing, or padding) is out of range.",
+                "fix": "dataset = dataset.map(lambda b: {'labels': [-100 if l < 0 else l "
+                       "for l in b['labels']]}, batched=True)"}
+    return None
+
+
+def refine_tf_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    label, high = ev.get("label"), ev.get("high")
+    values = [v for v in (to_int(x) for x in str(ev.get("label_values", "")).split()[:200])
+              if v is not None]
+    if values:
+        ev["label_values"] = values[:50]
+    if isinstance(high, int):
+        ev["model_num_labels"] = high
+    if isinstance(label, int) and label < 0:
+        return {"cause": f"A label is {label}: sparse categorical cross-entropy needs labels in "
+                         f"0..{(high or 1) - 1}; drop or remap the placeholder label."}
+    biggest = max([v for v in values if v >= 0] + ([label] if isinstance(label, int) else []),
+                  default=None)
+    if biggest is not None and isinstance(high, int) and biggest >= high:
+        ev["num_labels_needed_at_least"] = biggest + 1
+        return {"cause": f"The labels go up to {biggest} but the model has {high} outputs: "
+                         f"num_labels={high} is too small (the data needs at least {biggest + 1})."}
+    return None
+
+
+def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    assertion = str(ev.get("assertion", ""))
+    kernel = str(ev.get("kernel", ""))
+    ev["assertions_printed"] = len(re.findall(r"Assertion `[^`'\n]*[`'] failed", parsed.text))
+    if "n_classes" in assertion or "nll_loss" in kernel.lower() or "NLL" in kernel:
+        return {"cause": "A label is outside 0..num_labels-1 (the assertion comes from the "
+                         "cross-entropy kernel): num_labels is too small or a label is -1.",
+                "probes": ["data.labels-out-of-range", "model.cpu-rerun"]}
+    if "srcIndex < srcSelectDimSize" in assertion or "indexSelect" in kernel:
+        return {"cause": "An embedding lookup got an index past the end of its table: token ids "
+                         ">= the vocabulary size (tokens added without resize_token_embeddings, "
+                         "tokenizer from another checkpoint) or sequences longer than the "
+                         "position embeddings (truncation off).",
+                "probes": ["data.token-ids-out-of-vocab", "data.sequence-longer-than-positions",
+                           "model.cpu-rerun"],
+                "fix": "model.resize_token_embeddings(len(tokenizer))\n"
+                       "tokenizer(texts, truncation=True, max_length=model.config."
+                       "max_position_embeddings)"}
+    if "input_val >= zero && input_val <= one" in assertion:
+        return {"cause": "Binary cross-entropy got probabilities or targets outside [0, 1] (use "
+                         "BCEWithLogits on raw logits; multi-label targets must be 0/1 floats).",
+                "probes": ["data.label-dtype-problem-type", "model.cpu-rerun"]}
+    return None
+
+
+def refine_oom(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    for key in ("tried_to_allocate", "total_capacity", "free", "allocated_by_pytorch",
+                "reserved_unallocated"):
+        if key in ev:
+            mib = _mib(ev[key])
+            if mib is not None:
+                ev[key + "_mib"] = mib
+    others = re.findall(r"Process (\d{1,12}) has ([\d.]{1,12} [KMGT]iB) memory in use", parsed.text)
+    if others:
+        ev["other_processes"] = [{"pid": to_int(p), "memory": m} for p, m in others[:8]]
+    shape = _shape(ev.get("tensor_shape"))
+    if shape is not None:
+        ev["tensor_shape"] = shape
+        n = 1
+        for d in shape[:8]:
+            n *= max(d, 0)
+        ev["tensor_elements"] = n
+        width = {"half": 2, "bfloat16": 2, "double": 8, "int64": 8}.get(
+            str(ev.get("tensor_dtype", "float")).lower(), 4)
+        ev["tensor_mib"] = round(n * width / 2**20, 1)
+    if "cpu" in str(ev.get("tf_device", "")).lower() or "DefaultCPUAllocator" in parsed.text:
+        return {"cause": "The process ran out of main memory (RAM): a tensor or the batch is too "
+                         "large for this machine.",
+                "probes": ["memory.will-not-fit", "memory.largest-batch"]}
+    if others:
+        return {"cause": "The GPU ran out of memory and other processes hold part of it "
+                         f"({', '.join(m for _, m in others[:3])}); free them (nvidia-smi) or "
+                         "lower the batch size.",
+                "probes": ["memory.gpu-held-by-other-process", "memory.will-not-fit",
+                           "memory.largest-batch"]}
+    if "gpu" in str(ev.get("tf_device", "")).lower() or "GPU_0_bfc" in parsed.text:
+        return {"probes": ["memory.will-not-fit", "memory.tf-grabs-all-gpu-memory",
+                           "memory.gpu-held-by-other-process", "memory.largest-batch"]}
+    return None
+
+
+def refine_unable_tensor(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    feat = str(ev.get("feature", ""))
+    if feat in ("label", "labels", "label_ids"):
+        return {"cause": f"The `{feat}` column holds lists (token-level or multi-label labels, "
+                         "or labels of different lengths) where the collator expects one "
+                         "integer per example.",
+                "probes": ["data.batch-structure", "data.token-labels-for-sequence-head"],
+                "fix": "print(dataset['train'].features['label'])\n"
+                       "# one integer per example for sequence classification;\n"
+                       "# token labels need AutoModelForTokenClassification and "
+                       "DataCollatorForTokenClassification(tokenizer)"}
+    if feat and feat not in ("input_ids", "attention_mask", "token_type_ids",
+                             "special_tokens_mask", "position_ids"):
+        return {"cause": f"The raw column `{feat}` is still in the dataset, and the collator "
+                         "tries to turn it into a tensor.",
+                "probes": ["data.raw-text-columns", "data.batch-structure"],
+                "fix": f"tokenized = tokenized.remove_columns([{feat!r}])"}
+    return None
+
+
+def refine_batch_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    inp, tgt = ev.get("input_batch"), ev.get("target_batch")
+    if not (isinstance(inp, int) and isinstance(tgt, int) and inp > 0 and tgt > 0):
+        return None
+    if tgt > inp and tgt % inp == 0:
+        ev["labels_per_example"] = tgt // inp
+        return {"cause": f"There are {tgt // inp} labels per example ({tgt} targets for {inp} "
+                         "predictions): token-level labels (one per token) reached a "
+                         "sequence-classification head, which predicts one class per example."}
+    if inp > tgt and inp % tgt == 0:
+        ev["predictions_per_label"] = inp // tgt
+        return {"cause": f"The model makes {inp // tgt} predictions per label: a token-level "
+                         "head (one prediction per token) got one label per example.",
+                "fix": "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
+                       "num_labels=num_labels)"}
+    return None
+
+
+def refine_no_loss(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    inputs = [x.strip() for x in str(ev.get("inputs", "")).split(",") if x.strip()]
+    keys = [x.strip() for x in str(ev.get("keys", "")).split(",") if x.strip()]
+    if inputs:
+        ev["inputs"] = inputs
+    if keys:
+        ev["keys"] = keys
+    if inputs and not ({"labels", "label", "label_ids", "start_positions"} & set(inputs)):
+        return {"cause": "The labels never reached the model: the batch has only "
+                         f"{', '.join(inputs)}. The label column is missing, named differently "
+                         "(it must be `label` or `labels`), or was dropped by "
+                         "remove_unused_columns."}
+    if inputs:
+        return {"cause": "The model got labels but returned no loss: its class has no head that "
+                         "computes one (e.g. AutoModel instead of "
+                         "AutoModelForSequenceClassification), or a custom forward ignores them.",
+                "probes": ["model.no-loss"]}
+    return None
+
+
+def refine_unpack(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    inner = parsed.innermost_frame
+    code = (inner.code or "") if inner else ""
+    if inner is not None and inner.is_library and re.search(r"shape|size\(\)", code):
+        ev["code"] = code
+        return {"cause": "The inputs have one dimension too many (e.g. [1, batch, seq]): each "
+                         "example was tokenized with return_tensors, or a list of encodings was "
+                         "stacked, so the model cannot unpack (batch_size, seq_length).",
+                "probes": ["data.batch-structure"],
+                "fix": "tokenized = dataset.map(lambda b: tokenizer(b['text'], truncation=True),"
+                       " batched=True)  # no return_tensors inside map"}
+    return None
+
+
+def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    ck, mo = _shape(ev.get("checkpoint_shape")), _shape(ev.get("model_shape"))
+    if ck is not None:
+        ev["checkpoint_shape"] = ck
+    if mo is not None:
+        ev["model_shape"] = mo
+    param = str(ev.get("param", ""))
+    if "embeddings" in param and ck and mo:
+        return {"cause": f"The embedding matrix has {ck[0]} rows in the checkpoint and {mo[0]} in "
+                         "the model: the vocabulary size changed (tokens added, or another "
+                         "tokenizer). Load with the checkpoint's config, then resize.",
+                "probes": ["data.token-ids-out-of-vocab"],
+                "fix": "model = AutoModelForSequenceClassification.from_pretrained(checkpoint)\n"
+                       "model.resize_token_embeddings(len(tokenizer))"}
+    if ck and mo and ck[0] != mo[0]:
+        ev["checkpoint_num_labels"], ev["requested_num_labels"] = ck[0], mo[0]
+        return {"cause": f"The checkpoint's classification head has {ck[0]} outputs and you asked "
+                         f"for {mo[0]} (num_labels={mo[0]}); the head cannot be loaded as is."}
+    return None
+
+
+def refine_optimizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    ident = str(ev.get("identifier", ""))
+    if re.search(r"keras\.src\.optimizers|keras\.optimizers\.", ident) and "tf_keras" not in ident:
+        ev["keras3_object"] = True
+        return None
+    if ident and not ident.startswith("<"):
+        return {"cause": f"{ident} is not an optimizer name this Keras knows.",
+                "probes": ["hyperparameters.hidden-defaults"],
+                "fix": "from tf_keras.optimizers import Adam\n"
+                       "model.compile(optimizer=Adam(learning_rate=5e-5))"}
+    return None
+
+
+def refine_expanded(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    length, limit = ev.get("length"), ev.get("max_positions")
+    if isinstance(length, int) and isinstance(limit, int):
+        ev["too_long_by"] = length - limit
+    return None
+
+
+def refine_broadcast(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Confident only when raised where a model adds its position embeddings."""
+    inner = parsed.innermost_frame
+    code = (inner.code or "") if inner else ""
+    if inner is not None and inner.is_library and re.search(r"position|token_type", code):
+        refine_expanded(ev, parsed)
+        ev["code"] = code
+        return {"cause": f"A sequence of {ev.get('length')} tokens is longer than the model's "
+                         f"{ev.get('max_positions')} position embeddings: truncation is off or "
+                         "max_length is larger than the model allows.",
+                "probes": ["data.sequence-longer-than-positions"],
+                "fix": "tokenizer(texts, truncation=True, "
+                       "max_length=model.config.max_position_embeddings)"}
+    return None
