@@ -3,9 +3,6 @@
 (model, data) between probes and is restarted after a failure."""
 from __future__ import annotations
 
-import multiprocessing as mp
-import subprocess
-import sys
 import time
 import traceback
 from typing import Any, Callable
@@ -13,17 +10,17 @@ from typing import Any, Callable
 from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
+from wizard.engine.childproc import Child
 from wizard.engine.registry import resolve
 from wizard.frameworks import child_env, use_framework
 from wizard.settings import PROBE_TIMEOUT
 
 DEFAULT_TIMEOUT = PROBE_TIMEOUT
+_GOODBYE = ""  # an empty probe name: the worker's loop ends
 
 
-def _child_entry(fd: int) -> None:
-    from multiprocessing.connection import Connection
-
-    conn = Connection(fd)
+def worker_entry(conn: Any) -> None:
+    """The worker child's entry (see engine.childproc): the case first, then probe names."""
     case_dict, device = conn.recv()
     _child_main(conn, case_dict, device)
 
@@ -46,7 +43,7 @@ def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
             name = conn.recv()
         except EOFError:
             return
-        if name is None:
+        if not name:  # None or the goodbye
             return
         try:
             findings = resolve(name)(case, ctx)
@@ -70,27 +67,15 @@ class Worker:
         self.timeout = timeout
         self.on_progress = on_progress or (lambda m: None)
         self.resolved_device: str | None = None
-        self._proc: Any = None
-        self._conn: Any = None
-
-    def _start(self) -> None:
-        # A plain subprocess, not multiprocessing's spawn: that would re-import the user's
-        # __main__ (a notebook or script without a main guard) in the child.
-        parent, child = mp.Pipe()
-        env = child_env(self.case.framework, self.device)
-        self._proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from wizard.engine.worker import _child_entry; "
-             "_child_entry(int(sys.argv[1]))", str(child.fileno())],
-            pass_fds=[child.fileno()], env=env)
-        child.close()
-        self._conn = parent
-        parent.send((self.case.to_dict(), self.device))
+        self._child: Child | None = None
 
     def run(self, name: str, timeout: float | None = None) -> list[Finding]:
-        if self._proc is None or self._proc.poll() is not None:
-            self._start()
+        if self._child is None or not self._child.alive():
+            self._child = Child(worker_entry, child_env(self.case.framework, self.device))
+            self._child.send((self.case.to_dict(), self.device))
+        child = self._child
         limit = timeout or self.timeout
-        self._conn.send(name)
+        child.send(name)
         deadline = time.monotonic() + limit
         while True:
             left = deadline - time.monotonic()
@@ -98,16 +83,12 @@ class Worker:
                 self.close(kill=True)
                 return [_error(name, f"did not finish within {limit:.0f} s and was stopped",
                                "Re-run with a longer --timeout, or a smaller batch_size/max_samples.")]
-            try:
-                ready = self._conn.poll(min(left, 0.5))
-            except (EOFError, OSError):
-                ready = False
-            if not ready:
-                if self._proc.poll() is not None:
+            if not child.poll(min(left, 0.5)):
+                if not child.alive():
                     return [self._died(name)]
                 continue
             try:
-                msg = self._conn.recv()
+                msg = child.recv()
             except (EOFError, OSError):
                 return [self._died(name)]
             kind = msg[0]
@@ -126,12 +107,7 @@ class Worker:
                                "model/data; the traceback is in the evidence.", tb)]
 
     def _died(self, name: str) -> Finding:
-        code = None
-        if self._proc is not None:
-            try:
-                code = self._proc.wait(5)  # the pipe closes a moment before the exit is reaped
-            except subprocess.TimeoutExpired:
-                pass
+        code = self._child.exit_code() if self._child is not None else None
         self.close(kill=True)
         why = ("was killed (signal 9: most likely out of memory)" if code in (-9, 137)
                else f"died with exit code {code}")
@@ -139,20 +115,9 @@ class Worker:
                       "Re-run with a smaller training.batch_size or dataset.max_samples, or --device cpu.")
 
     def close(self, kill: bool = False) -> None:
-        if self._proc is None:
-            return
-        try:
-            if not kill and self._proc.poll() is None:
-                self._conn.send(None)
-                self._proc.wait(10)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait(10)
-        self._conn.close()
-        self._proc = None
-        self._conn = None
+        if self._child is not None:
+            self._child.stop(kill=kill, goodbye=None if kill else _GOODBYE)
+            self._child = None
 
     def __enter__(self) -> "Worker":
         return self

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import queue
 import shutil
-import sys
 import threading
 import zipfile
 from pathlib import Path
@@ -27,6 +26,7 @@ from wizard.engine.plan import plan
 from wizard.engine.session import Result, Session
 from wizard.engine.verdict import merge_static
 from wizard.evidence.repro import SCRIPT_NAME, script_from_result
+from wizard.engine.childproc import Child
 from wizard.frameworks import child_env
 from wizard.hub.client import HubError, resolve_dataset
 from wizard.reports.redact import redact
@@ -117,11 +117,8 @@ def _child_env(hub_token: str | None) -> dict[str, str]:
 _USER_TOKEN_FLAG = "WIZARD_USER_TOKEN"  # set in a session child whose HF_TOKEN is the user's
 
 
-def _child_entry(fd: int) -> None:
-    """The session child process: run one session, send its events back over the pipe."""
-    from multiprocessing.connection import Connection
-
-    conn = Connection(fd)
+def session_entry(conn: Any) -> None:
+    """The session child's entry (see engine.childproc): run one session, send its events back."""
     args = conn.recv()
     token = os.environ.get("HF_TOKEN") if os.environ.get(_USER_TOKEN_FLAG) else None
 
@@ -140,29 +137,20 @@ def _child_entry(fd: int) -> None:
 def _events_in_child(case_dict: dict[str, Any], device: str, timeout: float,
                      only_steps: tuple[str, ...] | None, inline: bool, autosave: str | None,
                      hub_token: str | None) -> Iterator[dict[str, Any]]:
-    import multiprocessing as mp
-    import signal
-    import subprocess
-
-    parent, child = mp.Pipe()
-    # a plain subprocess (like the worker): multiprocessing's spawn would re-import app.py
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from wizard.frontends.app.run import _child_entry; "
-         "_child_entry(int(sys.argv[1]))", str(child.fileno())],
-        pass_fds=[child.fileno()], env=_child_env(hub_token), start_new_session=True)
-    child.close()
+    # its own process group: when the app stops it, its probe worker goes too
+    child = Child(session_entry, _child_env(hub_token), group=True)
     finished = False
 
     def died() -> dict[str, Any]:
         return {"kind": "crash", "message": "the checks' process stopped early (exit code "
-                                            f"{proc.wait()})"}
+                                            f"{child.exit_code(None)})"}
 
     try:
-        parent.send((case_dict, device, timeout, only_steps, inline, autosave))
+        child.send((case_dict, device, timeout, only_steps, inline, autosave))
         while True:
-            if parent.poll(0.5):
+            if child.poll(0.5):
                 try:
-                    item = parent.recv()
+                    item = child.recv()
                 except (EOFError, OSError):
                     yield died()
                     break
@@ -170,22 +158,11 @@ def _events_in_child(case_dict: dict[str, Any], device: str, timeout: float,
                     finished = True
                     break
                 yield item
-            elif proc.poll() is not None and not parent.poll(0):
+            elif not child.alive() and not child.poll(0):
                 yield died()
                 break
     finally:
-        parent.close()
-        if proc.poll() is None:
-            try:
-                proc.wait(10 if finished else 0.1)
-            except subprocess.TimeoutExpired:
-                pass
-        if proc.poll() is None:  # stopped by the app (a time limit, the user left): the child
-            try:               # and its probe worker go together
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                proc.kill()
-            proc.wait(10)
+        child.stop(kill=not finished)
 
 
 def gpu_runner(duration: int = 120) -> Callable[..., Iterator[dict[str, Any]]]:

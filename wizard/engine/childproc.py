@@ -1,0 +1,84 @@
+"""A Python child process that talks to its parent over a pipe: the one implementation behind the
+probe worker and the app's session processes.
+
+A plain subprocess, not multiprocessing's spawn: spawn would re-import the user's __main__ (a
+notebook, a script without a main guard, app.py) in the child. The child runs `entry(conn)`, a
+module-level function named by its module and name, with the pipe's other end.
+"""
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import os
+import signal
+import subprocess
+import sys
+from multiprocessing.connection import Connection
+from typing import Any, Callable, Mapping
+
+
+class Child:
+    """One child process running `entry(conn)`; `group`: it and its own children form a process
+    group that `stop(kill=True)` ends together."""
+
+    def __init__(self, entry: Callable[[Connection], None], env: Mapping[str, str],
+                 group: bool = False):
+        self.target = f"{entry.__module__}:{entry.__qualname__}"
+        parent, child = mp.Pipe()
+        self.conn = parent
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from wizard.engine.childproc import child_main; "
+             "child_main(sys.argv[1], int(sys.argv[2]))", self.target, str(child.fileno())],
+            pass_fds=[child.fileno()], env=dict(env), start_new_session=group)
+        child.close()
+        self.group = group
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, item: Any) -> None:
+        self.conn.send(item)
+
+    def poll(self, timeout: float) -> bool:
+        """True when a message is waiting (a closed pipe counts: recv then raises EOFError)."""
+        try:
+            return self.conn.poll(timeout)
+        except (EOFError, OSError):
+            return False
+
+    def recv(self) -> Any:
+        return self.conn.recv()
+
+    def exit_code(self, wait: float = 5.0) -> int | None:
+        """The exit code, waiting a moment (the pipe closes before the exit is reaped)."""
+        try:
+            return self.proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, kill: bool = False, goodbye: Any = None, wait: float = 10.0) -> None:
+        """Ask the child to finish (`goodbye` sent when not None), then kill it if it must."""
+        try:
+            if not kill and self.alive():
+                if goodbye is not None:
+                    self.conn.send(goodbye)
+                self.proc.wait(wait)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if self.alive():
+            if self.group:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    self.proc.kill()
+            else:
+                self.proc.kill()
+            self.proc.wait(10)
+        self.conn.close()
+
+
+def child_main(target: str, fd: int) -> None:
+    """The child's side: find `module:function` and run it with the pipe."""
+    module, name = target.split(":")
+    entry = getattr(importlib.import_module(module), name)
+    entry(Connection(fd))
