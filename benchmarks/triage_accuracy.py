@@ -1,0 +1,119 @@
+"""How often triage names the cause that a real thread established, on the corpus of real error
+reports in tests/data/real_errors/ (see its README).
+
+The split is fixed by thread: a report is "held" when the SHA-256 of its address starts with a
+hex digit below 5 (about a third), else "dev". Tune on dev (its misses are listed); only score
+held.
+
+    python benchmarks/triage_accuracy.py [--split dev|held|both] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from wizard.triage.match import triage  # noqa: E402
+
+CORPUS = ROOT / "tests" / "data" / "real_errors"
+
+
+def split_of(url: str) -> str:
+    return "held" if hashlib.sha256(url.encode()).hexdigest()[0] < "5" else "dev"
+
+
+def load() -> list[dict[str, Any]]:
+    reports = []
+    for path in sorted(CORPUS.glob("*.yaml")):
+        item = yaml.safe_load(path.read_text(encoding="utf-8"))
+        item["file"] = path.name
+        item["split"] = split_of(item["url"])
+        reports.append(item)
+    return reports
+
+
+def answer(paste: str) -> tuple[str, str]:
+    """(the cause id triage names, its verdict); 'library-bug' for a possible library bug."""
+    result = triage(paste)
+    if result.error:
+        return "crash", result.error
+    if result.primary is not None:
+        return result.primary.signature.id, result.verdict
+    if result.verdict == "possible-library-bug":
+        return "library-bug", result.verdict
+    return "unknown", result.verdict
+
+
+def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    right = 0
+    per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    bug = Counter()
+    misses = []
+    crashes = 0
+    for r in reports:
+        got, verdict = answer(r["paste"])
+        crashes += got == "crash"
+        ok = got == r["cause_id"]
+        right += ok
+        per_category[r["category"]][0] += ok
+        per_category[r["category"]][1] += 1
+        said_bug, is_bug = got == "library-bug", bool(r["library_bug"])
+        bug["tp"] += said_bug and is_bug
+        bug["fp"] += said_bug and not is_bug
+        bug["fn"] += is_bug and not said_bug
+        if not ok:
+            misses.append((r["file"], r["cause_id"], got))
+    n = len(reports)
+    precision = bug["tp"] / (bug["tp"] + bug["fp"]) if bug["tp"] + bug["fp"] else None
+    recall = bug["tp"] / (bug["tp"] + bug["fn"]) if bug["tp"] + bug["fn"] else None
+    return {"reports": n, "top1": right / n if n else None, "crashes": crashes,
+            "per_category": {k: {"right": v[0], "of": v[1]} for k, v in sorted(per_category.items())},
+            "library_bug_precision": precision, "library_bug_recall": recall, "misses": misses}
+
+
+def pct(x: float | None) -> str:
+    return "  n/a" if x is None else f"{100 * x:5.1f} %"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("dev", "held", "both"), default="both")
+    parser.add_argument("--json", metavar="OUT")
+    args = parser.parse_args()
+    reports = load()
+    out = {}
+    for name in (("dev", "held") if args.split == "both" else (args.split,)):
+        part = [r for r in reports if r["split"] == name]
+        t = time.perf_counter()
+        result = score(part)
+        result["seconds"] = round(time.perf_counter() - t, 2)
+        out[name] = result
+        print(f"== {name}: {result['reports']} reports, top-1 {pct(result['top1'])}, "
+              f"library-bug precision {pct(result['library_bug_precision'])} "
+              f"recall {pct(result['library_bug_recall'])}, crashes {result['crashes']}, "
+              f"{result['seconds']} s")
+        for cat, v in result["per_category"].items():
+            print(f"   {cat:16s} {v['right']:3d}/{v['of']:<3d}")
+        if name == "dev":
+            print("   misses (file: expected -> got):")
+            for file, want, got in result["misses"]:
+                print(f"     {file}: {want} -> {got}")
+        else:
+            result.pop("misses")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
