@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     mean = sum(abs(r["error_percent"]) for r in rows) / len(rows) if rows else None
     print(f"\n|error|: mean {mean:.1f} %, worst {worst:.1f} % (target <= 15 %)")
     for k, v in timings.items():
-        print(f"estimate from metadata, {k}: {v:.3f} s")
+        print(f"{k}: {v:.2f}" + ("" if "imported" in k else " s"))
+    base = timings["import torch, transformers (baseline)"]
+    print(f"config only / baseline: {timings['config only, 7B (CLI)'] / base:.2f}x (target <= 1.2)")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "timings_s": timings,
                                                "mean_abs_error": mean, "worst_abs_error": worst},
@@ -120,32 +122,44 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if worst is not None and worst <= 15 else 1
 
 
+LLAMA_7B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+            "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
+            "num_key_value_heads": 32, "vocab_size": 32000, "max_position_embeddings": 4096,
+            "rms_norm_eps": 1e-5, "torch_dtype": "float16"}
+
+
+def _fresh(args: list[str]) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, *args], check=True, capture_output=True, cwd=ROOT,
+                   env={**os.environ, "USE_TF": "0"})
+    return time.perf_counter() - t
+
+
 def _time_estimates(tmp: Path) -> dict[str, float]:
-    """Seconds for an estimate: in-process (warm) from safetensors headers and from the config
-    on the meta device, and a cold `wizard.frontends.terminal.commands.memory --json` process from headers."""
+    """Seconds for an estimate, each in a fresh `python -m wizard memory` process as a user runs
+    it: from safetensors headers (a saved GPT-2), and from a config alone (a 7B Llama folder with
+    config.json only), beside `import torch, transformers` in a fresh process."""
     os.environ["USE_TF"] = "0"
     import transformers
-
-    from wizard.estimate.memory import TrainingSetup, estimate_model
 
     folder = tmp / "saved-gpt2"
     transformers.GPT2LMHeadModel(transformers.GPT2Config(n_embd=256, n_layer=4, n_head=4,
                                                          vocab_size=8000)).save_pretrained(folder)
-    out = {}
-    t = time.perf_counter()
-    estimate_model(folder, TrainingSetup(batch_size=8, seq_len=256))
-    out["safetensors headers, warm"] = time.perf_counter() - t
-    t = time.perf_counter()
-    estimate_model(tmp / "llama-lm-medium", TrainingSetup(batch_size=8, seq_len=256))
-    out["config on meta device, warm"] = time.perf_counter() - t
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "wizard.frontends.terminal.commands.memory", str(folder), "--json"],
-                   check=True, capture_output=True, cwd=ROOT)
-    out["safetensors headers, fresh process (CLI)"] = time.perf_counter() - t
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "wizard.frontends.terminal.commands.memory", str(tmp / "llama-lm-medium"),
-                    "--json"], check=True, capture_output=True, cwd=ROOT)
-    out["config only (meta device), fresh process (CLI)"] = time.perf_counter() - t
+    config_only = tmp / "llama-7b-config-only"
+    config_only.mkdir()
+    (config_only / "config.json").write_text(json.dumps(LLAMA_7B))
+    runs = {"import torch, transformers (baseline)": ["-c", "import torch, transformers"],
+            "safetensors headers (CLI)": ["-m", "wizard", "memory", str(folder), "--json"],
+            "config only, 7B (CLI)": ["-m", "wizard", "memory", str(config_only), "--json"]}
+    out = {name: min(_fresh(args) for _ in range(2)) for name, args in runs.items()}
+    code = ("import sys, runpy; sys.argv = ['wizard', 'memory', %r, '--json']\n"
+            "try: runpy.run_module('wizard', run_name='__main__')\n"
+            "except SystemExit: pass\n"
+            "print('torch imported' if 'torch' in sys.modules else 'no torch')" % str(folder))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "USE_TF": "0"})
+    out["safetensors headers: torch imported (1 = yes)"] = float(
+        proc.stdout.strip().endswith("torch imported"))
     return out
 
 

@@ -1,6 +1,6 @@
 """A small fake of the Hugging Face Hub and dataset viewer, served on 127.0.0.1 in a thread.
 
-It answers the routes `wizard.hub.client` (and, through it, huggingface_hub and datasets) use, with the
+It answers the routes `wizard.hub` (and, through it, huggingface_hub and datasets) use, with the
 response shapes and headers of the real services:
 
 - GET  /api/{models,datasets}/{repo}[/revision/{rev}]      repo info (siblings, safetensors, config)

@@ -510,7 +510,7 @@ class _FakeDiscussions(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fake_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    from wizard.hub import client as hub
+    from wizard.hub.connection import is_offline, set_offline
 
     _FakeDiscussions.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeDiscussions)
@@ -518,12 +518,12 @@ def fake_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     url = f"http://127.0.0.1:{server.server_address[1]}"
     monkeypatch.setenv("HF_ENDPOINT", url)
     monkeypatch.setenv("HF_TOKEN", "hf_spaceOwnerSecret1234567890")  # must never be used
-    was_offline = hub.is_offline()
-    hub.set_offline(False)
+    was_offline = is_offline()
+    set_offline(False)
     try:
         yield url
     finally:
-        hub.set_offline(was_offline)
+        set_offline(was_offline)
         server.shutdown()
 
 
@@ -588,7 +588,7 @@ def private_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any
     machine's HF_TOKEN (the Space owner's) is set and must never be what a user's run sends."""
     from tests.hub_server import FakeHub
     from tests.test_hub import N_PARAMS, TRAIN, VALID, model_files
-    from wizard.hub import client as hub
+    from wizard.hub.connection import is_offline, set_offline
 
     fake = FakeHub()
     fake.add_model("someone/private-bert", model_files(), private=True, owners={USER_TOKEN},
@@ -602,12 +602,12 @@ def private_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any
                           "HF_TOKEN_PATH": str(tmp_path / "token")}.items():
             monkeypatch.setenv(name, val)
         (tmp_path / "token").write_text(OWNER_TOKEN)  # a saved login, the owner's too
-        was_offline = hub.is_offline()
-        hub.set_offline(False)
+        was_offline = is_offline()
+        set_offline(False)
         try:
             yield fake
         finally:
-            hub.set_offline(was_offline)
+            set_offline(was_offline)
 
 
 def _private_case() -> Case:

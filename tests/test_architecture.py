@@ -137,3 +137,25 @@ def test_the_parent_process_imports_no_framework() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    """Another module's underscore names are its own: a shared one is made public."""
+    known = modules()
+    private = []
+    for name, path in known.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("wizard"):
+                private += [f"{path.relative_to(ROOT)} imports {node.module}.{a.name}"
+                            for a in node.names
+                            if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not private, "\n".join(private)
+
+
+def test_only_the_context_reaches_into_its_own_dict() -> None:
+    """Probes use Context.loaded/is_loaded/put/scratch, never ctx.__dict__."""
+    offenders = [f"{path.relative_to(ROOT)}:{i}"
+                 for name, path in modules().items() if name != "wizard.context"
+                 for i, line in enumerate(path.read_text().splitlines(), 1)
+                 if "ctx.__dict__" in line]
+    assert not offenders, offenders

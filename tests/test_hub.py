@@ -1,4 +1,4 @@
-"""wizard.hub.client against a local fake Hub (tests/hub_server.py): success, every failure, the offline cache."""
+"""wizard.hub against a local fake Hub (tests/hub_server.py): success, every failure, the offline cache."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,18 @@ from typing import Any
 import pytest
 
 from tests.hub_server import FakeHub
-from wizard.hub import client as hub
+from wizard.hub.auth import resolve_token
+from wizard.hub.connection import is_offline, set_offline
+from wizard.hub.dataset import load_dataset_sample, resolve_dataset
+from wizard.hub.download import download_model, download_size, model_file_patterns
+from wizard.hub.errors import (HubAuthRequired, HubDatasetSpecError, HubEntryNotFound, HubError,
+                               HubGated, HubInvalidRef, HubNotFound, HubOffline,
+                               HubPickleWeightsOnly, HubRemoteCodeRequired, HubRevisionNotFound,
+                               HubTimeout, HubUnreachable)
+from wizard.hub.refs import PREVIEW_ROWS, DatasetRef, ModelRef
+from wizard.hub.resolve import auto_config, load_config, needs_trust_remote_code, resolve_model
+from wizard.hub.safetensors import SAFETENSORS_DTYPE_BYTES
+from wizard.hub.safety import ensure_remote_code_allowed, ensure_safe_weights, unsafe_weights
 from wizard.core.case import Case
 from wizard.checks.hub import probe_hub
 
@@ -26,7 +37,7 @@ def safetensors_bytes(tensors: dict[str, tuple[str, list[int]]]) -> bytes:
     header: dict[str, Any] = {"__metadata__": {"format": "pt"}}
     offset = 0
     for name, (dtype, shape) in tensors.items():
-        n = hub.SAFETENSORS_DTYPE_BYTES[dtype]
+        n = SAFETENSORS_DTYPE_BYTES[dtype]
         for d in shape:
             n *= d
         header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + n]}
@@ -88,21 +99,21 @@ def online(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_IMPLICIT_TOKEN", False, raising=False)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "datasets")
-    was_offline = hub.is_offline()
-    hub.set_offline(False)
+    was_offline = is_offline()
+    set_offline(False)
     yield tmp_path
-    hub.set_offline(was_offline)
+    set_offline(was_offline)
 
 
-def model(fake: FakeHub, ref: str, tmp: Path, **kw: Any) -> hub.ModelRef:
-    return hub.resolve_model(ref, endpoint=fake.url, cache_dir=tmp / "hub", **kw)
+def model(fake: FakeHub, ref: str, tmp: Path, **kw: Any) -> ModelRef:
+    return resolve_model(ref, endpoint=fake.url, cache_dir=tmp / "hub", **kw)
 
 
-def dataset(fake: FakeHub, ref: str, **kw: Any) -> hub.DatasetRef:
-    return hub.resolve_dataset(ref, endpoint=fake.url, viewer_url=fake.viewer_url, **kw)
+def dataset(fake: FakeHub, ref: str, **kw: Any) -> DatasetRef:
+    return resolve_dataset(ref, endpoint=fake.url, viewer_url=fake.viewer_url, **kw)
 
 
-def one_sentence(err: hub.HubError, *needles: str) -> None:
+def one_sentence(err: HubError, *needles: str) -> None:
     text = str(err)
     assert isinstance(err, ValueError) and "\n" not in text and text.endswith("."), text
     for needle in needles:
@@ -136,24 +147,24 @@ def test_revision_branch_and_commit(fake: FakeHub, online: Path) -> None:
 
 def test_load_config_and_safe_weights_pass(fake: FakeHub, online: Path) -> None:
     ref = model(fake, "org/tiny-bert", online)
-    assert hub.load_config(ref)["hidden_size"] == 8
-    hub.ensure_safe_weights(ref)  # healthy: no exception
-    hub.ensure_remote_code_allowed(ref, trust_remote_code=False)
+    assert load_config(ref)["hidden_size"] == 8
+    ensure_safe_weights(ref)  # healthy: no exception
+    ensure_remote_code_allowed(ref, trust_remote_code=False)
 
 
 # --- models: failures --------------------------------------------------------------------
 def test_revision_not_found(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubRevisionNotFound) as e:
+    with pytest.raises(HubRevisionNotFound) as e:
         model(fake, "org/tiny-bert", online, revision="no-such-branch")
     one_sentence(e.value, "org/tiny-bert", "no-such-branch")
     assert e.value.kind == "revision-not-found"
 
 
 def test_not_found_with_token_and_without(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubNotFound) as e:
+    with pytest.raises(HubNotFound) as e:
         model(fake, "org/does-not-exist", online, token="hf_owner")
     one_sentence(e.value, "org/does-not-exist")
-    with pytest.raises(hub.HubAuthRequired) as e2:
+    with pytest.raises(HubAuthRequired) as e2:
         model(fake, "org/does-not-exist", online)
     one_sentence(e2.value, "org/does-not-exist", "hf auth login")
     assert e2.value.kind == "auth-required"
@@ -162,7 +173,7 @@ def test_not_found_with_token_and_without(fake: FakeHub, online: Path) -> None:
 def test_private_repo_tokens(fake: FakeHub, online: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from huggingface_hub import constants
 
-    with pytest.raises(hub.HubAuthRequired):
+    with pytest.raises(HubAuthRequired):
         model(fake, "org/private-bert", online)
     assert model(fake, "org/private-bert", online, token="hf_owner").token_source == "argument"
     monkeypatch.setenv("HF_TOKEN", "hf_owner")
@@ -180,18 +191,18 @@ def test_private_repo_tokens(fake: FakeHub, online: Path, monkeypatch: pytest.Mo
 
 
 def test_resolve_token_precedence(online: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert hub.resolve_token() == (None, "none")
+    assert resolve_token() == (None, "none")
     monkeypatch.setenv("HF_TOKEN", "hf_env")
-    assert hub.resolve_token() == ("hf_env", "HF_TOKEN")
-    assert hub.resolve_token(oauth_token="hf_oauth") == ("hf_oauth", "oauth")
-    assert hub.resolve_token("hf_arg", oauth_token="hf_oauth") == ("hf_arg", "argument")
+    assert resolve_token() == ("hf_env", "HF_TOKEN")
+    assert resolve_token(oauth_token="hf_oauth") == ("hf_oauth", "oauth")
+    assert resolve_token("hf_arg", oauth_token="hf_oauth") == ("hf_arg", "argument")
 
 
 def test_gated_repo(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubGated) as e:
+    with pytest.raises(HubGated) as e:
         model(fake, "org/gated-bert", online)
     one_sentence(e.value, "org/gated-bert", "no token")
-    with pytest.raises(hub.HubGated) as e2:
+    with pytest.raises(HubGated) as e2:
         model(fake, "org/gated-bert", online, token="hf_owner")
     one_sentence(e2.value, "org/gated-bert", "not been granted", f"{fake.url}/org/gated-bert")
     assert model(fake, "org/gated-bert", online, token="hf_granted").gated == "manual"
@@ -199,47 +210,47 @@ def test_gated_repo(fake: FakeHub, online: Path) -> None:
 
 def test_remote_code_needs_explicit_yes(fake: FakeHub, online: Path) -> None:
     ref = model(fake, "org/remote-code", online)
-    assert ref.needs_remote_code and hub.needs_trust_remote_code(ref)
-    assert hub.needs_trust_remote_code(ref.config) and not hub.needs_trust_remote_code(CONFIG)
-    assert hub.needs_trust_remote_code("org/remote-code", endpoint=fake.url, cache_dir=online / "hub")
+    assert ref.needs_remote_code and needs_trust_remote_code(ref)
+    assert needs_trust_remote_code(ref.config) and not needs_trust_remote_code(CONFIG)
+    assert needs_trust_remote_code("org/remote-code", endpoint=fake.url, cache_dir=online / "hub")
     assert set(ref.code_files) == {"configuration_x.py", "modeling_x.py"}
     for answer in (False, "yes", 1):  # only the boolean True counts as a yes
-        with pytest.raises(hub.HubRemoteCodeRequired) as e:
-            hub.ensure_remote_code_allowed(ref, answer)  # type: ignore[arg-type]
+        with pytest.raises(HubRemoteCodeRequired) as e:
+            ensure_remote_code_allowed(ref, answer)  # type: ignore[arg-type]
         one_sentence(e.value, "org/remote-code", "trust_remote_code")
-    hub.ensure_remote_code_allowed(ref, True)
-    assert "*.py" in hub.model_file_patterns(ref, "pytorch", trust_remote_code=True)
-    assert "*.py" not in hub.model_file_patterns(ref, "pytorch")
+    ensure_remote_code_allowed(ref, True)
+    assert "*.py" in model_file_patterns(ref, "pytorch", trust_remote_code=True)
+    assert "*.py" not in model_file_patterns(ref, "pytorch")
 
 
 @pytest.mark.parametrize("repo, fmt", [("org/pickle-only", "pickle"), ("org/h5-only", "h5")])
 def test_pickle_weights_only(fake: FakeHub, online: Path, repo: str, fmt: str) -> None:
     ref = model(fake, repo, online)
     assert ref.weights_format == fmt and not ref.has_safetensors
-    with pytest.raises(hub.HubPickleWeightsOnly) as e:
-        hub.ensure_safe_weights(ref)
+    with pytest.raises(HubPickleWeightsOnly) as e:
+        ensure_safe_weights(ref)
     one_sentence(e.value, repo, "safetensors")
-    hub.ensure_safe_weights(ref, allow_pickle=True)
-    assert hub.unsafe_weights(ref, "tensorflow") is (fmt == "pickle")  # .h5 is TensorFlow's own format
-    with pytest.raises(hub.HubPickleWeightsOnly):
-        hub.download_model(ref)
+    ensure_safe_weights(ref, allow_pickle=True)
+    assert unsafe_weights(ref, "tensorflow") is (fmt == "pickle")  # .h5 is TensorFlow's own format
+    with pytest.raises(HubPickleWeightsOnly):
+        download_model(ref)
 
 
 def test_repo_without_config(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubEntryNotFound) as e:
+    with pytest.raises(HubEntryNotFound) as e:
         model(fake, "org/no-config", online)
     one_sentence(e.value, "org/no-config", "config.json")
 
 
 def test_timeout(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubTimeout) as e:
+    with pytest.raises(HubTimeout) as e:
         model(fake, "org/slow", online, timeout=0.3)
     one_sentence(e.value, "org/slow", "0.3 s")
 
 
 def test_hub_outage(fake: FakeHub, online: Path) -> None:
     fake.add_model("org/down", model_files()).status = 503
-    with pytest.raises(hub.HubUnreachable) as e:
+    with pytest.raises(HubUnreachable) as e:
         model(fake, "org/down", online)
     one_sentence(e.value, "org/down", "HTTP 503")
 
@@ -253,20 +264,20 @@ def closed_port_url() -> str:
 
 
 def test_unreachable_without_cache(online: Path) -> None:
-    with pytest.raises(hub.HubUnreachable) as e:
-        hub.resolve_model("org/tiny-bert", endpoint=closed_port_url(), cache_dir=online / "hub", timeout=2)
+    with pytest.raises(HubUnreachable) as e:
+        resolve_model("org/tiny-bert", endpoint=closed_port_url(), cache_dir=online / "hub", timeout=2)
     one_sentence(e.value, "org/tiny-bert")
 
 
 def test_invalid_refs(online: Path, tmp_path: Path) -> None:
     for ref, needle in (("", "No model"), ("not a valid id", "not a valid id"), ("./missing-folder", "missing-folder"),
                         ("a/b/c", "a/b/c")):
-        with pytest.raises(hub.HubInvalidRef) as e:
-            hub.resolve_model(ref)
+        with pytest.raises(HubInvalidRef) as e:
+            resolve_model(ref)
         one_sentence(e.value, needle)
     (tmp_path / "empty").mkdir()
-    with pytest.raises(hub.HubEntryNotFound) as e2:
-        hub.resolve_model(str(tmp_path / "empty"))
+    with pytest.raises(HubEntryNotFound) as e2:
+        resolve_model(str(tmp_path / "empty"))
     one_sentence(e2.value, "config.json", "save_pretrained")
 
 
@@ -275,20 +286,20 @@ def test_offline_resolves_from_prepopulated_cache(fake: FakeHub, online: Path) -
     first = model(fake, "org/tiny-bert", online)  # populates tmp/hub
     model(fake, "org/tiny-bert", online, revision="v1")
     fake.log.clear()
-    hub.set_offline(True)
+    set_offline(True)
     ref = model(fake, "org/tiny-bert", online)
     assert (ref.source, ref.commit, ref.config) == ("cache", first.commit, first.config)
     assert ref.path == first.path and "offline" in ref.notes[0]
     assert model(fake, "org/tiny-bert", online, revision="v1").config["num_labels"] == 3
     assert fake.log == []  # nothing was asked from the Hub
-    with pytest.raises(hub.HubOffline) as e:
+    with pytest.raises(HubOffline) as e:
         model(fake, "org/private-bert", online)
     one_sentence(e.value, "org/private-bert", "HF_HUB_OFFLINE")
 
 
 def test_unreachable_hub_falls_back_to_cache(fake: FakeHub, online: Path) -> None:
     first = model(fake, "org/tiny-bert", online)
-    ref = hub.resolve_model("org/tiny-bert", endpoint=closed_port_url(), cache_dir=online / "hub", timeout=2)
+    ref = resolve_model("org/tiny-bert", endpoint=closed_port_url(), cache_dir=online / "hub", timeout=2)
     assert ref.source == "cache" and ref.config == first.config and "could not be reached" in ref.notes[0]
 
 
@@ -296,27 +307,27 @@ def test_unreachable_hub_falls_back_to_cache(fake: FakeHub, online: Path) -> Non
 def test_download_size_before_download(fake: FakeHub, online: Path) -> None:
     ref = model(fake, "org/tiny-bert", online)
     files = model_files()
-    plan = hub.download_size(ref, patterns=hub.model_file_patterns(ref, "pytorch"))
+    plan = download_size(ref, patterns=model_file_patterns(ref, "pytorch"))
     assert {f.path for f in plan.files} == {"config.json", "vocab.txt", "tokenizer_config.json", "model.safetensors"}
     assert plan.total_bytes == sum(len(files[f.path]) for f in plan.files)
     assert plan.cached_bytes == len(files["config.json"])  # only config.json was fetched
     assert "to download" in plan.describe()
     fake.log.clear()
-    exact = hub.download_size("org/tiny-bert", patterns=["model.safetensors"], endpoint=fake.url)
+    exact = download_size("org/tiny-bert", patterns=["model.safetensors"], endpoint=fake.url)
     assert exact.total_bytes == len(WEIGHTS) and fake.paths_requested("/paths-info/")
-    tree = hub.download_size("org/tiny-bert", patterns=["*.json"], endpoint=fake.url, revision="v1")
+    tree = download_size("org/tiny-bert", patterns=["*.json"], endpoint=fake.url, revision="v1")
     assert {f.path for f in tree.files} == {"config.json", "tokenizer_config.json"} and fake.paths_requested("/tree/")
 
 
 def test_download_model_with_progress(fake: FakeHub, online: Path) -> None:
     ref = model(fake, "org/tiny-bert", online)
     calls: list[tuple[str, int, int]] = []
-    folder = hub.download_model(ref, framework="pytorch", progress=lambda f, done, total: calls.append((f, done, total)))
+    folder = download_model(ref, framework="pytorch", progress=lambda f, done, total: calls.append((f, done, total)))
     assert Path(folder, "model.safetensors").read_bytes() == WEIGHTS and Path(folder) == Path(ref.path)
     total = sum(len(v) for k, v in model_files().items() if k != "README.md")
     assert calls[-1][1:] == (total, total) and {c[0] for c in calls} >= {"model.safetensors", "vocab.txt"}
     assert [c[1] for c in calls] == sorted(c[1] for c in calls)  # monotonic
-    after = hub.download_size(ref, patterns=hub.model_file_patterns(ref, "pytorch"))
+    after = download_size(ref, patterns=model_file_patterns(ref, "pytorch"))
     assert after.to_download_bytes == 0 and after.cached_bytes == total
 
 
@@ -326,13 +337,13 @@ def test_local_folder_same_shape_as_hub(tmp_path: Path) -> None:
     folder.mkdir()
     for name, content in model_files().items():
         (folder / name).write_bytes(content)
-    ref = hub.resolve_model(str(folder))
+    ref = resolve_model(str(folder))
     assert (ref.kind, ref.source, ref.location) == ("local", "local", str(folder.resolve()))
     assert ref.num_parameters == N_PARAMS and ref.safetensors_params == {"F32": N_PARAMS}  # from the header
     assert ref.has_safetensors and ref.config == CONFIG
-    assert hub.download_model(ref) == ref.path and hub.download_size(ref).to_download_bytes == 0
-    with pytest.raises(hub.HubInvalidRef):
-        hub.resolve_model(str(folder / "config.json"))
+    assert download_model(ref) == ref.path and download_size(ref).to_download_bytes == 0
+    with pytest.raises(HubInvalidRef):
+        resolve_model(str(folder / "config.json"))
 
 
 def test_auto_config_from_local_folder(tmp_path: Path) -> None:
@@ -340,11 +351,11 @@ def test_auto_config_from_local_folder(tmp_path: Path) -> None:
     folder = tmp_path / "m"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(CONFIG))
-    ref = hub.resolve_model(str(folder))
-    assert hub.auto_config(ref).num_labels == 2
+    ref = resolve_model(str(folder))
+    assert auto_config(ref).num_labels == 2
     (folder / "config.json").write_text(json.dumps({**CONFIG, "auto_map": {"AutoConfig": "c.C"}}))
-    with pytest.raises(hub.HubRemoteCodeRequired):
-        hub.auto_config(hub.resolve_model(str(folder)))
+    with pytest.raises(HubRemoteCodeRequired):
+        auto_config(resolve_model(str(folder)))
 
 
 # --- datasets: Hub -----------------------------------------------------------------------
@@ -354,24 +365,24 @@ def test_hub_dataset_from_viewer_then_stream_sample(fake: FakeHub, online: Path)
     assert (ref.kind, ref.viewer, ref.config) == ("hub", True, "default")
     assert ref.splits == {"train": len(TRAIN), "validation": len(VALID)}
     assert ref.features["label"] == {"dtype": "int64", "_type": "Value"} and ref.columns[0] == "premise"
-    assert ref.first_rows[0] == TRAIN[0] and len(ref.first_rows) == hub.PREVIEW_ROWS
+    assert ref.first_rows[0] == TRAIN[0] and len(ref.first_rows) == PREVIEW_ROWS
     assert not fake.paths_requested("/resolve/")  # nothing downloaded yet
-    sample = hub.load_dataset_sample(ref, "train", max_samples=7)
+    sample = load_dataset_sample(ref, "train", max_samples=7)
     assert len(sample) == 7 and sample.column_names == ["premise", "hypothesis", "label"]
     assert sample[3]["label"] == 0 and fake.paths_requested("data/train.csv")
-    assert len(hub.load_dataset_sample(ref, "validation", 100)) == len(VALID)
+    assert len(load_dataset_sample(ref, "validation", 100)) == len(VALID)
 
 
 def test_dataset_config_and_split_errors(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubDatasetSpecError) as e:
+    with pytest.raises(HubDatasetSpecError) as e:
         dataset(fake, "org/glue-tiny")
     assert e.value.kind == "config-required" and e.value.evidence["configs"] == ["mrpc", "cola"]
     one_sentence(e.value, "org/glue-tiny", "mrpc", "cola")
     assert dataset(fake, "org/glue-tiny", config="cola").splits == {"train": 3}
-    with pytest.raises(hub.HubDatasetSpecError) as e2:
+    with pytest.raises(HubDatasetSpecError) as e2:
         dataset(fake, "org/glue-tiny", config="sst2")
     assert e2.value.kind == "config-not-found"
-    with pytest.raises(hub.HubDatasetSpecError) as e3:
+    with pytest.raises(HubDatasetSpecError) as e3:
         dataset(fake, "org/mnli-tiny", split="dev")
     assert e3.value.kind == "split-not-found"
     one_sentence(e3.value, "dev", "validation")
@@ -380,18 +391,18 @@ def test_dataset_config_and_split_errors(fake: FakeHub, online: Path) -> None:
 def test_dataset_without_viewer_falls_back(fake: FakeHub, online: Path) -> None:
     ref = dataset(fake, "org/no-viewer")
     assert not ref.viewer and "HTTP 500" in (ref.viewer_error or "") and ref.config == "default"
-    sample = hub.load_dataset_sample(ref, "test", 2)
+    sample = load_dataset_sample(ref, "test", 2)
     assert sample["premise"] == [VALID[0]["premise"]] * 2
 
 
 def test_dataset_access_errors(fake: FakeHub, online: Path) -> None:
-    with pytest.raises(hub.HubAuthRequired):
+    with pytest.raises(HubAuthRequired):
         dataset(fake, "org/private-ds")
     assert dataset(fake, "org/private-ds", token="hf_owner").splits == {"train": len(TRAIN)}
-    with pytest.raises(hub.HubNotFound) as e:
+    with pytest.raises(HubNotFound) as e:
         dataset(fake, "org/nope", token="hf_owner")
     one_sentence(e.value, "dataset", "org/nope")
-    with pytest.raises(hub.HubGated) as g:
+    with pytest.raises(HubGated) as g:
         dataset(fake, "org/gated-ds", token="hf_owner")
     one_sentence(g.value, "org/gated-ds", f"{fake.url}/datasets/org/gated-ds")
     assert dataset(fake, "org/gated-ds", token="hf_granted").viewer
@@ -402,12 +413,12 @@ def test_dataset_offline_from_cache(fake: FakeHub, online: Path, monkeypatch: py
 
     monkeypatch.setattr(datasets.config, "HF_ENDPOINT", fake.url)
     datasets.load_dataset("org/mnli-tiny", cache_dir=str(online / "ds-cache"))  # populate once, online
-    hub.set_offline(True)
-    ref = hub.resolve_dataset("org/mnli-tiny", cache_dir=online / "ds-cache")
+    set_offline(True)
+    ref = resolve_dataset("org/mnli-tiny", cache_dir=online / "ds-cache")
     assert ref.source == "cache" and ref.splits == {"train": len(TRAIN), "validation": len(VALID)}
-    assert len(hub.load_dataset_sample(ref, "train", 5)) == 5
-    with pytest.raises(hub.HubOffline) as e:
-        hub.resolve_dataset("org/never-cached", cache_dir=online / "ds-cache")
+    assert len(load_dataset_sample(ref, "train", 5)) == 5
+    with pytest.raises(HubOffline) as e:
+        resolve_dataset("org/never-cached", cache_dir=online / "ds-cache")
     one_sentence(e.value, "org/never-cached", "HF_HUB_OFFLINE")
 
 
@@ -418,15 +429,15 @@ def test_save_to_disk_folder(tmp_path: Path) -> None:
     dd = datasets.DatasetDict({"train": datasets.Dataset.from_list(TRAIN),
                                "validation": datasets.Dataset.from_list(VALID)})
     dd.save_to_disk(str(tmp_path / "dd"))
-    ref = hub.resolve_dataset(str(tmp_path / "dd"))
+    ref = resolve_dataset(str(tmp_path / "dd"))
     assert (ref.kind, ref.split, ref.splits) == ("disk", "train", {"train": 12, "validation": 4})
     assert ref.first_rows[0] == TRAIN[0] and "hypothesis" in ref.features
-    assert hub.load_dataset_sample(ref, "validation", 3)["label"] == [0, 0, 0]
-    with pytest.raises(hub.HubDatasetSpecError):
-        hub.load_dataset_sample(ref, "test", 3)
+    assert load_dataset_sample(ref, "validation", 3)["label"] == [0, 0, 0]
+    with pytest.raises(HubDatasetSpecError):
+        load_dataset_sample(ref, "test", 3)
     datasets.Dataset.from_list(VALID).save_to_disk(str(tmp_path / "single"))
-    single = hub.resolve_dataset(str(tmp_path / "single"))
-    assert single.splits == {"train": 4} and len(hub.load_dataset_sample(single, None, 2)) == 2
+    single = resolve_dataset(str(tmp_path / "single"))
+    assert single.splits == {"train": 4} and len(load_dataset_sample(single, None, 2)) == 2
 
 
 def test_data_files(tmp_path: Path) -> None:
@@ -435,26 +446,26 @@ def test_data_files(tmp_path: Path) -> None:
     datasets.Dataset.from_list(TRAIN).to_csv(str(tmp_path / "train.csv"))
     datasets.Dataset.from_list(VALID).to_json(str(tmp_path / "valid.jsonl"))
     datasets.Dataset.from_list(TRAIN).to_parquet(str(tmp_path / "train.parquet"))
-    ref = hub.resolve_dataset(None, data_files={"train": str(tmp_path / "train.csv"),
-                                                "validation": str(tmp_path / "train.csv")})
+    ref = resolve_dataset(None, data_files={"train": str(tmp_path / "train.csv"),
+                                            "validation": str(tmp_path / "train.csv")})
     assert (ref.kind, ref.path, list(ref.splits)) == ("files", "csv", ["train", "validation"])
     assert ref.first_rows[0] == TRAIN[0] and ref.columns == ["premise", "hypothesis", "label"]
-    assert hub.load_dataset_sample(ref, "train", 5)["label"] == [0, 1, 2, 0, 1]
-    with pytest.raises(hub.HubDatasetSpecError) as bad:
-        hub.load_dataset_sample(ref, "dev", 2)
+    assert load_dataset_sample(ref, "train", 5)["label"] == [0, 1, 2, 0, 1]
+    with pytest.raises(HubDatasetSpecError) as bad:
+        load_dataset_sample(ref, "dev", 2)
     assert bad.value.evidence["splits"] == ["train", "validation"]
     for name, n in (("valid.jsonl", 4), ("train.parquet", 12)):
-        r = hub.resolve_dataset(str(tmp_path / name))
-        assert len(hub.load_dataset_sample(r, "train", 50)) == n
+        r = resolve_dataset(str(tmp_path / name))
+        assert len(load_dataset_sample(r, "train", 50)) == n
     folder = tmp_path / "folder"
     folder.mkdir()
     (tmp_path / "train.csv").rename(folder / "train.csv")
     datasets.Dataset.from_list(VALID).to_csv(str(folder / "test.csv"))
-    assert set(hub.resolve_dataset(str(folder)).splits) == {"train", "test"}
-    with pytest.raises(hub.HubInvalidRef):  # its train.csv moved away since it was resolved
-        hub.load_dataset_sample(ref, "train", 2)
-    with pytest.raises(hub.HubInvalidRef) as e:
-        hub.resolve_dataset(None, data_files=str(tmp_path / "missing.csv"))
+    assert set(resolve_dataset(str(folder)).splits) == {"train", "test"}
+    with pytest.raises(HubInvalidRef):  # its train.csv moved away since it was resolved
+        load_dataset_sample(ref, "train", 2)
+    with pytest.raises(HubInvalidRef) as e:
+        resolve_dataset(None, data_files=str(tmp_path / "missing.csv"))
     one_sentence(e.value, "missing.csv")
 
 
@@ -513,11 +524,13 @@ def test_probe_h5_weights_are_fine_for_tensorflow(fake: FakeHub, online: Path) -
 def test_probe_offline(fake: FakeHub, online: Path) -> None:
     ctx = ctx_for(fake, online)
     probe_hub(case("org/tiny-bert"), ctx)  # caches config.json
-    hub.set_offline(True)
+    set_offline(True)
     findings = probe_hub(case("org/tiny-bert", dataset_id="org/never-cached"), ctx)
     got = [(f.id, f.status) for f in findings]
     assert ("environment.model-source", "info") in got and ("environment.hub-unreachable", "info") in got
-    assert ("environment.hub-unreachable", "fail") in got  # the uncached dataset
+    unreachable = next(f for f in findings if f.id == "environment.hub-unreachable"
+                       and f.status != "info")  # the uncached dataset: not a fault, a skip
+    assert unreachable.status == "skip" and unreachable.evidence["blocks"]
 
 
 # --- the context loads a Hub model through the same path, downloading with progress ------
@@ -560,7 +573,7 @@ def test_a_session_loads_a_hub_model_from_the_fetched_cache(fake: FakeHub, onlin
     loads it from the files it fetches (one weights format, with progress), not through a second,
     unconfigured download."""
     pytest.importorskip("torch")
-    from huggingface_hub import constants
+    from huggingface_hub import constants, file_download
 
     from wizard.demo.cases import healthy_case
     from wizard.engine.plan import STEPS
@@ -570,8 +583,10 @@ def test_a_session_loads_a_hub_model_from_the_fetched_cache(fake: FakeHub, onlin
     fake.add_model("org/session-distilbert", {p.name: p.read_bytes() for p in folder.iterdir()
                                               if p.is_file()})
     monkeypatch.setattr(constants, "ENDPOINT", fake.url)
-    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
-                        fake.url + "/{repo_id}/resolve/{revision}/{filename}")
+    template = fake.url + "/{repo_id}/resolve/{revision}/{filename}"
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+    # huggingface_hub 0.x copied the template into file_download when it was imported
+    monkeypatch.setattr(file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template, raising=False)
     for name, value in (("HF_ENDPOINT", fake.url), ("HF_HUB_OFFLINE", "0"),
                         ("HF_HUB_CACHE", str(online / "hub")),
                         ("HF_TOKEN_PATH", str(online / "token"))):
@@ -588,3 +603,24 @@ def test_a_session_loads_a_hub_model_from_the_fetched_cache(fake: FakeHub, onlin
     assert "model.safetensors" in fetched and "tf_model.h5" not in fetched
     assert any(m.startswith("downloading org/session-distilbert") for m in messages), messages
     assert list((online / "hub").glob("models--org--session-distilbert/snapshots/*/model.safetensors"))
+
+
+def test_an_unreachable_model_skips_the_steps_it_prevents_and_is_no_fault(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline, a Hub id that is not cached: one skip saying so, every later step listed as
+    skipped, no fault counted, an inconclusive verdict."""
+    from wizard.core.case import Case
+    from wizard.engine.session import Session
+
+    data = tmp_path / "data.csv"
+    data.write_text("text,label\na,0\nb,1\n")
+    case = Case.from_dict({"model": "org/never-cached-model", "framework": "pytorch",
+                           "dataset": {"data_files": str(data), "eval_split": None},
+                           "symptom": "not-sure"})
+    result = Session(case, device="cpu").run()
+    assert not result.fails()
+    blocked = [f for f in result.findings if f.evidence.get("blocks")]
+    assert blocked and blocked[0].status == "skip"
+    skipped = [f for f in result.findings if f.id == "wizard.step-skipped"]
+    assert {f.evidence["step"] for f in skipped} >= {"data", "model"}
+    assert result.verdict.kind == "inconclusive" and "could not run" in result.verdict.summary

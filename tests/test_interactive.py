@@ -86,6 +86,10 @@ def test_nan_loss_walk_with_a_bad_answer_and_back(demo_dir, tmp_path):
     pick(child, "2")                      # NaN loss
     no_script(child)
     child.expect("Which framework")
+    child.send("<")                       # '<' in a menu goes back at once
+    child.expect("Path to your training script")
+    child.sendline("")
+    child.expect("Which framework")
     pick(child, "2")
     child.expect("Model")
     child.sendline("/no/such/model")
@@ -104,7 +108,7 @@ def test_nan_loss_walk_with_a_bad_answer_and_back(demo_dir, tmp_path):
     answer_from_dataset(child, demo_dir)
     child.expect("Setup complete")
     child.expect("Verdict: user-error", timeout=300)
-    assert finish(child) == 0
+    assert finish(child) == 1             # a fault found: exit 1, as `check` does
     saved = Case.from_file(out / "session.yaml")
     assert saved.model == str(demo_dir / "model") and saved.num_labels is None
     assert saved.dataset.text_columns == ["premise", "hypothesis"]
@@ -129,7 +133,7 @@ def test_pasted_error_walk_goes_through_triage(demo_dir, tmp_path):
     answer_setup(child, demo_dir, optimizer="AdamW(lr=5e-5)")
     child.expect("The error message", timeout=120)   # the triage step ran
     child.expect("Verdict: user-error", timeout=300)
-    assert finish(child) == 0
+    assert finish(child) == 1             # a fault found: exit 1, as `check` does
     result = json.loads((out / "session.json").read_text())
     assert result["path"][:3] == ["environment", "triage", "data"]
     assert "Target 2 is out of bounds" in result["case"]["traceback"]
@@ -201,7 +205,7 @@ def test_training_script_is_read_and_only_its_run_time_value_asked(demo_dir, tmp
     child.sendline("")
     child.expect("Setup complete")
     child.expect("Verdict: user-error", timeout=300)
-    assert finish(child) == 0
+    assert finish(child) == 1             # a fault found: exit 1, as `check` does
     saved = Case.from_file(out / "session.yaml")
     assert (saved.model, saved.num_labels, saved.symptom) == (str(demo_dir / "model"), 2, "nan-loss")
     assert (saved.training.trainer, saved.training.learning_rate) == ("trainer", 1e-3)
@@ -213,15 +217,21 @@ def test_training_script_is_read_and_only_its_run_time_value_asked(demo_dir, tmp
 
 
 def test_demo_from_the_first_question(demo_dir, tmp_path):
-    out = tmp_path / "demo"
+    out = tmp_path / "walk"
+    out.mkdir()
+    (out / "session.yaml").write_text("symptom: nan-loss\n")   # a half-finished session
     child = spawn(out, cache=demo_dir.parent)
     child.expect("What goes wrong")
     pick(child, "9")                      # the built-in demo case
     child.expect("The demo", timeout=120)
     child.expect("Verdict: user-error", timeout=300)
-    assert finish(child) == 0
-    result = json.loads((out / "session.json").read_text())
+    child.expect(r"\d+ findings, \d+ fault\(s\), device \w+")   # the summary line
+    assert finish(child) == 1             # a fault found: exit 1, as `check` does
+    result = json.loads((out / "demo" / "session.json").read_text())
     assert "data.labels-out-of-range" in fails(result)
+    assert (out / "session.yaml").read_text() == "symptom: nan-loss\n"   # left as it was
+    screen = (tmp_path / "walk.pty.log").read_text()
+    assert "absl" not in screen and "oneDNN" not in screen   # no library log line
 
 
 def test_without_a_terminal_the_wizard_points_to_check():

@@ -517,3 +517,27 @@ def test_memory_command_json(models: dict[str, Any]) -> None:
     bad = _cli(str(Path(folder) / "nope"))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("LlamaConfig", {"num_key_value_heads": 2}),
+    ("LlamaConfig", {"tie_word_embeddings": True, "attention_bias": True, "mlp_bias": True}),
+    ("MistralConfig", {"num_key_value_heads": 2}),
+    ("Qwen2Config", {"num_key_value_heads": 2}),
+])
+def test_decoder_counts_from_the_config_match_the_model_built_on_the_meta_device(name, kwargs):
+    """The formula (no framework import) agrees exactly with the model the config builds."""
+    pytest.importorskip("torch")
+    import transformers
+
+    from wizard.estimate.memory import count_from_config, exact_decoder_count
+
+    config = getattr(transformers, name)(hidden_size=64, intermediate_size=160,
+                                         num_attention_heads=4, num_hidden_layers=3,
+                                         vocab_size=1000, **kwargs)
+    config.architectures = [name.replace("Config", "ForCausalLM")]
+    exact = exact_decoder_count(config.to_dict())
+    meta = count_from_config(config, "lm")
+    assert exact is not None and exact.total == meta.total and exact.tensors == meta.tensors
+    assert exact.factored_elements == meta.factored_elements
+    assert exact_decoder_count({**config.to_dict(), "architectures": ["LlamaModel"]}) is None

@@ -16,8 +16,9 @@ if not hasattr(transformers, "TFAutoModelForSequenceClassification"):
     pytest.skip("this transformers has no TensorFlow classes", allow_module_level=True)
 
 from wizard.demo.cases import healthy_case  # noqa: E402
-from wizard.checks.memory.probes import (StepRunner, _child_env, _is_oom,  # noqa: E402
-                                  probe_largest_batch, probe_memory_measure)
+from wizard.checks.memory.probes import (StepRunner, _child_env,  # noqa: E402
+                                         probe_largest_batch, probe_memory_measure)
+from wizard.checks.memory.stepping import is_oom  # noqa: E402
 
 MiB = 1024 ** 2
 TIMEOUT = 180  # per attempt; one takes ~10-20 s here, most of it importing TensorFlow
@@ -36,8 +37,8 @@ def test_tensorflow_children_get_tensorflow_and_no_zygote(monkeypatch: pytest.Mo
     assert env["CUDA_VISIBLE_DEVICES"] == ""
     assert _child_env("pytorch", "cpu")["USE_TF"] == "0"
     assert StepRunner("tensorflow", "cpu").fork is False
-    assert _is_oom(tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor"))
-    assert not _is_oom(tf.errors.InvalidArgumentError(None, None, "indices[3] = 500 is not in"))
+    assert is_oom(tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor"))
+    assert not is_oom(tf.errors.InvalidArgumentError(None, None, "indices[3] = 500 is not in"))
 
 
 def test_first_step_falls_back_to_autograph_for_python_control_flow_on_tensors() -> None:

@@ -1,4 +1,4 @@
-"""Training-dynamics probes (wizard/probes/training.py) on constructed faulty and healthy runs:
+"""Training-dynamics probes (wizard/checks/training.py) on constructed faulty and healthy runs:
 tiny MLPs in PyTorch and Keras, and the offline demo DistilBERT through a Context."""
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from wizard.backends.tf_train import choice_from_instance
 from wizard.checks.hyperparameters import effective_learning_rate, learning_rate_finding
-from wizard.checks.training import LiveSetup, _backend, output_kind, target_for
+from wizard.checks.training import LiveSetup, training_backend, output_kind, target_for
 from wizard.context import Batch, Context, ForwardResult
 from wizard.core.case import Case, DatasetSpec, Training
 from wizard.core.findings import Finding, Verdict
@@ -463,7 +463,7 @@ def _prefill_plain(ctx: Any, batch: Any, num_labels: int | None) -> None:
     import time
 
 
-    be = _backend(ctx.case.framework)
+    be = training_backend(ctx.case.framework)
     target = target_for(ctx.case, ctx)
     start = time.perf_counter()
     values, activation = be.raw_outputs(target)
@@ -480,9 +480,9 @@ def _prefill_plain(ctx: Any, batch: Any, num_labels: int | None) -> None:
         except Exception:
             loss = None
     classes = num_labels or (logits.shape[1] if logits.ndim == 2 else 1)
-    ctx.__dict__["config"] = SimpleNamespace(num_labels=int(classes))
-    ctx.__dict__["forward"] = ForwardResult(logits=logits.reshape(len(logits), -1), loss=loss,
-                                            seconds=time.perf_counter() - start)
+    ctx.put("config", SimpleNamespace(num_labels=int(classes)))
+    ctx.put("forward", ForwardResult(logits=logits.reshape(len(logits), -1), loss=loss,
+                                     seconds=time.perf_counter() - start))
 
 
 # -- the learning rate of a plain network ----------------------------------------------------------

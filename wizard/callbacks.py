@@ -86,7 +86,6 @@ class RunRecorder:
 
     # -- findings -------------------------------------------------------------------------------
     def findings(self) -> list[Finding]:
-
         out: list[Finding] = []
         if self.fault:
             out.append(self._fault_finding())
@@ -147,7 +146,6 @@ class RunRecorder:
             fix=fix)
 
     def _curve_findings(self) -> list[Finding]:
-
         if not self.losses and not self.eval_losses:
             return []
         x, v, e = _thin(self.steps, self.losses, self.epochs)
@@ -168,7 +166,6 @@ class RunRecorder:
 
     # -- the report -----------------------------------------------------------------------------
     def result(self) -> Any:
-
         findings = self.findings()
         training = Training(trainer=self.trainer if self.trainer in ("keras", "trainer") else None,
                             **{k: v for k, v in self.settings.items()
@@ -181,7 +178,6 @@ class RunRecorder:
                       findings, decide(case, findings))
 
     def write_report(self, out_dir: str | Path | None = None) -> list[Path]:
-
         out = Path(out_dir) if out_dir else self.report_dir
         if out is None:
             return []

@@ -14,7 +14,9 @@ from wizard.backends.tf import TFBackend
 from wizard.backends.torch import TorchBackend
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
-from wizard.hub import client as hub
+from wizard.hub.download import WEIGHT_PATTERNS, download_model, human_bytes, model_file_patterns
+from wizard.hub.errors import HubError
+from wizard.hub.resolve import resolve_model
 
 
 def is_local_ref(ref: str) -> bool:
@@ -41,6 +43,18 @@ class Context:
         self.progress = progress or (lambda message: None)
         self.notes: list[Finding] = []  # findings raised while loading (e.g. a loading fallback)
         self.supplied: set[str] = set()
+        self.scratch: dict[str, Any] = {}  # what probes keep between calls (runs, step runners)
+
+    def loaded(self, name: str, default: Any = None) -> Any:
+        """A piece (model, forward, config, ...) if it is loaded or was supplied; never loads it."""
+        return self.__dict__.get(name, default)
+
+    def is_loaded(self, name: str) -> bool:
+        return name in self.__dict__
+
+    def put(self, name: str, value: Any) -> None:
+        """Replace a piece (a model loaded another way, a computed forward)."""
+        self.__dict__[name] = value
 
     @classmethod
     def from_objects(cls, case: Case, device: str = "auto", **objects: Any) -> "Context":
@@ -91,11 +105,11 @@ class Context:
         so a worker's context resolves it again (from the Hub's answer or its cache); None when it
         cannot be resolved here (the hub probe has said why)."""
         try:
-            return hub.resolve_model(self.case.model, revision=self.case.revision,
-                                     token=getattr(self, "hub_token", None),
-                                     endpoint=getattr(self, "hub_endpoint", None),
-                                     cache_dir=getattr(self, "hub_cache_dir", None))
-        except hub.HubError:
+            return resolve_model(self.case.model, revision=self.case.revision,
+                                 token=getattr(self, "hub_token", None),
+                                 endpoint=getattr(self, "hub_endpoint", None),
+                                 cache_dir=getattr(self, "hub_cache_dir", None))
+        except HubError:
             return None
 
     def _fetched(self, weights: bool) -> str:
@@ -105,16 +119,16 @@ class Context:
 
         def report(name: str, done: int, total: int) -> None:
             share = f" ({done / total:.0%})" if total else ""
-            self.progress(f"downloading {ref.name}: {name}, {hub.human_bytes(done)} of "
-                          f"{hub.human_bytes(total)}{share}")
+            self.progress(f"downloading {ref.name}: {name}, {human_bytes(done)} of "
+                          f"{human_bytes(total)}{share}")
 
-        patterns = hub.model_file_patterns(ref, self.case.framework, self.case.trust_remote_code)
+        patterns = model_file_patterns(ref, self.case.framework, self.case.trust_remote_code)
         if not weights:
-            patterns = [p for p in patterns if p not in hub.WEIGHT_PATTERNS]
+            patterns = [p for p in patterns if p not in WEIGHT_PATTERNS]
         # pickle-only weights were already reported by the hub probe; loading them is the user's call
-        return hub.download_model(ref, patterns=patterns, framework=self.case.framework,
-                                  allow_pickle=True, trust_remote_code=self.case.trust_remote_code,
-                                  progress=report if weights else None)
+        return download_model(ref, patterns=patterns, framework=self.case.framework,
+                              allow_pickle=True, trust_remote_code=self.case.trust_remote_code,
+                              progress=report if weights else None)
 
     def pretrained_kwargs(self, location: str | None = None) -> dict[str, Any]:
         """revision and trust_remote_code as from_pretrained takes them for `location`

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.core.case import CaseError, DatasetSpec
-from wizard.hub.client import load_dataset_sample, resolve_dataset
+from wizard.hub.dataset import load_dataset_sample, resolve_dataset
 
 _FILE_BUILDERS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json",
                   ".parquet": "parquet", ".txt": "text"}

@@ -111,7 +111,7 @@ class TFBackend:
         try:
             logits = np.asarray(model(features, training=False).logits)
         except Exception as exc:  # the plain forward itself fails: evidence for triage
-            return ForwardResult(logits=None, error=f"{type(exc).__name__}: {_first_line(exc)}",
+            return ForwardResult(logits=None, error=f"{type(exc).__name__}: {first_line(exc)}",
                                  raised="logits", traceback=traceback.format_exc(),
                                  seconds=time.perf_counter() - start)
         result = ForwardResult(logits=logits)
@@ -123,7 +123,7 @@ class TFBackend:
                 if loss.size == len(batch.labels):
                     result.loss_per_sample = loss
             except Exception as exc:  # the framework's own words are the evidence
-                result.error = f"{type(exc).__name__}: {_first_line(exc)}"
+                result.error = f"{type(exc).__name__}: {first_line(exc)}"
                 result.traceback = traceback.format_exc()
         result.seconds = time.perf_counter() - start
         return result
@@ -165,7 +165,7 @@ def _plain(v: Any) -> Any:
     return v if isinstance(v, (int, str, bool, type(None))) else str(v)
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     """The framework's message in one line: the label error when there is one, else the first
     line inside Keras' 'Exception encountered when calling layer ...' wrapper (whose own first
     line only names the layer), without graph node names and the [Op:...] tail."""

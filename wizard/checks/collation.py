@@ -60,7 +60,7 @@ def try_collate(collator: Any, features: list[dict[str, Any]]) -> str | None:
 
 def model_config(ctx: Context) -> Any:
     """The live model's config when the model is loaded, else the config (no weights loaded)."""
-    model = ctx.__dict__.get("model")
+    model = ctx.loaded("model")
     return getattr(model, "config", None) or ctx.config
 
 

@@ -3,7 +3,7 @@
 `read_curves(path)` detects the format and returns `Curves`; `analyse_curves(curves)` returns
 findings (curves.summary always, with the loss plot; curves.nan, curves.overfitting,
 curves.plateau, curves.spikes, curves.oscillation when they apply). Thresholds are the module
-constants below; wizard/catalogue.py documents them.
+constants below; wizard/core/catalogue.py documents them.
 """
 from __future__ import annotations
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from wizard.core.findings import Finding
-from wizard.hub import client as hub
+from wizard.hub.dataset import resolve_dataset
+from wizard.hub.download import download_size, human_bytes, model_file_patterns
+from wizard.hub.errors import HubError, HubPickleWeightsOnly, HubRemoteCodeRequired
+from wizard.hub.refs import DatasetRef, ModelRef
+from wizard.hub.resolve import resolve_model
+from wizard.hub.safety import ensure_remote_code_allowed, ensure_safe_weights, unsafe_weights
 
 MODEL_IDS = {"not-found": "environment.model-not-found", "invalid-ref": "environment.model-not-found",
              "entry-not-found": "environment.hub-file-missing"}
@@ -22,6 +27,7 @@ COMMON_IDS = {"auth-required": "environment.hub-auth-required", "access-denied":
               "unreachable": "environment.hub-unreachable", "timeout": "environment.hub-unreachable",
               "needs-remote-code": "environment.needs-remote-code",
               "pickle-weights-only": "environment.pickle-weights-only"}
+UNREACHABLE = ("offline", "unreachable", "timeout")  # the Hub did not answer: no verdict on the repo
 TITLES = {"not-found": "{what} {repo} not found", "invalid-ref": "{what} {repo} not found",
           "entry-not-found": "{what} {repo} lacks a needed file", "auth-required": "{what} {repo} needs a token",
           "access-denied": "The Hub refused the token for {repo}", "disabled": "{what} {repo} is disabled",
@@ -46,10 +52,10 @@ def probe_hub(case: Any, ctx: Any = None) -> list[Finding]:
 # --- model -------------------------------------------------------------------------------
 def _model_findings(case: Any, ctx: Any, opts: dict[str, Any]) -> list[Finding]:
     try:
-        ref = hub.resolve_model(case.model, revision=case.revision, token=opts["token"],
-                                endpoint=opts["endpoint"], oauth_token=opts["oauth_token"],
-                                cache_dir=opts["cache_dir"], timeout=opts["timeout"])
-    except hub.HubError as err:
+        ref = resolve_model(case.model, revision=case.revision, token=opts["token"],
+                            endpoint=opts["endpoint"], oauth_token=opts["oauth_token"],
+                            cache_dir=opts["cache_dir"], timeout=opts["timeout"])
+    except HubError as err:
         return [error_finding(err, "model")]
     _remember(ctx, "model_ref", ref)
     out = [Finding("environment.model-source", "info", _model_title(ref), evidence=_model_evidence(ref),
@@ -68,16 +74,16 @@ def _model_findings(case: Any, ctx: Any, opts: dict[str, Any]) -> list[Finding]:
                                            "will run when the model is loaded."))
         else:
             try:
-                hub.ensure_remote_code_allowed(ref, False)
-            except hub.HubRemoteCodeRequired as err:
+                ensure_remote_code_allowed(ref, False)
+            except HubRemoteCodeRequired as err:
                 out.append(Finding("environment.needs-remote-code", "warn",
                                    f"{ref.name} needs trust_remote_code", evidence=evidence,
                                    explanation=err.message, fix=err.fix))
     framework = getattr(case, "framework", None)
-    if hub.unsafe_weights(ref, framework):
+    if unsafe_weights(ref, framework):
         try:
-            hub.ensure_safe_weights(ref, allow_pickle=False, framework=framework)
-        except hub.HubPickleWeightsOnly as err:
+            ensure_safe_weights(ref, allow_pickle=False, framework=framework)
+        except HubPickleWeightsOnly as err:
             out.append(Finding("environment.pickle-weights-only", "warn",
                                f"{ref.name} has no safetensors weights", evidence={
                                    "weights_format": ref.weights_format, "weight_files": ref.weight_files},
@@ -94,31 +100,31 @@ def _model_findings(case: Any, ctx: Any, opts: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _download_findings(case: Any, ref: hub.ModelRef) -> list[Finding]:
-    patterns = hub.model_file_patterns(ref, getattr(case, "framework", None),
-                                       getattr(case, "trust_remote_code", False) is True)
+def _download_findings(case: Any, ref: ModelRef) -> list[Finding]:
+    patterns = model_file_patterns(ref, getattr(case, "framework", None),
+                                   getattr(case, "trust_remote_code", False) is True)
     try:
-        plan = hub.download_size(ref, patterns=patterns)
-    except hub.HubError:
+        plan = download_size(ref, patterns=patterns)
+    except HubError:
         return []
     largest = sorted(plan.files, key=lambda f: -(f.size or 0))[:5]
     return [Finding("environment.download-size", "info", f"Loading {ref.name}: {plan.describe()}",
                     evidence={"total_bytes": plan.total_bytes, "cached_bytes": plan.cached_bytes,
                               "to_download_bytes": plan.to_download_bytes, "files": len(plan.files),
                               "largest": {f.path: f.size for f in largest},
-                              "human": hub.human_bytes(plan.to_download_bytes), "patterns": patterns,
+                              "human": human_bytes(plan.to_download_bytes), "patterns": patterns,
                               "revision": plan.revision},
                     explanation="The files a fine-tuning run needs (config, tokenizer files and one weights "
                                 "format), from the repo's file list; the time assumes 10 MB/s.")]
 
 
-def _model_title(ref: hub.ModelRef) -> str:
+def _model_title(ref: ModelRef) -> str:
     where = ref.path if ref.kind == "local" else f"{ref.repo_id}@{(ref.commit or '')[:7]}"
     size = f", {_count(ref.num_parameters)} parameters" if ref.num_parameters else ""
     return f"Model {where} ({ref.model_type or 'unknown type'}{size})"
 
 
-def _model_evidence(ref: hub.ModelRef) -> dict[str, Any]:
+def _model_evidence(ref: ModelRef) -> dict[str, Any]:
     return {"kind": ref.kind, "source": ref.source, "location": ref.location, "revision": ref.revision,
             "commit": ref.commit, "pipeline_tag": ref.pipeline_tag, "library_name": ref.library_name,
             "model_type": ref.model_type, "architectures": ref.architectures,
@@ -131,11 +137,11 @@ def _model_evidence(ref: hub.ModelRef) -> dict[str, Any]:
 def _dataset_findings(case: Any, ctx: Any, opts: dict[str, Any]) -> list[Finding]:
     spec = case.dataset
     try:
-        ref = hub.resolve_dataset(spec.path or None, config=spec.config, split=spec.train_split,
-                                  token=opts["token"], endpoint=opts["endpoint"], viewer_url=opts["viewer_url"],
-                                  data_files=spec.data_files, oauth_token=opts["oauth_token"],
-                                  timeout=opts["timeout"])
-    except hub.HubError as err:
+        ref = resolve_dataset(spec.path or None, config=spec.config, split=spec.train_split,
+                              token=opts["token"], endpoint=opts["endpoint"], viewer_url=opts["viewer_url"],
+                              data_files=spec.data_files, oauth_token=opts["oauth_token"],
+                              timeout=opts["timeout"])
+    except HubError as err:
         return [error_finding(err, "dataset")]
     _remember(ctx, "dataset_ref", ref)
     out = [Finding("environment.dataset-source", "info", _dataset_title(ref), evidence=_dataset_evidence(ref),
@@ -156,13 +162,13 @@ def _dataset_findings(case: Any, ctx: Any, opts: dict[str, Any]) -> list[Finding
     return out
 
 
-def _dataset_title(ref: hub.DatasetRef) -> str:
+def _dataset_title(ref: DatasetRef) -> str:
     rows = ", ".join(f"{k}: {v if v is not None else '?'}" for k, v in ref.splits.items())
     cfg = f" [{ref.config}]" if ref.config else ""
     return f"Dataset {ref.name}{cfg} ({rows or 'splits unknown'})"
 
 
-def _dataset_evidence(ref: hub.DatasetRef) -> dict[str, Any]:
+def _dataset_evidence(ref: DatasetRef) -> dict[str, Any]:
     return {"kind": ref.kind, "source": ref.source, "name": ref.name, "config": ref.config,
             "configs": ref.configs, "splits": ref.splits, "columns": ref.columns,
             "features": {k: (v.get("dtype") or v.get("_type")) if isinstance(v, dict) else str(v)
@@ -181,7 +187,7 @@ def _guess_eval(splits: list[str]) -> str:
 
 
 # --- shared ------------------------------------------------------------------------------
-def error_finding(err: hub.HubError, what: str) -> Finding:
+def error_finding(err: HubError, what: str) -> Finding:
     """A failing finding for a resolution error: the error's sentence, its fix and evidence."""
     ids = {**COMMON_IDS, **(MODEL_IDS if what == "model" else DATASET_IDS)}
     fid = ids.get(err.kind)
@@ -190,9 +196,12 @@ def error_finding(err: hub.HubError, what: str) -> Finding:
         fid, status = "environment.hub-unreachable", "error"
     if err.kind == "disabled" and what == "dataset":
         fid = "environment.dataset-not-found"
+    evidence = {"kind": err.kind, "repo": err.repo, **err.evidence}
+    if err.kind in UNREACHABLE:  # not the user's fault: nothing could be checked
+        status = "skip"
+        evidence["blocks"] = True
     title = TITLES.get(err.kind, "Could not resolve {repo}").format(what=what.capitalize(), repo=err.repo or "?")
-    return Finding(fid, status, title, evidence={"kind": err.kind, "repo": err.repo, **err.evidence},
-                   explanation=err.message, fix=err.fix)
+    return Finding(fid, status, title, evidence=evidence, explanation=err.message, fix=err.fix)
 
 
 def _cache_note(name: str, notes: list[str]) -> Finding:

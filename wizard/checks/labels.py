@@ -426,7 +426,7 @@ def probe_eval_labels(case: Case, ctx: Context) -> list[Finding]:
     if train is None or evals is None or not train or not evals:
         return []
     ct, ce = Counter(train), Counter(evals)
-    names = ctx.__dict__.get("label_names") or _names(train_ds, col)
+    names = ctx.loaded("label_names") or _names(train_ds, col)
     majority = ct.most_common(1)[0][0]
     base: dict[str, Any] = {
         "train_rows": len(train), "eval_rows": len(evals),

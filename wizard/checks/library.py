@@ -46,7 +46,7 @@ def _features(ctx: Any) -> dict[str, np.ndarray]:
 
 
 def _model_config(ctx: Any) -> Any:
-    model = ctx.__dict__.get("model")
+    model = ctx.loaded("model")
     return getattr(model, "config", None) or ctx.config
 
 
@@ -65,7 +65,7 @@ def _checkpoint_kwargs(case: Case) -> dict[str, Any]:
 
 def nonfinite_weights(ctx: Any) -> int | None:
     """How many NaN/Inf values the loaded model's weights hold (None if unknown)."""
-    model = ctx.__dict__.get("model")
+    model = ctx.loaded("model")
     if model is None:
         return None
     try:
@@ -139,7 +139,6 @@ def probe_reproduction(case: Case, ctx: Any) -> list[Finding]:
 
 
 def _nothing_to_reproduce(case: Case) -> Finding:
-
     pasted = parse_traceback(case.traceback) if case.traceback.strip() else None
     package = pasted.innermost_library_package if pasted else None
     where = f" (the pasted error is raised inside {package})" if package else ""
@@ -340,7 +339,7 @@ def failing_packages(case: Case, ctx: Any) -> list[str]:
 
     found: list[str] = []
     texts = []
-    fwd = ctx.__dict__.get("forward") if ctx is not None else None
+    fwd = ctx.loaded("forward") if ctx is not None else None
     if fwd is not None and fwd.traceback:
         texts.append(fwd.traceback)
     if case.traceback.strip():

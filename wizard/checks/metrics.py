@@ -379,7 +379,7 @@ def _mismatch_from_labels(split: str, refs: np.ndarray) -> Finding:
 
 def _compute_metrics_source(case: Case, ctx: Context) -> Any:
     value = getattr(case.training, "compute_metrics", None)
-    return value if value is not None else ctx.__dict__.get("compute_metrics")
+    return value if value is not None else ctx.loaded("compute_metrics")
 
 
 def _compute_metrics_findings(case: Case, ctx: Context, usable: list[LoadedMetric],

@@ -188,9 +188,9 @@ def probe_checkpoint_head(case: Case, ctx: Context) -> list[Finding]:
             except Exception:
                 return []  # not a head problem: the forward probe reports the loading error
     mismatched = _mismatched(info, model, log)
-    if not mismatched and "model" not in ctx.__dict__ and not info.get("_wizard_h5_fallback"):
+    if not mismatched and not ctx.is_loaded("model") and not info.get("_wizard_h5_fallback"):
         # the same from_pretrained call the backend makes: keep it instead of loading twice
-        ctx.__dict__["model"] = model.to(ctx.device) if hasattr(model, "to") else model
+        ctx.put("model", model.to(ctx.device) if hasattr(model, "to") else model)
     prefix = getattr(model, "base_model_prefix", "") or ""
     names = _label_names_or_none(ctx)
     cls = model_class(case)
@@ -222,8 +222,8 @@ def probe_checkpoint_head(case: Case, ctx: Context) -> list[Finding]:
                          "The old head was dropped; the new one starts random and is trained by "
                          "fine-tuning."),
             fix=fix if error else ""))
-        if error and "model" not in ctx.__dict__:  # let the other probes run on the fixed load
-            ctx.__dict__["model"] = model.to(ctx.device) if hasattr(model, "to") else model
+        if error and not ctx.is_loaded("model"):  # let the other probes run on the fixed load
+            ctx.put("model", model.to(ctx.device) if hasattr(model, "to") else model)
             findings[-1].evidence["wizard_continues_with"] = "ignore_mismatched_sizes=True"
     missing = [str(k) for k in sorted(info.get("missing_keys") or [])]
     unexpected = [str(k) for k in sorted(info.get("unexpected_keys") or [])]
@@ -275,7 +275,7 @@ def _label_names_or_none(ctx: Context) -> list[str] | None:
 
 
 def _config(ctx: Context) -> Any:
-    model = ctx.__dict__.get("model")
+    model = ctx.loaded("model")
     return getattr(model, "config", None) or ctx.config
 
 

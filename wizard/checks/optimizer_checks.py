@@ -54,7 +54,7 @@ def user_metrics(case: Case, ctx: Context | None) -> list[Any]:
     attribute `metrics` / `metric` (the Python API puts live objects there)."""
     value = getattr(case.training, "metrics", None) or None  # [] = none given in the case
     if value is None and ctx is not None:
-        value = ctx.__dict__.get("metrics", ctx.__dict__.get("metric"))
+        value = ctx.loaded("metrics", ctx.loaded("metric"))
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
@@ -150,7 +150,7 @@ def probe_loss_strings(case: Case, ctx: Context) -> list[Finding]:
 def _outputs(ctx: Context) -> np.ndarray | None:
     """What the model outputs for the first batch: transformers' logits, or a plain Keras
     model's output tensor."""
-    fwd = ctx.__dict__.get("forward")
+    fwd = ctx.loaded("forward")
     if fwd is not None and fwd.logits is not None:
         return np.asarray(fwd.logits)
     import tensorflow as tf

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from wizard.backends.tf import _first_line
+from wizard.backends.tf import first_line
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
@@ -214,7 +214,7 @@ def probe_precision(case: Case, ctx: Context) -> list[Finding]:
 
 # -- PyTorch: re-run the failing batch on CPU -------------------------------------------------
 def _cpu_model(case: Case, ctx: Context) -> Any:
-    if ctx.device == "cpu" and "model" in ctx.__dict__:
+    if ctx.device == "cpu" and ctx.is_loaded("model"):
         return ctx.model
     if case.model:
         from transformers import AutoModelForSequenceClassification
@@ -354,7 +354,7 @@ def probe_run_eagerly(case: Case, ctx: Context) -> list[Finding]:
                       loss=case.training.loss or default_loss, run_eagerly=True)
         model.train_on_batch(x, y)
     except Exception as exc:
-        error = f"{type(exc).__name__}: {_first_line(exc)}"
+        error = f"{type(exc).__name__}: {first_line(exc)}"
         frames = [f"{f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
                   for f in traceback.extract_tb(exc.__traceback__)[-3:]]
     finally:

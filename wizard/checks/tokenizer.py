@@ -27,7 +27,7 @@ VOCAB_MISMATCH_FAIL = 0.01  # > 1 % of the shared tokens have other ids in the c
 
 def embedding_rows(ctx: Context) -> tuple[int | None, str]:
     """Rows of the model's input embedding table (the live model when loaded, else the config)."""
-    model = ctx.__dict__.get("model")
+    model = ctx.loaded("model")
     if model is not None:
         try:
             emb = model.get_input_embeddings()
@@ -151,7 +151,7 @@ def probe_vocab(case: Case, ctx: Context) -> list[Finding]:
     if rows is None:
         return []
     bad = _ids_at_or_above(tokenized, rows)
-    if bad and "model" not in ctx.__dict__:
+    if bad and not ctx.is_loaded("model"):
         ctx.model  # the live embedding table decides, and the repro below needs the model
         rows, source = embedding_rows(ctx)
         bad = _ids_at_or_above(tokenized, rows)

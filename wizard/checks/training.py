@@ -3,7 +3,7 @@
 The framework work (train steps, gradients, hidden states) lives in wizard/backends/tf_train.py
 and torch_train.py; this module holds the framework-free data, the rules and the findings, so
 the live callbacks (wizard/callbacks.py) judge their snapshots with the same rules.
-Thresholds are the module constants below; wizard/catalogue.py documents their sources.
+Thresholds are the module constants below; wizard/core/catalogue.py documents their sources.
 """
 from __future__ import annotations
 
@@ -587,7 +587,7 @@ def judge_loss_output(kind: str, expects: str | None, loss_name: str, framework:
 
 
 # == the probes ================================================================================
-def _backend(framework: str) -> Any:
+def training_backend(framework: str) -> Any:
     if framework == "tensorflow":
 
         return tf_train
@@ -613,7 +613,7 @@ def user_optimizer(case: Any, ctx: Any) -> OptimizerChoice:
     """The optimizer the user's run builds: live instance, TrainingArguments, or the case."""
 
     live: LiveSetup | None = getattr(ctx, "live", None)
-    be = _backend(case.framework)
+    be = training_backend(case.framework)
     if live is not None and live.optimizer is not None and not isinstance(live.optimizer, (str, dict)):
         return be.choice_from_instance(live.optimizer)
     if live is not None and live.training_args is not None:
@@ -649,7 +649,7 @@ def trainer_choice(args: Any) -> OptimizerChoice:
 
 
 def _runs(ctx: Any) -> dict[str, Any]:
-    return ctx.__dict__.setdefault("_training_runs", {})
+    return ctx.scratch.setdefault("training_runs", {})
 
 
 def _steps(ctx: Any) -> int:
@@ -666,7 +666,7 @@ def user_run(case: Any, ctx: Any) -> TrainRun:
     if "user" not in cache:
         target = target_for(case, ctx)
         choice = user_optimizer(case, ctx)
-        cache["user"] = _backend(case.framework).train_run(target, choice, _steps(ctx),
+        cache["user"] = training_backend(case.framework).train_run(target, choice, _steps(ctx),
                                                            "your settings")
     return cache["user"]
 
@@ -681,7 +681,7 @@ def good_run(case: Any, ctx: Any, trainable: int) -> TrainRun:
         if not target.transformers:
             choice = OptimizerChoice("Adam", {}, KNOWN_GOOD_LR_SMALL, "known-good for a plain "
                                      "network")
-        cache["good"] = _backend(case.framework).train_run(target, choice, _steps(ctx),
+        cache["good"] = training_backend(case.framework).train_run(target, choice, _steps(ctx),
                                                            "known-good")
     return cache["good"]
 
@@ -711,7 +711,7 @@ def _loss_label(loss: Any) -> str:
 def probe_gradients(case: Any, ctx: Any) -> list[Finding]:
     """Per-layer gradients after one backward pass, and after the user's optimizer has run."""
     target = target_for(case, ctx)
-    be = _backend(case.framework)
+    be = training_backend(case.framework)
     try:
         snap = be.gradient_snapshot(target)
     except Exception as exc:  # the framework's own error is the evidence
@@ -758,7 +758,7 @@ def _merge_exploding(first: list[Finding], later: list[Finding], run: TrainRun) 
 def probe_embeddings(case: Any, ctx: Any) -> list[Finding]:
     """PCA of the model's pooled representation of a sample, coloured by label."""
     target = target_for(case, ctx)
-    be = _backend(case.framework)
+    be = training_backend(case.framework)
     batches = _embedding_batches(case, ctx)
     result = be.pooled_embeddings(target, batches)
     if result is None:
@@ -797,7 +797,7 @@ def _embedding_batches(case: Any, ctx: Any) -> list[Any]:
     """Up to EMBED_SAMPLES samples, batched like the first batch."""
 
     first = ctx.batch
-    if "tokenized" not in ctx.__dict__ and getattr(ctx, "live", None) is not None:
+    if not ctx.is_loaded("tokenized") and getattr(ctx, "live", None) is not None:
         return [first]
     try:
         split = ctx.tokenized[case.dataset.train_split]
@@ -827,7 +827,7 @@ def probe_loss_output(case: Any, ctx: Any) -> list[Finding]:
     if (case.framework == "tensorflow" and target.transformers and ctx.batch.labels_in_inputs
             and case.training.loss):
         return []  # data.labels-in-inputs-with-keras-loss reports this wiring (the course's fault)
-    be = _backend(case.framework)
+    be = training_backend(case.framework)
     info = be.loss_expectation(target)
     if info is None:
         return []

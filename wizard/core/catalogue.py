@@ -41,6 +41,11 @@ _check("wizard.probe-crashed", "A probe could not finish",
        "A probe raised, hung past its time limit, or its process died (out of memory, segfault).",
        "The wizard goes on without it; the message tells what happened so it can be retried.",
        "Re-run with a longer --timeout, a smaller batch, or --device cpu.")
+_check("wizard.step-skipped", "A step did not run",
+       "An earlier finding made the step impossible: the framework cannot run here, or the model "
+       "or dataset cannot be reached. Each skipped step names that finding.",
+       "Checks that could not run are neither passed nor failed: the verdict says so.",
+       "Fix or resolve the finding the step names, then run the checks again.")
 
 # --- environment ---------------------------------------------------------------------------
 _check("environment.device", "Device the probes ran on",
@@ -64,7 +69,7 @@ _check("environment.framework-missing", "The case's framework is not installed",
        "framework: tensorflow without TensorFlow, or pytorch without torch.",
        "Nothing can be run on the model without its framework.",
        "pip install 'hf-debug-wizard[tf]'   # or [torch]")
-# Hub resolution (wizard/hub.py, wizard/probes/hub.py)
+# Hub resolution (wizard/hub/, wizard/checks/hub.py)
 _check("environment.model-source", "Where the model comes from",
        "The resolved model: local folder, Hub id at a commit, or the Hub cache; pipeline tag, library, "
        "model type, parameter count from the safetensors metadata, file count.",
@@ -77,7 +82,8 @@ _check("environment.dataset-source", "Where the dataset comes from",
        "dataset viewer API /splits, /info, /first-rows")
 _check("environment.hub-unreachable", "The Hub cannot be reached",
        "Offline mode (HF_HUB_OFFLINE=1), no network, or a timeout while reading a repo; info when the cache "
-       "stood in, fail when the repo is not cached.",
+       "stood in, skip when the repo is not cached (the checks that need it are listed as skipped, "
+       "not counted as faults).",
        "Nothing that is not in the cache can be resolved or downloaded.",
        "unset HF_HUB_OFFLINE   # or run once online: hf download owner/name",
        "huggingface_hub OfflineModeIsEnabled / connection errors; timeout: HF_HUB_ETAG_TIMEOUT (10 s)")
@@ -160,7 +166,7 @@ _check("data.label-balance", "Label balance and baselines",
        "A model that only predicts the majority class can look good on accuracy; the initial loss "
        "should be near ln(C).", "", "HF course ch. 8, 'Check your data again'")
 
-# --- data, more (labels/text/tokenizer/collation: wizard/probes/labels.py, text.py, ...) ---
+# --- data, more (labels/text/tokenizer/collation: wizard/checks/labels.py, text.py, ...) ---
 _check("data.label-column-missing", "The label column does not reach the model",
        "The label column is not in the dataset, preprocessing removed it, or it has a name "
        "other than label/labels/label_ids so Trainer's remove_unused_columns drops it (or a "
@@ -309,7 +315,7 @@ _check("model.initial-loss", "Initial loss against ln(C)",
        "A freshly initialised classifier predicts near-uniform probabilities, so its cross-entropy "
        "is close to ln(C); a large gap means the loss is wired wrong or the head is saturated.",
        "", "HF course ch. 8; threshold: |loss - ln C| > 0.5 * ln C")
-# model: head, trainable parameters, precision, framework hints (wizard/probes/model_head.py,
+# model: head, trainable parameters, precision, framework hints (wizard/checks/model_head.py,
 # trainable.py, precision.py)
 _check("model.head-size-mismatch", "The checkpoint's head has another size than num_labels",
        "Loads the checkpoint as the case does (num_labels as passed) with output_loading_info: "
@@ -419,7 +425,7 @@ _check("hyperparameters.learning-rate-too-high", "Learning rate too high for the
        "from tf_keras.optimizers import Adam\nmodel.compile(optimizer=Adam(learning_rate=5e-5))",
        "HF course ch. 8; BERT paper (2e-5..5e-5); threshold 1e-4; plain networks: Keras/PyTorch "
        "defaults (Adam 1e-3, SGD 1e-2) with a 10-30x margin")
-# hyperparameters: losses, decay, warmup, Keras 3 optimizers (wizard/probes/optimizer_checks.py)
+# hyperparameters: losses, decay, warmup, Keras 3 optimizers (wizard/checks/optimizer_checks.py)
 _check("hyperparameters.string-loss-defaults", "What a string loss (and string metrics) hide",
        "compile(loss='...') given as a string: the tf_keras class it stands for and its "
        "defaults (from_logits=False, ignore_class, reduction sum_over_batch_size); string "
@@ -520,7 +526,7 @@ _check("script.run", "The instrumented run of the script",
        "hooks on tf_keras/keras Model.fit, transformers Trainer.train and PreTrainedModel "
        "calls, torch.optim optimizer-step hooks and Tensor.backward")
 
-# --- metrics (wizard/probes/metrics.py) ----------------------------------------------------
+# --- metrics (wizard/checks/metrics.py) ----------------------------------------------------
 _check("metrics.baselines", "The metric on baseline predictions",
        "Accuracy, macro F1/precision/recall and MCC (the wizard's own), and the user's metrics, "
        "on uniform-random and majority-class predictions for the eval labels and on the "
@@ -567,7 +573,7 @@ _check("metrics.eval-label-set", "The eval split's labels against train's",
        "eval_dataset = dataset['validation']  # the labelled split",
        "exact comparison of the loaded samples (dataset.max_samples rows per split)")
 
-# --- memory (wizard/probes/memory.py, wizard/memory_estimate.py) ---------------------------
+# --- memory (wizard/checks/memory/probes.py, wizard/memory_estimate.py) ---------------------------
 _check("memory.estimate", "Training memory estimated from metadata",
        "Per-device memory of one training step from the config and the safetensors headers (no "
        "weights downloaded): weights, gradients, optimizer state, activations for the batch size "
@@ -620,7 +626,7 @@ _check("memory.largest-batch", "Largest batch that fits",
        "TrainingArguments(..., per_device_train_batch_size=LARGEST, gradient_accumulation_steps=N)",
        "accelerate.utils.find_executable_batch_size")
 
-# --- training (wizard/probes/training.py) --------------------------------------------------
+# --- training (wizard/checks/training.py) --------------------------------------------------
 _check("training.overfit-batch", "The model overfits one batch",
        "Trains on the first batch alone for a bounded number of steps with the user's optimizer "
        "settings; the loss falls below half its start. Carries the loss curve.",
@@ -703,7 +709,7 @@ _check("training.non-finite-step", "First non-finite loss or gradient in a live 
        "args = TrainingArguments(..., max_grad_norm=1.0, bf16=True)  # and inspect that batch",
        "any non-finite value (no threshold)")
 
-# --- curves (wizard/probes/curves.py) ------------------------------------------------------
+# --- curves (wizard/checks/curves.py) ------------------------------------------------------
 _check("curves.summary", "The loss curves read from the training logs",
        "Training and validation loss read from trainer_state.json, a Keras CSVLogger/History "
        "file or TensorBoard events: counts, first/last/min loss, and the plot.",

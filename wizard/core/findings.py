@@ -46,7 +46,7 @@ class Finding:
 
     def __post_init__(self) -> None:
         if self.id not in CHECKS:
-            raise ValueError(f"finding id {self.id!r} is not in the catalogue (wizard/catalogue.py)")
+            raise ValueError(f"finding id {self.id!r} is not in the catalogue (wizard/core/catalogue.py)")
         if self.status not in STATUSES:
             raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
+
+from wizard.errors import WizardError
+from wizard.frameworks import child_env
 
 from wizard.settings import current as current_settings
 
@@ -134,10 +139,8 @@ def build_fixtures(root: Path | None = None, frameworks: tuple[str, ...] | None 
     if frameworks is None:
         frameworks = ("pytorch",) + (("tensorflow",) if importlib.util.find_spec("tensorflow") else ())
     marker = root / "fixtures.json"
-    if marker.exists():
-        built = json.loads(marker.read_text())
-        if set(frameworks) <= set(built.get("frameworks", [])):
-            return root
+    if fixtures_ready(root, frameworks):
+        return root
     root.mkdir(parents=True, exist_ok=True)
     build_dataset(root / "dataset")
     rows = mnli_rows(300, seed=1)
@@ -148,3 +151,28 @@ def build_fixtures(root: Path | None = None, frameworks: tuple[str, ...] | None 
     build_model(root / "model", vocab, tuple(frameworks))
     marker.write_text(json.dumps({"version": FIXTURE_VERSION, "frameworks": sorted(frameworks)}))
     return root
+
+
+def fixtures_ready(root: Path, frameworks: tuple[str, ...]) -> bool:
+    """Whether `root` already holds the fixtures, with weights for each framework."""
+    marker = Path(root) / "fixtures.json"
+    if not marker.exists():
+        return False
+    return set(frameworks) <= set(json.loads(marker.read_text()).get("frameworks", []))
+
+
+def ensure_fixtures(root: Path, framework: str) -> Path:
+    """The fixtures for `framework`, built once in a child process: the wizard's own process
+    never imports a framework (the probes' worker does)."""
+    if not fixtures_ready(root, (framework,)):
+        proc = subprocess.run([sys.executable, "-m", "wizard.demo.fixtures", str(root), framework],
+                              env=child_env(framework), capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise WizardError(f"The demo fixtures could not be built in {root}: {tail[0]}",
+                              fix="Check the folder is writable, or set WIZARD_CACHE to another.")
+    return Path(root)
+
+
+if __name__ == "__main__":
+    build_fixtures(Path(sys.argv[1]), frameworks=tuple(sys.argv[2:]) or None)

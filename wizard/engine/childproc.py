@@ -14,23 +14,30 @@ import signal
 import subprocess
 import sys
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 
 class Child:
-    """One child process running `entry(conn)`; `group`: it and its own children form a process
-    group that `stop(kill=True)` ends together."""
+    """One child process running `entry(conn)`. `group`: it and its own children form a process
+    group that `stop(kill=True)` ends together. `log`: where its stdout and stderr go, appended
+    (native libraries write there around Python, e.g. TensorFlow's C++ log lines)."""
 
     def __init__(self, entry: Callable[[Connection], None], env: Mapping[str, str],
-                 group: bool = False):
+                 group: bool = False, log: Path | None = None):
         self.target = f"{entry.__module__}:{entry.__qualname__}"
         parent, child = mp.Pipe()
         self.conn = parent
+        self.log = log
+        out = open(log, "ab") if log is not None else None  # noqa: SIM115 (the child's, closed below)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "import sys; from wizard.engine.childproc import child_main; "
              "child_main(sys.argv[1], int(sys.argv[2]))", self.target, str(child.fileno())],
-            pass_fds=[child.fileno()], env=dict(env), start_new_session=group)
+            pass_fds=[child.fileno()], env=dict(env), start_new_session=group,
+            stdout=out, stderr=out)
         child.close()
+        if out is not None:
+            out.close()
         self.group = group
 
     def alive(self) -> bool:
@@ -48,6 +55,12 @@ class Child:
 
     def recv(self) -> Any:
         return self.conn.recv()
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last lines the child printed (empty without a log)."""
+        if self.log is None or not self.log.exists():
+            return ""
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
     def exit_code(self, wait: float = 5.0) -> int | None:
         """The exit code, waiting a moment (the pipe closes before the exit is reaped)."""

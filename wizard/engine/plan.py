@@ -17,7 +17,7 @@ from typing import Any, Callable
 from wizard.context import is_local_ref
 from wizard.core.case import SYMPTOMS, Case
 from wizard.engine.verdict import library_bug_candidate
-from wizard.hub import client as hub
+from wizard.hub.resolve import needs_trust_remote_code
 from wizard.triage.match import triage
 
 Cond = Callable[[Case], bool]
@@ -88,9 +88,8 @@ def needs_remote_code(model: str, revision: str | None = None) -> bool:
 
 
 def _remote_code(model: str, revision: str | None) -> bool:
-
     try:
-        return hub.needs_trust_remote_code(model, revision=revision, timeout=10)
+        return needs_trust_remote_code(model, revision=revision, timeout=10)
     except Exception:  # noqa: BLE001 - not found, offline, a bad config: the checks report it;
         return False   # a question's condition must never end the walk
 
@@ -261,9 +260,8 @@ STEPS: dict[str, Step] = {s.id: s for s in [
 ]}
 
 
-# -- the report step (reports/repro.py, wizard/probes/library.py) ---------------------------------
+# -- the report step (wizard/evidence/repro.py, wizard/checks/library.py) ---------------------------------
 def _library_bug_candidate(case: Case, findings: list) -> bool:
-
     return library_bug_candidate(case, findings)
 
 

@@ -15,7 +15,7 @@ from wizard.core.findings import Finding, Verdict
 from wizard.engine.plan import Step, plan
 from wizard.engine.registry import PROBES, resolve
 from wizard.engine.verdict import decide
-from wizard.engine.worker import DEFAULT_TIMEOUT, Worker, _error
+from wizard.engine.worker import DEFAULT_TIMEOUT, Worker, probe_error
 from wizard.evidence.environment import environment_info
 
 EventKind = str  # "step" | "progress" | "finding" | "verdict"
@@ -80,13 +80,15 @@ class Session:
         self.on_event(Event(kind, data))
 
     def run(self) -> Result:
-
         start = time.perf_counter()
         if self.ctx is None:
             check_local_paths(self.case)
         environment = environment_info()
         worker = Worker(self.case, self.device, self.timeout,
                         on_progress=lambda m: self._emit("progress", message=m))
+        if self.ctx is None and any(PROBES[n].in_worker for s in self.steps for n in s.probes
+                                    if n in PROBES):
+            worker.start()  # the framework loads there while the local probes run here
         fatal = False
         try:
             for index, step in enumerate(self.steps):
@@ -111,18 +113,32 @@ class Session:
                         self.findings.append(f)
                         self._emit("finding", finding=f)
                     self._save(environment, worker.resolved_device)
-                if step.stop_on_fail and any(f.status == "fail" for f in self.findings):
+                blocking = next((f for f in self.findings if f.status == "fail"
+                                 or f.evidence.get("blocks")), None)
+                if step.stop_on_fail and blocking is not None:
                     fatal = True  # e.g. the framework cannot run here: straight to the verdict
+                    self._skip_rest(self.steps[index + 1:], blocking)
         finally:
             worker.close()
         verdict = decide(self.case, self.findings)
         self._emit("verdict", verdict=verdict)
         device = worker.resolved_device or (self.ctx.device if self.ctx is not None
-                                            and "backend" in self.ctx.__dict__ else None)
+                                            and self.ctx.is_loaded("backend") else None)
         result = Result(self.case, environment, device or _fallback_device(self.device),
                         self.path, self.findings, verdict, seconds=time.perf_counter() - start)
         self._save(environment, result.device, result)
         return result
+
+    def _skip_rest(self, steps: list[Step], because: Finding) -> None:
+        """A skip finding for each step that cannot run after `because`."""
+        for step in steps:
+            if step.needs is not None:
+                continue  # a step that runs only when findings call for it (the report step)
+            f = Finding("wizard.step-skipped", "skip", f"{step.title}: not run",
+                        evidence={"step": step.id, "because": because.id},
+                        explanation=f"Not run because: {because.title}.")
+            self.findings.append(f)
+            self._emit("finding", finding=f)
 
     def _inline(self, name: str) -> list[Finding]:
         """A worker probe run in this process on the live context."""
@@ -133,7 +149,7 @@ class Session:
             raise
         except Exception as exc:
 
-            return [_error(name, f"raised {type(exc).__name__}: {exc}",
+            return [probe_error(name, f"raised {type(exc).__name__}: {exc}",
                            "The traceback is in the evidence.", traceback.format_exc()[-4000:])]
         notes, self.ctx.notes[:] = list(self.ctx.notes), []
         return [*notes, *found]
@@ -144,7 +160,7 @@ class Session:
                                  if self.oauth_token else None)
         except Exception as exc:  # same contract as the worker: a finding, never a crash
 
-            return [_error(name, f"raised {type(exc).__name__}: {exc}",
+            return [probe_error(name, f"raised {type(exc).__name__}: {exc}",
                            "This is a problem inside the wizard; please report it.")]
 
     def _save(self, environment: dict[str, Any], device: str | None,

@@ -56,7 +56,6 @@ def user_side_errors(findings: list[Finding]) -> list[Finding]:
 
 
 def _signature(text: str) -> str | None:
-
     return error_signature(text) if text else None
 
 
@@ -114,6 +113,12 @@ def decide(case: Case, findings: list[Finding]) -> Verdict:
         rest = f" (and {len(faults) - 1} more fault{'s' if len(faults) > 2 else ''})" if len(faults) > 1 else ""
         return Verdict("user-error", primary.id, f"{primary.title}{rest}.",
                        reasons=[f"{f.id}: {f.title}" for f in faults])
+    blocked = next((f for f in findings if f.evidence.get("blocks")), None)
+    if blocked is not None:
+        skipped = [f for f in findings if f.id == "wizard.step-skipped"]
+        return Verdict("inconclusive", blocked.id,
+                       f"{blocked.title}: {len(skipped)} step(s) could not run, so nothing about "
+                       "your setup was judged.", reasons=[f.title for f in skipped])
     signals = library_signals(findings)
     if signals:
         return _library_verdict(findings, signals)

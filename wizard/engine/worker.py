@@ -3,8 +3,11 @@
 (model, data) between probes and is restarted after a failure."""
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 import traceback
+from pathlib import Path
 from typing import Any, Callable
 
 from wizard.context import Context
@@ -16,6 +19,7 @@ from wizard.frameworks import child_env, use_framework
 from wizard.settings import PROBE_TIMEOUT
 
 DEFAULT_TIMEOUT = PROBE_TIMEOUT
+QUIT_WAIT = 0.2   # seconds a finished worker gets to exit before it is killed (nothing to save)
 _GOODBYE = ""  # an empty probe name: the worker's loop ends
 
 
@@ -38,6 +42,10 @@ def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
     hf_logging.disable_progress_bar()
 
     ctx = Context(case, device=device, progress=lambda m: conn.send(("progress", m)))
+    try:  # import the framework now, while the parent runs its own probes
+        ctx.backend
+    except Exception:  # noqa: BLE001  (the probes that need it report it)
+        pass
     while True:
         try:
             name = conn.recv()
@@ -49,7 +57,7 @@ def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
             findings = resolve(name)(case, ctx)
             findings = [*ctx.notes, *findings]
             ctx.notes.clear()
-            device_now = ctx.__dict__.get("backend") and ctx.device
+            device_now = ctx.loaded("backend") and ctx.device
             conn.send(("result", [f.to_dict() for f in findings], {"device": device_now}))
         except CaseError as exc:
             conn.send(("case-error", str(exc), exc.field_name))
@@ -67,12 +75,20 @@ class Worker:
         self.timeout = timeout
         self.on_progress = on_progress or (lambda m: None)
         self.resolved_device: str | None = None
+        # what the child prints (TensorFlow's C++ logs, warnings) stays off the user's screen
+        self.log = Path(tempfile.gettempdir()) / f"wizard-worker-{os.getpid()}-{id(self)}.log"
         self._child: Child | None = None
 
-    def run(self, name: str, timeout: float | None = None) -> list[Finding]:
+    def start(self) -> None:
+        """Start the child (if it is not running): it imports the framework while the caller
+        does other work."""
         if self._child is None or not self._child.alive():
-            self._child = Child(worker_entry, child_env(self.case.framework, self.device))
+            self._child = Child(worker_entry, child_env(self.case.framework, self.device),
+                                log=self.log)
             self._child.send((self.case.to_dict(), self.device))
+
+    def run(self, name: str, timeout: float | None = None) -> list[Finding]:
+        self.start()
         child = self._child
         limit = timeout or self.timeout
         child.send(name)
@@ -81,7 +97,7 @@ class Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.close(kill=True)
-                return [_error(name, f"did not finish within {limit:.0f} s and was stopped",
+                return [probe_error(name, f"did not finish within {limit:.0f} s and was stopped",
                                "Re-run with a longer --timeout, or a smaller batch_size/max_samples.")]
             if not child.poll(min(left, 0.5)):
                 if not child.alive():
@@ -102,22 +118,25 @@ class Worker:
                 raise CaseError(msg[1], msg[2])
             elif kind == "error":
                 _, etype, message, tb = msg
-                return [_error(name, f"raised {etype}: {message.splitlines()[0] if message else ''}",
+                return [probe_error(name, f"raised {etype}: {message.splitlines()[0] if message else ''}",
                                "This is a problem inside the wizard or the loading of your "
                                "model/data; the traceback is in the evidence.", tb)]
 
     def _died(self, name: str) -> Finding:
         code = self._child.exit_code() if self._child is not None else None
+        tail = self._child.log_tail() if self._child is not None else ""
         self.close(kill=True)
         why = ("was killed (signal 9: most likely out of memory)" if code in (-9, 137)
                else f"died with exit code {code}")
-        return _error(name, f"its process {why}",
-                      "Re-run with a smaller training.batch_size or dataset.max_samples, or --device cpu.")
+        return probe_error(name, f"its process {why}",
+                      "Re-run with a smaller training.batch_size or dataset.max_samples, or --device cpu.",
+                      tail)
 
     def close(self, kill: bool = False) -> None:
         if self._child is not None:
-            self._child.stop(kill=kill, goodbye=None if kill else _GOODBYE)
+            self._child.stop(kill=kill, goodbye=None if kill else _GOODBYE, wait=QUIT_WAIT)
             self._child = None
+        self.log.unlink(missing_ok=True)
 
     def __enter__(self) -> "Worker":
         return self
@@ -126,7 +145,7 @@ class Worker:
         self.close()
 
 
-def _error(probe: str, what: str, advice: str, tb: str = "") -> Finding:
+def probe_error(probe: str, what: str, advice: str, tb: str = "") -> Finding:
     return Finding("wizard.probe-crashed", "error", f"Probe {probe!r} {what}",
                    evidence={"probe": probe, **({"traceback": tb} if tb else {})},
                    explanation=f"The {probe!r} probe {what}; the other checks went on without "

@@ -16,24 +16,26 @@ from __future__ import annotations
 import json
 import math
 import re
-import struct
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from wizard.core.optimizer import parse_optimizer
 from wizard.errors import ModelNotFound
+from wizard.hub.auth import resolve_token
+from wizard.hub.download import download_file
+from wizard.hub.errors import HubError
+from wizard.hub.refs import hub_id
+from wizard.hub.safetensors import hub_headers, read_header, weight_files
 
 GiB = 1024 ** 3
 MiB = 1024 ** 2
-SAFETENSORS_MAX_HEADER = 100 * MiB
 FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1,
                 "F8_E4M3FN": 1, "F8_E8M0": 1}
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 _DTYPE_NAMES = {"F32": "fp32", "F16": "fp16", "BF16": "bf16", "F64": "fp64"}
 # Persistent buffers some checkpoints carry that are not parameters (GPT-2's causal masks, ids).
 _BUFFER_NAMES = re.compile(r"(\.attn\.(masked_)?bias$|position_ids$|\.inv_freq$|_float_tensor$)")
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 CUDA_CONTEXT_BYTES = int(0.5 * GiB)  # CUDA context + cuBLAS workspace: not in max_memory_allocated
 STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
 
@@ -96,43 +98,19 @@ def count_from_headers(headers: dict[str, dict[str, Any]], source: str, location
     return ParamCount(sum(by_dtype.values()), by_dtype, source, location, largest, factored, n)
 
 
-def read_safetensors_header(path: str | Path) -> dict[str, Any]:
-    """The JSON header of a .safetensors file: 8-byte little-endian length, then JSON."""
-    with open(path, "rb") as fh:
-        head = fh.read(8)
-        if len(head) != 8:
-            raise ModelNotFound(f"{path} is too short to be a safetensors file; re-save the model.")
-        (size,) = struct.unpack("<Q", head)
-        if size > SAFETENSORS_MAX_HEADER:
-            raise ModelNotFound(f"{path} has a {size}-byte header, which is not a safetensors "
-                                "header; re-save the model with save_pretrained().")
-        raw = fh.read(size)
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise ModelNotFound(f"{path} has a header that is not JSON; re-save the model with "
-                            "save_pretrained().") from None
-
-
-def _local_safetensors(folder: Path) -> list[Path]:
-    index = folder / "model.safetensors.index.json"
-    if index.is_file():
-        weight_map = json.loads(index.read_text()).get("weight_map", {})
-        return [folder / f for f in sorted(set(weight_map.values()))]
-    single = folder / "model.safetensors"
-    return [single] if single.is_file() else []
-
-
 def count_local(folder: str | Path) -> ParamCount | None:
     """Count parameters of a local save_pretrained folder from its weight files, or None."""
     folder = Path(folder)
-    files = _local_safetensors(folder)
+    files = weight_files(folder)
     if files:
         missing = [f.name for f in files if not f.is_file()]
         if missing:
             raise ModelNotFound(f"The shard {missing[0]} named in {folder}/model.safetensors."
                                 "index.json is missing; copy the whole folder again.")
-        headers = {f.name: read_safetensors_header(f) for f in files}
+        try:
+            headers = {f.name: read_header(f) for f in files}
+        except HubError as err:
+            raise ModelNotFound(err.message) from None
         return count_from_headers(headers, "safetensors", str(folder))
     bins = sorted(folder.glob("pytorch_model*.bin"))
     if bins:
@@ -154,21 +132,13 @@ def _count_torch_bins(files: list[Path], location: str) -> ParamCount:
 
 def count_hub(repo_id: str, revision: str | None = None, endpoint: str | None = None,
               token: str | bool | None = None) -> ParamCount:
-    """Count parameters of a Hub model from its safetensors headers (HTTP range requests only).
-
-    Uses HfApi.get_safetensors_metadata (same signature in huggingface_hub 0.36 and 2.x: it
-    returns SafetensorsRepoMetadata whose files_metadata[name].tensors hold dtype and shape).
-    """
-    from huggingface_hub import HfApi
-
-    meta = HfApi(endpoint=endpoint, token=token).get_safetensors_metadata(repo_id, revision=revision)
-    headers = {fname: {name: {"dtype": t.dtype, "shape": list(t.shape)}
-                       for name, t in fm.tensors.items()}
-               for fname, fm in meta.files_metadata.items()}
+    """Count parameters of a Hub model from its safetensors headers (HTTP range requests only);
+    a HubError when the Hub cannot say."""
+    headers = hub_headers(repo_id, revision=revision, endpoint=endpoint, token=token)
     return count_from_headers(headers, "hub-safetensors", repo_id)
 
 
-def _torch_class(config: Any, task: str | None) -> Any:
+def torch_class(config: Any, task: str | None) -> Any:
     import transformers
 
     arches = list(getattr(config, "architectures", None) or [])
@@ -192,7 +162,7 @@ def count_from_config(config: Any, task: str | None = None) -> ParamCount:
     """
     import torch
 
-    cls = _torch_class(config, task)
+    cls = torch_class(config, task)
     # torch.device("meta") rather than accelerate.init_empty_weights: the latter unties tied
     # embeddings (GPT-2's lm_head), which would count them twice.
     with torch.device("meta"):
@@ -324,6 +294,39 @@ class ModelGeometry:
         return "lm" if self.is_encoder_decoder or self.rotary else "cls"
 
 
+# Decoder LLM families whose parameter count follows exactly from config.json (checked against
+# the model built on the meta device in the tests): model_type -> q/k/v biases always present.
+EXACT_DECODERS = {"llama": False, "mistral": False, "qwen2": True}
+
+
+def exact_decoder_count(config: dict[str, Any], task: str | None = None) -> ParamCount | None:
+    """The exact parameter count of a causal LM of an EXACT_DECODERS family, from its config
+    alone, without importing a framework; None for any other model or head."""
+    mt = str(config.get("model_type", ""))
+    if mt not in EXACT_DECODERS or config.get("text_config") or config.get("quantization_config"):
+        return None
+    g = ModelGeometry.from_config(config)
+    if g.head_kind(task) != "lm" or any("ForCausalLM" not in a for a in g.architectures):
+        return None
+    h, i, heads, kv, hd = g.hidden, g.intermediate, g.heads, g.kv_heads, g.head_dim
+    qkv_bias = EXACT_DECODERS[mt] or bool(config.get("attention_bias", False))
+    layer: list[list[int]] = [[heads * hd, h], [kv * hd, h], [kv * hd, h], [h, heads * hd],
+                              [i, h], [i, h], [h, i], [h], [h]]
+    if qkv_bias:
+        layer += [[heads * hd], [kv * hd], [kv * hd]]
+    if config.get("attention_bias"):
+        layer += [[h]]
+    if config.get("mlp_bias"):
+        layer += [[i], [i], [h]]
+    shapes = [[g.vocab, h], *layer * g.layers, [h]]
+    if not config.get("tie_word_embeddings", False):
+        shapes.append([g.vocab, h])
+    sizes = [math.prod(s) for s in shapes]
+    return ParamCount(sum(sizes), {"F32": sum(sizes)}, "config-formula",
+                      str(config.get("_name_or_path", "")), max(sizes),
+                      sum(_factored(s) for s in shapes), len(shapes))
+
+
 def analytic_param_count(g: ModelGeometry) -> int:
     """Parameters from the geometry alone (embeddings + layers + head), for when no weights exist."""
     h, i = g.hidden, g.intermediate
@@ -353,44 +356,13 @@ def read_config(model: str | Path, revision: str | None = None, endpoint: str | 
         return json.loads(cfg.read_text()), cfg
     if p.is_file() and p.suffix == ".json":
         return json.loads(p.read_text()), p
-    _check_repo_id(str(model))
-    path = _hub_file(str(model), "config.json", revision, endpoint, token)
-    return json.loads(Path(path).read_text()), Path(path)
-
-
-def _check_repo_id(model: str) -> None:
-    if not _REPO_ID.match(model) or model.count("/") > 1 or "--" in model or ".." in model:
-        raise ModelNotFound(f"{model!r} is neither a local folder nor a Hub model id; pass a "
-                            "save_pretrained folder or an id like distilbert-base-uncased.")
-
-
-def _hub_file(repo_id: str, filename: str, revision: str | None, endpoint: str | None,
-              token: str | bool | None) -> str:
-    from huggingface_hub import HfApi, errors
-
     try:
-        return HfApi(endpoint=endpoint, token=token).hf_hub_download(repo_id, filename,
-                                                                     revision=revision)
-    except errors.GatedRepoError:
-        raise ModelNotFound(f"{repo_id} is gated; accept its terms on the Hub and log in with "
-                            "`hf auth login`.") from None
-    except errors.RepositoryNotFoundError:
-        raise ModelNotFound(f"There is no model {repo_id!r} on the Hub (or it is private); check "
-                            "the id, or log in with `hf auth login`.") from None
-    except errors.RevisionNotFoundError:
-        raise ModelNotFound(f"{repo_id} has no revision {revision!r}; use a branch, tag or "
-                            "commit that exists.") from None
-    except errors.LocalEntryNotFoundError:   # offline (or unreachable) and not in the cache
-        raise ModelNotFound(f"{repo_id} is not in the local Hub cache and the Hub cannot be "
-                            "reached (HF_HUB_OFFLINE=1 or no network); download it once online "
-                            "or pass a local save_pretrained folder.") from None
-    except errors.EntryNotFoundError:
-        raise ModelNotFound(f"{repo_id} has no {filename}; it may not be a transformers "
-                            "model.") from None
-    except Exception as exc:  # offline, no cache, connection refused
-        raise ModelNotFound(f"Cannot read {repo_id} from the Hub and it is not in the local "
-                            f"cache ({type(exc).__name__}); download it once online or pass a "
-                            "local save_pretrained folder.") from None
+        repo_id = hub_id(str(model), "model")
+        path = download_file(repo_id, "config.json", revision=revision,
+                             token=resolve_token(token)[0], endpoint=endpoint)
+    except HubError as err:
+        raise ModelNotFound(err.message) from None
+    return json.loads(Path(path).read_text()), Path(path)
 
 
 def resolve_params(model: str | Path, config: dict[str, Any], config_file: Path | None,
@@ -412,6 +384,9 @@ def resolve_params(model: str | Path, config: dict[str, Any], config_file: Path 
             if found is not None:
                 found.source = "cached-" + found.source
                 return found
+    exact = exact_decoder_count(config, task)
+    if exact is not None:
+        return exact
     try:
         from transformers import AutoConfig
 

@@ -17,6 +17,7 @@ from typing import Any
 
 NOT_INSTALLED = "not installed"
 NOT_PROBED = "not probed"
+ON_DEVICES = "the checks' device is reported with them; `python -m wizard env --devices` lists all"
 UNKNOWN = "unknown"
 
 # label -> (distribution names to try, in order; module name for the imported-version check)
@@ -209,7 +210,7 @@ def _torch_lines(t: dict[str, Any]) -> list[str]:
     if t["error"]:
         lines.append(f"- PyTorch devices: import failed: {t['error']}")
     elif not t["probed"]:
-        lines.append(f"- PyTorch devices: {NOT_PROBED} (torch was not imported)")
+        lines.append(f"- PyTorch devices: {NOT_PROBED} here ({ON_DEVICES})")
     elif t["cuda_available"]:
         names = ", ".join(t["gpus"]) if t["gpus"] else "names not probed"
         lines.append(f"- PyTorch devices: CUDA, {t['gpu_count']} GPU(s): {names}")
@@ -227,7 +228,7 @@ def _tf_lines(t: dict[str, Any]) -> list[str]:
     if t["error"]:
         lines.append(f"- TensorFlow GPUs: import failed: {t['error']}")
     elif not t["probed"]:
-        lines.append(f"- TensorFlow GPUs: {NOT_PROBED} (tensorflow was not imported)")
+        lines.append(f"- TensorFlow GPUs: {NOT_PROBED} here ({ON_DEVICES})")
     else:
         gpus = t["gpus"] or []
         lines.append(f"- TensorFlow GPUs: {len(gpus)}" + (f" ({', '.join(gpus)})" if gpus else ""))

@@ -11,12 +11,15 @@ None, NaN and Inf in the data are left out of the figure.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import re
+import threading
 from pathlib import Path
 from typing import Any, Iterable
 
 from wizard.core.findings import Finding, Plot
+from wizard.errors import WizardError
 
 DPI = 110
 FIGSIZE = (8.0, 4.5)
@@ -25,8 +28,15 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7
            "#bcbd22", "#17becf")
 
 
-class PlotError(ValueError):
+class PlotError(WizardError):
     """A plot whose data cannot be drawn, named in one sentence."""
+
+
+def warm_up() -> None:
+    """Import matplotlib in a background thread (about half a second), so the plots are drawn
+    without waiting once the checks are done."""
+    threading.Thread(target=importlib.import_module, args=("matplotlib.figure",),
+                     daemon=True).start()
 
 
 def render(plot: Plot, path: str | Path) -> Path:

@@ -65,7 +65,6 @@ def _where(reading: "ScriptReading", line: int) -> dict[str, Any]:
 
 # -- the reading itself -------------------------------------------------------------------------
 def _read_finding(reading: "ScriptReading") -> Finding:
-
     read = {}
     for dotted, src in reading.read.items():
         try:

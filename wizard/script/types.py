@@ -71,7 +71,6 @@ class ScriptQuestion:
 
     @property
     def prompt(self) -> str:
-
         base = next((q.prompt for q in QUESTIONS.values() if q.field == self.field),
                     f"Value of `{self.field}`")
         return f"{base} — line {self.line}: `{self.code}` ({self.reason})"

@@ -7,7 +7,7 @@ pre-imported "zygote" (so an out-of-memory or a poisoned CUDA context dies with 
 next attempt starts clean). Run as `python -m wizard.checks.memory.probes --serve` that zygote reads step
 specs as JSON lines; `--once` runs a single spec (platforms without fork, and every TensorFlow
 step: TensorFlow is not fork-safe once imported, so a Keras step always gets a fresh process;
-see wizard/probes/memory_tf_step.py).
+see wizard/checks/memory/tf_step.py).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from wizard.estimate.memory import (
     ModelGeometry,
     ModelNotFound,
     TrainingSetup,
-    _torch_class,
+    torch_class,
     advise,
     combined_fix,
     estimate_memory,
@@ -398,7 +398,7 @@ def _step_class(config: Any, kind: str) -> Any:
     word = HEAD_WORDS.get(kind)
     if word and not any(word in a for a in getattr(config, "architectures", None) or []):
         config.architectures = None
-    return _torch_class(config, kind)
+    return torch_class(config, kind)
 
 
 def run_step(spec: dict[str, Any], child: bool = False) -> dict[str, Any]:
@@ -716,9 +716,9 @@ def _pick_device(case: Any, device: str | None, ctx: Any) -> str:
 def _shared_runner(ctx: Any, framework: str, device: str, timeout_s: float) -> StepRunner | None:
     """One step runner for the probes of one context (the worker's: the measured step and the
     batch search then share a zygote), closed when the context goes; None without a context."""
-    if ctx is None or not hasattr(ctx, "__dict__"):
+    if ctx is None or not hasattr(ctx, "scratch"):
         return None
-    runner = ctx.__dict__.get("_step_runner")
+    runner = ctx.scratch.get("step_runner")
     if runner is not None and (runner.device, runner.timeout) == (device, timeout_s):
         return runner
     if runner is not None:
@@ -728,7 +728,7 @@ def _shared_runner(ctx: Any, framework: str, device: str, timeout_s: float) -> S
         weakref.finalize(ctx, runner.close)
     except TypeError:  # a context without weak references: each probe gets its own runner
         return None
-    ctx.__dict__["_step_runner"] = runner
+    ctx.scratch["step_runner"] = runner
     return runner
 
 

@@ -158,7 +158,6 @@ def _first_step(tf: Any, model: Any, step: Any) -> bool:
 
 
 def _status(key: str) -> int | None:
-
     return status_bytes(key)
 
 

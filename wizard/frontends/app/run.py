@@ -28,7 +28,8 @@ from wizard.engine.verdict import merge_static
 from wizard.evidence.repro import SCRIPT_NAME, script_from_result
 from wizard.engine.childproc import Child
 from wizard.frameworks import child_env
-from wizard.hub.client import HubError, resolve_dataset
+from wizard.hub.dataset import resolve_dataset
+from wizard.hub.errors import HubError
 from wizard.reports.redact import redact
 from wizard.reports.render import write_reports
 from wizard.script.reader import read_script

@@ -705,11 +705,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
                     _column(False), "", *repro_updates(st)]
 
-        def _dbg_show_report(st, f):
-            out = show_report(st, f)
-            skip = {int(i) for i in os.environ.get("WZ_SKIP", "").split(",") if i}
-            return [gr.skip() if i in skip else o for i, o in enumerate(out)]
-        to_report_btn.click(_dbg_show_report, [state, fmt], report_outputs, api_name="report")
+        to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report",
+                            show_progress_on=[to_report_btn])
         fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
                    queue=False, api_visibility="private")
 

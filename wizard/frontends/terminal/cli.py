@@ -6,17 +6,16 @@ Exit codes: 0 ran (and, for `check`, found no fault), 1 `check` found a fault,
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from wizard.core.case import Case
 from wizard.core.catalogue import CATEGORIES, CHECKS
 from wizard.demo.cases import course_case, healthy_case
-from wizard.demo.fixtures import build_fixtures, default_cache_dir
+from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
 from wizard.engine.session import Session
 from wizard.errors import UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
@@ -25,7 +24,14 @@ from wizard.frontends.terminal import interactive
 from wizard.frontends.terminal.commands import curves as curves_command
 from wizard.frontends.terminal.commands import memory as memory_command
 from wizard.frontends.terminal.commands import run as run_command
-from wizard.frontends.terminal.console import EventPrinter, make_console, verdict_panel
+from wizard.frontends.terminal.console import (
+    EventPrinter,
+    exit_code,
+    make_console,
+    summary_line,
+    verdict_panel,
+)
+from wizard.reports.plots import warm_up as plots_warm_up
 from wizard.reports.render import write_reports
 from wizard.script.reader import case_from_script
 from wizard.settings import PROBE_TIMEOUT
@@ -103,13 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- check / demo -------------------------------------------------------------------------
 def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: Any = None) -> int:
-
     console = make_console()
     out_dir = Path(args.out)
     autosave = out_dir / "session.json"
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "case.yaml").write_text(case.to_yaml(), encoding="utf-8")
     printer = EventPrinter(console, quiet=args.quiet)
+    plots_warm_up()
     try:
         with printer:
             result = Session(case, device=args.device, timeout=args.timeout, on_event=printer,
@@ -130,18 +136,15 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
     autosave.write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
     console.print()
     console.print(verdict_panel(result.verdict))
-    fails = result.fails()
-    console.print(f"[dim]{len(result.findings)} findings, {len(fails)} fault(s), device "
-                  f"{result.device}, {result.seconds:.1f} s[/]")
+    console.print(summary_line(result))
     for path in result.reports:
         console.print(f"report: {path}")
     if args.json:
         console.print(f"json: {args.json}")
-    return 0 if demo or not fails else 1
+    return 0 if demo else exit_code(result)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-
     if args.script:
         import yaml
 
@@ -189,36 +192,14 @@ def _pair(text: str, option: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
-@contextlib.contextmanager
-def quiet_libraries() -> Iterator[None]:
-    """Silence library progress bars and log lines (and TF's C++ logs) while building fixtures."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
-    import logging
-
-    import datasets
-    from transformers.utils import logging as hf_logging
-
-    datasets.disable_progress_bars()
-    old = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    logging.getLogger("tensorflow").setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(old)
-        hf_logging.enable_progress_bar()
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-
     framework = args.framework or default_demo_framework()
     root = Path(args.cache) if args.cache else default_cache_dir()
     if not args.quiet:
         print(f"Demo fixtures: {root} (built once, offline)", file=sys.stderr)
-    with quiet_libraries():
-        build_fixtures(root, frameworks=(framework,))
+    ensure_fixtures(root, framework)
     case = (healthy_case if args.healthy else course_case)(root, framework)
     if args.write_case:
         Path(args.write_case).write_text(case.to_yaml(), encoding="utf-8")
@@ -229,14 +210,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # -- env / checks -------------------------------------------------------------------------
 def cmd_env(args: argparse.Namespace) -> int:
-
     info = environment_info(probe_frameworks=args.devices)
     print(json.dumps(info, indent=2, default=str) if args.json else environment_block(info))
     return 0
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
-
     if args.json:
         print(json.dumps([c.to_dict() for c in CHECKS.values()], indent=2))
     elif args.markdown:
@@ -253,9 +232,8 @@ def cmd_checks(args: argparse.Namespace) -> int:
 
 
 def catalogue_markdown() -> str:
-
     lines = ["# Check catalogue", "",
-             "Generated from `wizard/catalogue.py` by `python -m wizard checks --markdown`. "
+             "Generated from `wizard/core/catalogue.py` by `python -m wizard checks --markdown`. "
              "An id, once published, keeps its meaning.", ""]
     for cat in CATEGORIES:
         checks = [c for c in CHECKS.values() if c.category == cat]

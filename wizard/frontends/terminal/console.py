@@ -129,3 +129,14 @@ class EventPrinter:
                                else finding_line(f))
         elif event.kind == "verdict" and self.progress:
             self.progress.stop()
+
+
+def summary_line(result: Any) -> str:
+    """Findings, faults, device and time of a finished run, in one dim line."""
+    return (f"[dim]{len(result.findings)} findings, {len(result.fails())} fault(s), device "
+            f"{result.device}, {result.seconds:.1f} s[/]")
+
+
+def exit_code(result: Any) -> int:
+    """0 when no fault was found, 1 when one was (`check`, the guided wizard, `run`)."""
+    return 1 if result.fails() else 0

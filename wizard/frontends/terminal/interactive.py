@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+
 from wizard.backends.data import load_splits
 from wizard.context import is_local_ref
 from wizard.core.case import (
@@ -25,7 +27,7 @@ from wizard.core.case import (
     CaseError,
 )
 from wizard.demo.cases import course_case
-from wizard.demo.fixtures import build_fixtures, default_cache_dir
+from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
 from wizard.engine.plan import (
     QUESTIONS,
     Edge,
@@ -39,8 +41,10 @@ from wizard.errors import WizardError
 from wizard.frameworks import default_demo_framework
 from wizard.frontends.terminal.console import (
     EventPrinter,
+    exit_code,
     finding_line,
     make_console,
+    summary_line,
     verdict_panel,
 )
 from wizard.reports.render import write_reports
@@ -96,7 +100,6 @@ class ScriptStep:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "ScriptStep":
-
         if not data:
             return cls()
         return cls(bool(data.get("asked")), data.get("path"), set(data.get("skip", [])),
@@ -182,7 +185,6 @@ def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -
 
 
 def _validate_ref(text: str, what: str) -> str:
-
     if not text:
         raise Validation(f"Give a Hub id or a local folder for the {what}.")
     if is_local_ref(text) or not HUB_ID.match(text):
@@ -225,22 +227,23 @@ def ask(q: Question, case: Case, columns: list[str] | None, can_go_back: bool,
         if can_go_back:
             choices.append(questionary.Choice("← back", value=BACK))
         default = next((c for c in choices if c.value == current), None)
-        return questionary.select(q.prompt, choices=choices, default=default,
-                                  use_shortcuts=len(choices) <= 36,
-                                  instruction=f"({q.why})").unsafe_ask()
+        return _back_key(questionary.select(q.prompt, choices=choices, default=default,
+                                            use_shortcuts=len(choices) <= 36,
+                                            instruction=f"({q.why})"), can_go_back).unsafe_ask()
     if q.kind == "columns" and columns:
         guess = current if current and all(c in columns for c in current) else [
             c for c in columns if c in ("text", "sentence", "premise", "hypothesis", "question")]
         choices = [questionary.Choice(c, value=c, checked=c in guess) for c in columns]
-        answer = questionary.checkbox(q.prompt, choices=choices,
-                                      instruction="(space to pick, enter to confirm)").unsafe_ask()
-        return answer
+        return _back_key(questionary.checkbox(q.prompt, choices=choices,
+                                              instruction="(space to pick, enter to confirm)"),
+                         can_go_back).unsafe_ask()
     if q.kind == "column" and columns:
         choices = [questionary.Choice(c, value=c) for c in columns]
         if can_go_back:
             choices.append(questionary.Choice("← back", value=BACK))
         default = next((c for c in choices if c.value == (current or "label")), None)
-        return questionary.select(q.prompt, choices=choices, default=default).unsafe_ask()
+        return _back_key(questionary.select(q.prompt, choices=choices, default=default),
+                         can_go_back).unsafe_ask()
     default = "" if current in (None, [], "") else (", ".join(current) if isinstance(current, list)
                                                     else str(current))
     if q.kind == "multiline":
@@ -251,6 +254,20 @@ def ask(q: Question, case: Case, columns: list[str] | None, can_go_back: bool,
         if not answer.strip() and default and not q.optional:
             answer = current  # Enter keeps the default shown in brackets
     return BACK if can_go_back and isinstance(answer, str) and answer.strip() == "<" else answer
+
+
+def _back_key(question: Any, can_go_back: bool) -> Any:
+    """A menu where '<' goes back at once, as the header says (text answers read '<' too)."""
+    if can_go_back:
+        keys = KeyBindings()
+
+        @keys.add("<")
+        def _back(event: Any) -> None:
+            event.app.exit(result=BACK)
+
+        app = question.application
+        app.key_bindings = merge_key_bindings([app.key_bindings, keys])
+    return question
 
 
 def read_pasted(prompt: str) -> str:
@@ -466,7 +483,6 @@ def script_value_question(sq: ScriptQuestion) -> Question:
 
 
 def _typed(dotted: str, value: Any) -> Any:
-
     if CASE_TYPES.get(dotted) is bool:
         text = str(value).strip().lower()
         if text not in ("true", "false", "yes", "no"):
@@ -500,14 +516,14 @@ def _after_answer(walk: QuestionWalk) -> None:
 
 
 def _run_demo(console: Any, out_dir: Path, device: str, timeout: float) -> int:
-
     framework = default_demo_framework()
     with console.status("building the demo fixtures (once)"):
-        root = build_fixtures(default_cache_dir(), frameworks=(framework,))
+        root = ensure_fixtures(default_cache_dir(), framework)
     case = course_case(root, framework)
     console.print(f"The demo: the HF course's DistilBERT-on-MNLI script ({framework}), with "
-                  "its faults, on a tiny local model.\n")
-    return _run_checks(console, case, out_dir, device, timeout)
+                  f"its faults, on a tiny local model (saved in {out_dir / 'demo'}; your own "
+                  "answers so far stay as they were).\n")
+    return _run_checks(console, case, out_dir / "demo", device, timeout)
 
 
 def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: float,
@@ -529,6 +545,7 @@ def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: f
                       f"{out_dir / 'session.json'}.")
         return 130
     console.print(verdict_panel(result.verdict))
+    console.print(summary_line(result))
     fmt = questionary.select("Write a report?", choices=[
         questionary.Choice("Markdown report (report.md)", value="markdown"),
         questionary.Choice("GitHub issue", value="github"),
@@ -546,4 +563,4 @@ def _run_checks(console: Any, case: Case, out_dir: Path, device: str, timeout: f
                 if plot.path:
                     console.print(f"plot: {plot.path}")
     (out_dir / "session.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
-    return 0
+    return exit_code(result)

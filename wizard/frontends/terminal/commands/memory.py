@@ -120,7 +120,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _capacity(args: argparse.Namespace) -> tuple[int | None, str | None]:
-
     if args.gpu_memory:
         return int(args.gpu_memory * GiB), "--gpu-memory"
     if args.device == "cpu":

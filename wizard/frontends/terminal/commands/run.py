@@ -169,6 +169,5 @@ class _Printer:
             self.show(event.data["finding"])
 
     def show(self, f: Any) -> None:
-
         self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
                            else finding_line(f))
