@@ -13,7 +13,7 @@ from typing import Any, Callable
 from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
-from wizard.engine.childproc import Child
+from wizard.core.childproc import Child
 from wizard.engine.registry import resolve
 from wizard.frameworks import child_env, use_framework
 from wizard.settings import PROBE_TIMEOUT
@@ -24,7 +24,7 @@ _GOODBYE = ""  # an empty probe name: the worker's loop ends
 
 
 def worker_entry(conn: Any) -> None:
-    """The worker child's entry (see engine.childproc): the case first, then probe names."""
+    """The worker child's entry (see core.childproc): the case first, then probe names."""
     case_dict, device = conn.recv()
     _child_main(conn, case_dict, device)
 

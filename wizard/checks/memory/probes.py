@@ -4,8 +4,8 @@ the largest batch that fits.
 `probe_memory` is cheap (config + weight headers). `probe_memory_measure` and
 `probe_largest_batch` run real training steps, each in a fresh child process forked from a
 pre-imported "zygote" (so an out-of-memory or a poisoned CUDA context dies with its child and the
-next attempt starts clean). Run as `python -m wizard.checks.memory.probes --serve` that zygote reads step
-specs as JSON lines; `--once` runs a single spec (platforms without fork, and every TensorFlow
+next attempt starts clean). The zygote is a core.childproc child that receives step specs
+over its pipe; `--once` runs a single spec (platforms without fork, and every TensorFlow
 step: TensorFlow is not fork-safe once imported, so a Keras step always gets a fresh process;
 see wizard/checks/memory/tf_step.py).
 """
@@ -35,13 +35,13 @@ from wizard.checks.memory.stepping import (
 )
 from wizard.checks.memory.tf_step import run_tf_step
 from wizard.core.findings import Finding, Plot
+from wizard.core.childproc import Child
 from wizard.estimate.memory import (
     GiB,
     MemoryEstimate,
     ModelGeometry,
     ModelNotFound,
     TrainingSetup,
-    torch_class,
     advise,
     combined_fix,
     estimate_memory,
@@ -51,6 +51,7 @@ from wizard.estimate.memory import (
     read_config,
     resolve_params,
     smaller_batch_code,
+    torch_class,
 )
 from wizard.frameworks import child_env, package_root
 
@@ -520,8 +521,8 @@ class StepRunner:
         self.fork = (hasattr(os, "fork") and sys.platform.startswith("linux")
                      and framework != "tensorflow")
         self.env = _child_env(framework, device)
-        self._proc: subprocess.Popen | None = None
-        self._log = tempfile.TemporaryFile()
+        self._child: Child | None = None
+        self._log = Path(tempfile.gettempdir()) / f"wizard-steps-{os.getpid()}-{id(self)}.log"
 
     def __enter__(self) -> "StepRunner":
         if self.fork:
@@ -531,12 +532,10 @@ class StepRunner:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _start(self) -> subprocess.Popen:
-        if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen([sys.executable, "-m", "wizard.checks.memory.probes", "--serve"],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._log, env=self.env, cwd=package_root())
-        return self._proc
+    def _start(self) -> Child:
+        if self._child is None or not self._child.alive():
+            self._child = Child(zygote_entry, self.env, log=self._log)
+        return self._child
 
     def run(self, spec: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         limit = timeout or self.timeout
@@ -544,35 +543,31 @@ class StepRunner:
             return _run_once(spec, _child_env("tensorflow", self.device), limit)
         if not self.fork:
             return _run_once(spec, self.env, limit)
-        proc = self._start()
-        assert proc.stdin is not None and proc.stdout is not None
+        child = self._start()
         try:
-            proc.stdin.write((json.dumps({**spec, "timeout": limit}) + "\n").encode())
-            proc.stdin.flush()
+            child.send({**spec, "timeout": limit})
         except (BrokenPipeError, OSError):
             return {"status": "error", "error": "the step runner died: " + self._tail()}
-        ready, _, _ = select.select([proc.stdout], [], [], limit + 120)  # + imports
-        line = proc.stdout.readline() if ready else b""
-        if not line:
+        ready = child.poll(limit + 120)  # + imports
+        try:
+            result = child.recv() if ready else None
+        except (EOFError, OSError):
+            result = None
+        if result is None:
+            tail = self._tail()
             self.close()
             return {"status": "timeout" if not ready else "error",
-                    "error": "no answer from the step runner: " + self._tail()}
-        return json.loads(line)
+                    "error": "no answer from the step runner: " + tail}
+        return result
 
     def _tail(self) -> str:
-        self._log.seek(0)
-        return self._log.read().decode(errors="replace")[-600:]
+        return self._child.log_tail()[-600:] if self._child is not None else ""
 
     def close(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            try:
-                assert self._proc.stdin is not None
-                self._proc.stdin.close()
-                self._proc.wait(timeout=10)
-            except Exception:
-                self._proc.kill()
-                self._proc.wait()
-        self._proc = None
+        if self._child is not None:
+            self._child.stop(goodbye={})
+            self._child = None
+        self._log.unlink(missing_ok=True)
 
 
 def _child_env(framework: str, device: str) -> dict[str, str]:
@@ -607,10 +602,8 @@ def _died(sig: int, spec: dict[str, Any], tail: str = "") -> dict[str, Any]:
             "error": f"the step's process died with {name}" + (f": {tail}" if tail else "")}
 
 
-def _serve() -> None:
-    """Zygote loop: import the frameworks once, fork one child per spec line."""
-    proto = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)                       # stray prints must not corrupt the protocol
+def zygote_entry(conn: Any) -> None:
+    """The zygote (see core.childproc): import the frameworks once, fork one child per spec."""
     import gc
 
     import torch
@@ -625,10 +618,13 @@ def _serve() -> None:
     gc.freeze()                         # children neither scan nor copy these objects
     os.environ["WIZARD_STEP_THREADS"] = str(threads)
 
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        spec = json.loads(line)
+    while True:
+        try:
+            spec = conn.recv()
+        except EOFError:
+            return
+        if not spec:
+            return
         try:  # import the model's module here too (no torch ops: safe before fork)
             cfg = AutoConfig.from_pretrained(spec["model"], revision=spec.get("revision"))
             _step_class(cfg, ModelGeometry.from_config(cfg).head_kind(spec.get("task")))
@@ -644,9 +640,7 @@ def _serve() -> None:
             finally:
                 os._exit(0)
         os.close(w)
-        result = _collect(r, pid, spec)
-        proto.write(json.dumps(result) + "\n")
-        proto.flush()
+        conn.send(_collect(r, pid, spec))
 
 
 def _warm_up(torch: Any) -> None:
@@ -904,9 +898,6 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
 
 
 def _main(argv: list[str]) -> int:
-    if argv[:1] == ["--serve"]:
-        _serve()
-        return 0
     if argv[:1] == ["--once"]:
         spec = json.loads(sys.stdin.read())
         result = run_step(spec, child=True)
@@ -918,7 +909,7 @@ def _main(argv: list[str]) -> int:
             sys.stderr.flush()
             os._exit(0)
         return 0
-    print("usage: python -m wizard.checks.memory.probes --serve | --once  (spec JSON on stdin)",
+    print("usage: python -m wizard.checks.memory.probes --once  (spec JSON on stdin)",
           file=sys.stderr)
     return 2
 

@@ -26,7 +26,7 @@ from wizard.engine.plan import plan
 from wizard.engine.session import Result, Session
 from wizard.engine.verdict import merge_static
 from wizard.evidence.repro import SCRIPT_NAME, script_from_result
-from wizard.engine.childproc import Child
+from wizard.core.childproc import Child
 from wizard.frameworks import child_env
 from wizard.hub.dataset import resolve_dataset
 from wizard.hub.errors import HubError
@@ -119,7 +119,7 @@ _USER_TOKEN_FLAG = "WIZARD_USER_TOKEN"  # set in a session child whose HF_TOKEN 
 
 
 def session_entry(conn: Any) -> None:
-    """The session child's entry (see engine.childproc): run one session, send its events back."""
+    """The session child's entry (see core.childproc): run one session, send its events back."""
     args = conn.recv()
     token = os.environ.get("HF_TOKEN") if os.environ.get(_USER_TOKEN_FLAG) else None
 

@@ -31,7 +31,7 @@ class Child:
         self.log = log
         out = open(log, "ab") if log is not None else None  # noqa: SIM115 (the child's, closed below)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from wizard.engine.childproc import child_main; "
+            [sys.executable, "-c", "import sys; from wizard.core.childproc import child_main; "
              "child_main(sys.argv[1], int(sys.argv[2]))", self.target, str(child.fileno())],
             pass_fds=[child.fileno()], env=dict(env), start_new_session=group,
             stdout=out, stderr=out)
