@@ -113,3 +113,16 @@ def test_float_class_ids_are_fine_for_keras(demo_dir, tok, tf_model):
     case = make_case(demo_dir, "tensorflow", dataset={"eval_split": None})
     found = labels.probe_label_values(case, context(case, raw, tok, model=tf_model))
     assert loud(found) == [] and found[0].id == "data.label-dtype-problem-type"
+
+
+def test_labels_passed_separately_from_a_column_not_named_label(demo_dir, tok, tf_model):
+    """A healthy Keras setup whose label column is `category`, labels passed separately: the
+    batch is built (it used to raise "Label column labels not found in dataset!")."""
+    rows = text_rows(8)
+    rows["category"] = rows.pop("label")
+    case = make_case(demo_dir, "tensorflow", dataset={"eval_split": None, "label_column": "category"},
+                     training={"labels": "separate"})
+    ctx = context(case, splits(train=rows), tok, model=tf_model)
+    batch = ctx.batch
+    assert not batch.labels_in_inputs and list(batch.labels) == rows["category"][:4]
+    assert loud([f for p in ALL_PROBES for f in p(case, ctx)]) == []

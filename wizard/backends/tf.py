@@ -82,7 +82,9 @@ class TFBackend:
             tfds = keep.to_tf_dataset(columns=[c for c in keep.column_names], batch_size=case.training.batch_size,
                                       shuffle=False, collate_fn=collator)
         else:
-            tfds = keep.to_tf_dataset(columns=inputs, label_cols=["labels"],
+            # DataCollatorWithPadding renames `label`/`label_ids` to `labels`; other names stay
+            collated = "labels" if label_col in ("label", "labels", "label_ids") else label_col
+            tfds = keep.to_tf_dataset(columns=inputs, label_cols=[collated],
                                       batch_size=case.training.batch_size, shuffle=False,
                                       collate_fn=collator)
         for native in tfds:
