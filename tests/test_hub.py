@@ -587,8 +587,8 @@ def test_a_session_loads_a_hub_model_from_the_fetched_cache(fake: FakeHub, onlin
     monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
     # huggingface_hub 0.x copied the template into file_download when it was imported
     monkeypatch.setattr(file_download, "HUGGINGFACE_CO_URL_TEMPLATE", template, raising=False)
-    for name, value in (("HF_ENDPOINT", fake.url), ("HF_HUB_OFFLINE", "0"),
-                        ("HF_HUB_CACHE", str(online / "hub")),
+    # (`online` already switched HF_HUB_OFFLINE off for the child; it switches it back after)
+    for name, value in (("HF_ENDPOINT", fake.url), ("HF_HUB_CACHE", str(online / "hub")),
                         ("HF_TOKEN_PATH", str(online / "token"))):
         monkeypatch.setenv(name, value)
     case = healthy_case(demo_dir, "pytorch")

@@ -243,9 +243,7 @@ def test_cli_runs_a_plain_loop_with_trailing_options(fx, tmp_path):
 
     script = write(tmp_path, LOOP_SCRIPT, MODEL_DIR=fx["MODEL_DIR"], DATA_DIR=fx["DATA_DIR"])
     out = tmp_path / "out.json"
-    code = ("import sys, wizard.frontends.terminal.cli as c\n"
-            "if 'run' not in c.EXTRA_COMMANDS: c.EXTRA_COMMANDS = (*c.EXTRA_COMMANDS, 'run')\n"
-            "sys.exit(c.main(sys.argv[1:]))")
+    code = "import sys, wizard.frontends.terminal.cli as c\nsys.exit(c.main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "USE_TF": "0"}
     proc = subprocess.run([sys.executable, "-c", code, "run", "--out", str(tmp_path / "s"),
                            str(script), "--steps", "2", "--json", str(out)],
