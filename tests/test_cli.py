@@ -133,3 +133,24 @@ def test_no_input_never_prompts_and_names_what_to_add(tmp_path, monkeypatch, cap
     assert asked == ["walk"]  # never prompted
     assert cli.build_parser().parse_args(["check", "x", "--no-input"]).no_input
     assert not cli.build_parser().parse_args(["check", "x"]).no_input
+
+
+def test_a_label_column_the_dataset_lacks_is_a_finding_not_a_crash(demo_dir, tmp_path):
+    """check reports it (exit 1, a report), names the dataset's columns, and the checks that
+    need labels are skipped naming it, not a cascade of crashes."""
+    from wizard.demo.cases import healthy_case
+
+    case = healthy_case(demo_dir, "pytorch")
+    case.dataset.label_column = "category"
+    path = tmp_path / "case.yaml"
+    path.write_text(case.to_yaml())
+    out = tmp_path / "out.json"
+    proc = run_cli("check", str(path), "--out", str(tmp_path / "o"), "--json", str(out))
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    data = json.loads(out.read_text())
+    missing = next(f for f in data["findings"] if f["id"] == "data.label-column-missing")
+    assert missing["status"] == "fail" and "label" in json.dumps(missing["evidence"])
+    assert data["verdict"]["primary"] == "data.label-column-missing"
+    assert not [f for f in data["findings"] if f["id"] == "wizard.probe-crashed"]
+    skipped = [f for f in data["findings"] if f["id"] == "wizard.step-skipped"]
+    assert skipped and all(f["evidence"]["because"] == "data.label-column-missing" for f in skipped)

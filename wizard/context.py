@@ -164,16 +164,22 @@ class Context:
         self._check_columns(splits)
         return splits
 
-    def _check_columns(self, splits: Any) -> None:
+    def _check_columns(self, splits: Any, label: bool = False) -> None:
+        """CaseError for a text column the dataset lacks (nothing can be tokenized); a missing
+        label column is a finding of the label-column probe, unless `label` (a form's check)."""
         spec = self.case.dataset
         columns = splits[spec.train_split].column_names
-        for col in [*spec.text_columns, spec.label_column]:
+        for col in [*spec.text_columns, *([spec.label_column] if label else [])]:
             if col not in columns:
                 field_name = ("dataset.label_column" if col == spec.label_column
                               else "dataset.text_columns")
                 raise CaseError(f"Column {col!r} is not in the dataset's {spec.train_split!r} split "
                                 f"(columns: {', '.join(columns)}); set `{field_name}` to one of "
                                 "those.", field_name)
+
+    def check_columns(self) -> None:
+        """Every column the case names is in the dataset (CaseError naming the field if not)."""
+        self._check_columns(self.raw, label=True)
 
     @cached_property
     def tokenized(self) -> Any:

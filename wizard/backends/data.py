@@ -33,7 +33,6 @@ def load_splits(spec: DatasetSpec) -> dict[str, Any]:
                             "jsonl, parquet or txt files.", "dataset.data_files")
         loaded = datasets.load_dataset(builder, data_files=files)
     else:
-
         ref = resolve_dataset(spec.path, config=spec.config)
         return {s: load_dataset_sample(ref, s, spec.max_samples) for s in wanted}
     missing = [s for s in wanted if s not in loaded]

@@ -41,9 +41,10 @@ _check("wizard.probe-crashed", "A probe could not finish",
        "A probe raised, hung past its time limit, or its process died (out of memory, segfault).",
        "The wizard goes on without it; the message tells what happened so it can be retried.",
        "Re-run with a longer --timeout, a smaller batch, or --device cpu.")
-_check("wizard.step-skipped", "A step did not run",
-       "An earlier finding made the step impossible: the framework cannot run here, or the model "
-       "or dataset cannot be reached. Each skipped step names that finding.",
+_check("wizard.step-skipped", "A step or check did not run",
+       "An earlier finding made it impossible: the framework cannot run here, the model or dataset "
+       "cannot be reached, or the batch cannot be built (no label column, string labels, no pad "
+       "token). Each skip names that finding.",
        "Checks that could not run are neither passed nor failed: the verdict says so.",
        "Fix or resolve the finding the step names, then run the checks again.")
 

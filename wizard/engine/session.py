@@ -18,6 +18,9 @@ from wizard.engine.verdict import decide
 from wizard.engine.worker import DEFAULT_TIMEOUT, Worker, probe_error
 from wizard.evidence.environment import environment_info
 
+# Failing findings after which no batch can be built: later probes that need one are skipped
+BATCH_BLOCKERS = frozenset({"data.label-column-missing", "data.string-labels", "data.no-pad-token",
+                            "data.ragged-batch", "data.raw-text-columns"})
 EventKind = str  # "step" | "progress" | "finding" | "verdict"
 
 
@@ -109,6 +112,7 @@ class Session:
                         found = self._inline(name)
                     else:
                         found = worker.run(name)
+                    found = self._explained(name, found)
                     for f in found:
                         self.findings.append(f)
                         self._emit("finding", finding=f)
@@ -140,6 +144,20 @@ class Session:
             self.findings.append(f)
             self._emit("finding", finding=f)
 
+    def _explained(self, name: str, found: list[Finding]) -> list[Finding]:
+        """A probe that crashed after a finding that makes the batch impossible did not fail on
+        its own: a skip naming that finding, not one more error (no cascades)."""
+        blocker = next((f for f in self.findings
+                        if f.status == "fail" and f.id in BATCH_BLOCKERS), None)
+        if blocker is None:
+            return found
+        info = PROBES.get(name)
+        return [Finding("wizard.step-skipped", "skip",
+                        f"{info.title if info else name}: not run",
+                        evidence={"probe": name, "because": blocker.id, "error": f.title},
+                        explanation=f"Not run because: {blocker.title}.")
+                if f.id == "wizard.probe-crashed" else f for f in found]
+
     def _inline(self, name: str) -> list[Finding]:
         """A worker probe run in this process on the live context."""
 
@@ -148,7 +166,6 @@ class Session:
         except CaseError:
             raise
         except Exception as exc:
-
             return [probe_error(name, f"raised {type(exc).__name__}: {exc}",
                            "The traceback is in the evidence.", traceback.format_exc()[-4000:])]
         notes, self.ctx.notes[:] = list(self.ctx.notes), []

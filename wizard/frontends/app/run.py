@@ -298,7 +298,7 @@ def preflight(case: Case) -> None:
 
     check_local_paths(case)
     if case.dataset.path and is_local_ref(case.dataset.path):
-        Context(case).raw  # loads the few rows the checks use and checks the columns
+        Context(case).check_columns()  # loads the few rows the checks use
 
 
 def create_hub_discussion(repo_id: str, title: str, description: str, token: str | None,

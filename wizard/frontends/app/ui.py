@@ -705,6 +705,11 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
                     _column(False), "", *repro_updates(st)]
 
+        # gradio 6.17 draws a step's components the first time the step is selected; here that
+        # happens inside this event's own answer, and a tracker on an output drawn that way is
+        # never cleared ("processing" stayed over the preview and the tick box for good). The
+        # progress goes on the button instead: a button draws no tracker, the step's outputs get
+        # none (as the checks' final answer draws the verdict step with none on it).
         to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report",
                             show_progress_on=[to_report_btn])
         fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,

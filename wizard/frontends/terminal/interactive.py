@@ -203,7 +203,6 @@ def dataset_columns(case: Case) -> list[str] | None:
     if not case.dataset.path or not is_local_ref(case.dataset.path):
         return None
     try:
-
         spec = case.dataset
         probe = type(spec)(**{**spec.__dict__, "max_samples": 1, "eval_split": None})
         return list(load_splits(probe)[spec.train_split].column_names)
