@@ -242,3 +242,21 @@ def test_demo_healthy_variant_with_a_spelled_out_loss_passes(demo_dir):
     found = [f for probe in HYPER_PROBES for f in probe(case, c)]
     assert loud(found) == []
     assert one(found, "hyperparameters.from-logits-mismatch").status == "pass"
+
+
+@pytest.mark.parametrize("written, status", [("SGD(lr=5.0)", "fail"), ("SGD(lr=0.5, momentum=0.9)", "warn"),
+                                             ("SGD(lr=0.01, momentum=0.9)", "pass"),
+                                             ("AdamW(lr=5e-5)", "pass"), ("Adam(lr=1e-3)", "fail")])
+def test_the_learning_rate_is_judged_by_its_optimizer_family(written, status):
+    """Plain SGD far above any usual rate is not 'a usual range' (Adam's fine-tuning range does
+    not apply to it); each range names where it comes from."""
+    from wizard.checks.hyperparameters import learning_rate_finding
+    from wizard.core.optimizer import parse_optimizer
+
+    spec = parse_optimizer(written)
+    f = learning_rate_finding(spec.learning_rate, written, spec, "pytorch", "loop")
+    assert f is not None and f.status == status, f
+    assert f.evidence["range_source"]
+    if status != "pass":
+        torch_class = "SGD" if spec.family == "sgd" else "AdamW"
+        assert f"torch.optim.{torch_class}(model.parameters(), lr=" in f.fix

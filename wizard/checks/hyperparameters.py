@@ -16,6 +16,14 @@ LR_FAIL = 3e-4   # 3x above it: the loss typically stalls high or diverges
 # Plain networks trained from scratch: (start, warn above, fail above) per optimizer family
 PLAIN_LR: dict[str, tuple[float, float, float]] = {"adaptive": (1e-3, 1e-2, 1e-1),
                                                    "sgd": (1e-2, 0.3, 1.0)}
+# Where each range comes from (shown with the finding)
+LR_SOURCES = {
+    "fine-tuning": "HF course chapter 8 (Adam 1e-5..1e-4, 5e-5 to start); BERT (Devlin et al., "
+                   "2019) fine-tunes at 2e-5..5e-5",
+    "adaptive": "the Keras and PyTorch Adam defaults (1e-3) and their examples",
+    "sgd": "the Keras SGD default (0.01) and the PyTorch examples (0.01..0.1, momentum 0.9); "
+           "above 1 plain SGD diverges on normalised inputs",
+}
 
 
 def is_adam_family(spec: OptimizerSpec) -> bool:
@@ -79,26 +87,29 @@ def learning_rate_finding(lr: float, source: str, spec: OptimizerSpec, framework
     at = f" (line {line})" if line else ""
     evidence = {**(evidence or {}), "learning_rate": lr, "source": source,
                 "optimizer": spec.written}
-    if plain:
+    if plain or spec.family == "sgd":  # SGD has no fine-tuning convention: its own usual range
         family = spec.family if spec.family in PLAIN_LR else None
         if family is None:
             return None
         start, warn, fail = PLAIN_LR[family]
-        evidence.update({"network": "plain (trained from scratch)", "family": family,
-                         "recommended_range": [start / 10, warn], "recommended_start": start,
-                         "warn_above": warn, "fail_above": fail})
-        usual = f"for {spec.name} on a plain network"
-        explanation = (f"The run uses learning_rate={lr:g} ({source}). Networks trained from "
-                       f"scratch with {spec.name} usually start near {start:g} and rarely go "
-                       f"above {warn:g}; at {lr:g} the first updates overshoot, the loss jumps or "
-                       "turns NaN, and ReLU units can die. Lower it, then raise it while the loss "
-                       "still falls smoothly.")
+        network = "a plain network" if plain else "a pretrained model"
+        evidence.update({"network": "plain (trained from scratch)" if plain else "pretrained",
+                         "family": family, "recommended_range": [start / 10, warn],
+                         "recommended_start": start, "warn_above": warn, "fail_above": fail,
+                         "range_source": LR_SOURCES[family]})
+        usual = f"for {spec.name} on {network}"
+        explanation = (f"The run uses learning_rate={lr:g} ({source}). With {spec.name}, "
+                       f"{network} usually trains from about {start:g} and rarely above "
+                       f"{warn:g} ({LR_SOURCES[family]}); at {lr:g} the first updates overshoot, "
+                       "the loss jumps or turns NaN, and ReLU units can die. Lower it, then raise "
+                       "it while the loss still falls smoothly.")
         title = f"Learning rate {lr:g}{at} is {lr / start:.0f}x the usual {start:g} for {spec.name}"
     else:
         if not is_adam_family(spec):
             return None
         start, warn, fail = LR_START, LR_WARN, LR_FAIL
-        evidence.update({"recommended_range": [1e-5, 1e-4], "recommended_start": start})
+        evidence.update({"recommended_range": [1e-5, 1e-4], "recommended_start": start,
+                         "range_source": LR_SOURCES["fine-tuning"]})
         usual = f"for {spec.name}"
         explanation = (f"The run uses learning_rate={lr:g} ({source}). Pretrained transformers "
                        "are fine-tuned with Adam at 1e-5..1e-4; at 1e-3 the loss stalls high or "
@@ -110,9 +121,10 @@ def learning_rate_finding(lr: float, source: str, spec: OptimizerSpec, framework
                        f"Learning rate {lr:g}{at} is in a usual range {usual}", evidence=evidence)
     return Finding("hyperparameters.learning-rate-too-high", "fail" if lr > fail else "warn",
                    title, evidence=evidence, explanation=explanation,
-                   fix=lr_fix(framework, trainer, start, spec.name if plain else "Adam",
-                              sgd=plain and spec.family == "sgd", restart=not plain,
-                              checkpoint=checkpoint, keep_loss=plain))
+                   fix=lr_fix(framework, trainer, start,
+                              spec.name if plain or spec.family == "sgd" else "Adam",
+                              sgd=spec.family == "sgd",
+                              restart=not plain, checkpoint=checkpoint, keep_loss=plain))
 
 
 def lr_fix(framework: str, trainer: str | None, lr: float, name: str = "Adam", *,
@@ -136,7 +148,7 @@ def lr_fix(framework: str, trainer: str | None, lr: float, name: str = "Adam", *
                 f"{extra}){loss}){note}")
     if trainer == "trainer":
         return f"args = TrainingArguments(output_dir, learning_rate={rate}){note}"
-    torch_name = "AdamW" if restart else name
+    torch_name = "SGD" if sgd else "AdamW" if restart else name
     code = f"optimizer = torch.optim.{torch_name}(model.parameters(), lr={rate}{extra}){note}"
     return code + ("\n# and reload the model from the checkpoint before training again"
                    if restart else "")
