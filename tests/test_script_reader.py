@@ -495,3 +495,36 @@ def test_reading_imports_no_framework():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert out.stdout.strip() == "[]", out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("freeze_code", [
+    "model.distilbert.trainable = False\n",
+    "model.distilbert.requires_grad_(False)\n",
+    "for p in model.distilbert.parameters():\n    p.requires_grad = False\n",
+])
+def test_freezing_in_a_script_is_read(freeze_code):
+    src = TRAINER_SCRIPT.replace("trainer.train()", freeze_code + "trainer.train()")
+    r = read_script(src.replace("NUM_LABELS", "3").replace("LR", "5e-5"))
+    assert r.case.freeze == ["distilbert"]
+    assert read_script(TRAINER_SCRIPT.replace("NUM_LABELS", "3")
+                       .replace("LR", "5e-5")).case.freeze == []  # nothing frozen: nothing read
+
+
+@needs_torch
+def test_a_body_frozen_in_the_script_is_found_by_the_checks(demo_dir, tmp_path, monkeypatch):
+    """`check --script` of a Trainer script that freezes the body, with a loss that will not
+    go down: the frozen body is named (it used to blame something else)."""
+    if "USE_TF" not in os.environ:
+        monkeypatch.setenv("USE_TF", "0")
+    script = tmp_path / "train.py"
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "3").replace("LR", "5e-5")
+                      .replace("trainer.train()", "for p in model.distilbert.parameters():\n"
+                                                  "    p.requires_grad = False\ntrainer.train()")
+                      .replace('"distilbert-base-uncased"', repr(str(demo_dir / "model")))
+                      .replace('load_dataset("glue", "mnli")',
+                               f'load_dataset({str(demo_dir / "dataset")!r})'))
+    r = case_from_script(script)
+    r.case.symptom = "loss-not-decreasing"
+    result = r.merge(_check_inline(r.case))
+    frozen = one(result.findings, "model.frozen-parameters")
+    assert frozen.status == "warn" and "distilbert" in frozen.fix

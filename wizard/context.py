@@ -219,7 +219,10 @@ class Context:
     @cached_property
     def model(self) -> Any:
         self.progress(f"loading the model ({self.case.framework})")
-        return self.backend.load_model()
+        model = self.backend.load_model()
+        for path in self.case.freeze:  # as the user's script freezes it, before any check
+            freeze_module(model, path, self.case.framework)
+        return model
 
     @cached_property
     def batch(self) -> Batch:
@@ -232,3 +235,15 @@ class Context:
         self.progress("running one batch through the model")
         return self.backend.forward(self.batch)
 
+
+def freeze_module(model: Any, path: str, framework: str) -> None:
+    """Freeze `model.<path>` ("" for the whole model) as the user's script does: Keras
+    `.trainable = False`, PyTorch `requires_grad = False` on its parameters."""
+    module = model
+    for part in [p for p in path.split(".") if p]:
+        module = getattr(module, part)
+    if framework == "tensorflow":
+        module.trainable = False
+    else:
+        for param in module.parameters():
+            param.requires_grad = False

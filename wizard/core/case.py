@@ -66,6 +66,9 @@ class Case:
     num_labels: int | None = None
     ignore_mismatched_sizes: bool = False
     trust_remote_code: bool = False
+    # modules the user freezes, as paths from the model ("bert", "distilbert.embeddings"); "" is
+    # the whole model (model.trainable = False)
+    freeze: list[str] = field(default_factory=list)
     dataset: DatasetSpec = field(default_factory=DatasetSpec)
     preprocessing: Preprocessing = field(default_factory=Preprocessing)
     training: Training = field(default_factory=Training)

@@ -130,6 +130,7 @@ class Reader(TrainingReader):
         else:
             self._no_entry(tape)
         self._framework()
+        self._freezing()
         self._legacy_keras_flag()
         self._argparse_notes()
         case = Case.from_dict(self.data, validate=False)
@@ -228,6 +229,24 @@ class Reader(TrainingReader):
                                   f"(`{self.s.code(node, 80)}`); the checks load the checkpoint "
                                   f"of line {call.lineno} with a classification head.")
         self._from_pretrained(call)
+
+    def _freezing(self) -> None:
+        """Parts of the model the script freezes: `model.bert.trainable = False`,
+        `model.bert.requires_grad_(False)`, `for p in model.bert.parameters(): p.requires_grad =
+        False` (the checks then load the model frozen the same way)."""
+        models = {t.id for node in ast.walk(self.s.tree) if isinstance(node, ast.Assign)
+                  and isinstance(node.value, ast.Call) and call_name(node.value) == "from_pretrained"
+                  and is_model_class(self.s.qualname(receiver(node.value)) or "")
+                  for t in node.targets if isinstance(t, ast.Name)}
+        found: list[tuple[str, ast.AST]] = []
+        for node in ast.walk(self.s.tree):
+            for part in _frozen_parts(node):
+                path = _dotted(part)
+                root, _, rest = (path or "").partition(".")
+                if path and root in models:
+                    found.append((rest, node))
+        if found:
+            self.set("freeze", sorted({path for path, _ in found}), found[0][1])
 
     def _last_model_from_pretrained(self) -> ast.Call | None:
         found = [c for c in self.s.calls if call_name(c) == "from_pretrained"
@@ -536,3 +555,38 @@ class Reader(TrainingReader):
 
     def new_trace(self) -> _Trace:
         return _Trace()
+
+
+def _frozen_parts(node: ast.AST) -> list[ast.expr]:
+    """The expressions a statement freezes (see Reader._freezing)."""
+    def false(value: ast.AST | None) -> bool:
+        return isinstance(value, ast.Constant) and value.value is False
+
+    if isinstance(node, ast.Assign) and false(node.value):
+        return [t.value for t in node.targets
+                if isinstance(t, ast.Attribute) and t.attr == "trainable"]
+    if isinstance(node, ast.Call) and call_name(node) == "requires_grad_" and \
+            node.args and false(node.args[0]) and isinstance(node.func, ast.Attribute):
+        return [node.func.value]
+    if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and \
+            call_name(node.iter) == "parameters" and isinstance(node.iter.func, ast.Attribute) and \
+            isinstance(node.target, ast.Name):
+        loop_var = node.target.id
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and false(stmt.value) and any(
+                    isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                    and isinstance(t.value, ast.Name) and t.value.id == loop_var
+                    for t in stmt.targets):
+                return [node.iter.func.value]
+    return []
+
+
+def _dotted(expr: ast.AST) -> str | None:
+    """`model.bert.embeddings` as a string; None for anything but names and attributes."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    return ".".join([expr.id, *reversed(parts)])
