@@ -85,7 +85,7 @@ def served(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     """`python app.py` on a free port, its demo button pointed at the test fixtures."""
     tmp = tmp_path_factory.mktemp("served")
     (tmp / "cache").mkdir()
-    (tmp / "cache" / "demo-v1").symlink_to(demo_dir, target_is_directory=True)
+    (tmp / "cache" / demo_dir.name).symlink_to(demo_dir, target_is_directory=True)
     port = free_port()
     env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
            "WIZARD_CACHE": str(tmp / "cache"), "GRADIO_TEMP_DIR": str(tmp / "gradio"),

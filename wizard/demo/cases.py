@@ -15,7 +15,7 @@ def course_case(root: Path, framework: str = "tensorflow") -> Case:
     """The course chapter's script: labels in the inputs and a Keras loss, num_labels left at 2,
     optimizer="adam". In PyTorch the same faults are num_labels and a bare torch.optim.Adam."""
     data = {
-        "model": str(root / "model"),
+        "model": str(demo_model(root, framework)),
         "framework": framework,
         "dataset": {"path": str(root / "dataset"), "train_split": "train",
                     "eval_split": "validation", "text_columns": ["premise", "hypothesis"],
@@ -45,3 +45,9 @@ def healthy_case(root: Path, framework: str = "tensorflow") -> Case:
     case.traceback = ""
     case.validate()
     return case
+
+
+def demo_model(root: Path, framework: str) -> Path:
+    """The demo's model folder for `framework` (TensorFlow gets its TF-weights-only folder)."""
+    tf_only = root / "model-tf"
+    return tf_only if framework == "tensorflow" and tf_only.is_dir() else root / "model"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from wizard.frameworks import child_env
 
 from wizard.settings import current as current_settings
 
-FIXTURE_VERSION = "1"
+FIXTURE_VERSION = "2"
 LABEL_NAMES = ["entailment", "neutral", "contradiction"]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -115,7 +116,17 @@ def build_model(out: Path, vocab_size: int, frameworks: tuple[str, ...]) -> Path
     if "tensorflow" in frameworks:
         from transformers import TFDistilBertModel
 
-        TFDistilBertModel.from_pretrained(out, from_pt=True).save_pretrained(out)
+        tf_model = TFDistilBertModel.from_pretrained(out, from_pt=True)
+        tf_model.save_pretrained(out)
+        # the TF demo's own folder: TF weights only, as a TF user's checkpoint has them (beside
+        # PyTorch safetensors, transformers 4.57 tries those first and fails: a bug of the
+        # stack, not of the course's script, so the demo does not show it)
+        tf_out = out.parent / "model-tf"
+        tf_out.mkdir(exist_ok=True)
+        for item in out.iterdir():
+            if item.is_file() and item.suffix not in (".safetensors", ".h5", ".bin"):
+                shutil.copy2(item, tf_out / item.name)
+        tf_model.save_pretrained(tf_out)
     return out
 
 
