@@ -154,3 +154,20 @@ def test_a_label_column_the_dataset_lacks_is_a_finding_not_a_crash(demo_dir, tmp
     assert not [f for f in data["findings"] if f["id"] == "wizard.probe-crashed"]
     skipped = [f for f in data["findings"] if f["id"] == "wizard.step-skipped"]
     assert skipped and all(f["evidence"]["because"] == "data.label-column-missing" for f in skipped)
+
+
+def test_the_json_written_beside_a_report_is_redacted_like_it(demo_dir, tmp_path):
+    from wizard.demo.cases import healthy_case
+
+    key = "0123456789abcdef0123456789abcdef01234567"
+    case = healthy_case(demo_dir, "pytorch")
+    case.notes = f"wandb key: {key}"
+    path = tmp_path / "case.yaml"
+    path.write_text(case.to_yaml())
+    shared, own = tmp_path / "shared.json", tmp_path / "own.json"
+    run_cli("check", str(path), "--out", str(tmp_path / "a"), "--json", str(shared),
+            "--report", str(tmp_path / "report"))
+    run_cli("check", str(path), "--out", str(tmp_path / "b"), "--json", str(own))
+    assert key not in shared.read_text() and "<WANDB_API_KEY>" in shared.read_text()
+    assert key in own.read_text()  # the user's own file, not for sharing: kept as it was
+    json.loads(shared.read_text())

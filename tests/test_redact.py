@@ -324,3 +324,15 @@ def test_user_named_like_a_model_family_keeps_model_ids(monkeypatch: pytest.Monk
     monkeypatch.setenv("HOME", "/home/albert")
     text = 'from_pretrained("albert-base-v2") in /home/albert/x'
     assert redact(text) == 'from_pretrained("albert-base-v2") in ~/x'
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("wandb key: 0123456789abcdef0123456789abcdef01234567", False),
+    ("the api token 0123456789abcdef0123456789abcdef01234567 expired", False),
+    ("commit 0123456789abcdef0123456789abcdef01234567", True),
+    ('revision="0123456789abcdef0123456789abcdef01234567"', True),
+    ("snapshots/0123456789abcdef0123456789abcdef01234567/config.json", True),
+])
+def test_a_wandb_api_key_is_redacted_and_a_commit_hash_is_not(text, kept):
+    key = "0123456789abcdef0123456789abcdef01234567"
+    assert (key in redact(text)) is kept

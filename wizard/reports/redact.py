@@ -114,6 +114,10 @@ _URL_USERINFO = re.compile(
     r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://"
     r"(?P<user>[^\s/?#@:\"'<>\\]*):(?P<v>[^\s/?#@\"'<>\\]+)@")
 _WANDB_LOGIN = re.compile(r"(?i)\bwandb\s+login(?:[ \t]+--?[\w-]+)*[ \t]+(?P<v>[^\s$-]\S*)")
+# a W&B API key (40 hex characters) a few characters after a word that names it as a key, not
+# a commit hash (commit, revision, sha are not such words)
+_HEX_KEY = re.compile(r"(?i)\b(?:wandb|key|token|api|secret)\w*\b[^\n0-9a-f]{0,12}"
+                      r"(?<![0-9A-Fa-f])(?P<v>[0-9a-f]{40})(?![0-9A-Za-z])")
 _LOGIN_KEY_ARG = re.compile(r"(?i)\blogin\s*\([^)\n]*?\bkey\s*=\s*" + _VALUE)
 _DOCKER_PASSWORD = re.compile(  # docker login -u USER -p PASSWORD
     r"(?im)^(?=[^\n]*\blogin\b)[^\n]*?(?<!\S)-p(?:[ \t]+|=)(?P<v>[^\s-]\S*)")
@@ -217,6 +221,7 @@ def _keyed_hits(text: str) -> Iterable[_Hit]:
               (_COOKIE, "cookie", "<SECRET>"), (_QUERY, "url_secret", "<SECRET>"),
               (_URL_USERINFO, "url_password", "<SECRET>"),
               (_WANDB_LOGIN, "wandb_api_key", "<WANDB_API_KEY>"),
+              (_HEX_KEY, "wandb_api_key", "<WANDB_API_KEY>"),
               (_DOCKER_PASSWORD, "password", "<PASSWORD>"),
               (_NETRC_PASSWORD, "password", "<PASSWORD>"), (_DOCKER_ENV, "secret", "<SECRET>"))
     for rx, kind, placeholder in simple:

@@ -32,6 +32,7 @@ from wizard.frontends.terminal.console import (
     verdict_panel,
 )
 from wizard.reports.plots import warm_up as plots_warm_up
+from wizard.reports.redact import redact
 from wizard.reports.render import write_reports
 from wizard.script.reader import case_from_script
 from wizard.settings import PROBE_TIMEOUT
@@ -132,7 +133,9 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
         result.reports = [str(p) for p in write_reports(result, report_dir, formats)]
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
+        text = json.dumps(result.to_dict(), indent=2, default=str)
+        # written for sharing beside a report: the same redaction as the report
+        Path(args.json).write_text(redact(text) if args.report else text, encoding="utf-8")
     autosave.write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
     console.print()
     console.print(verdict_panel(result.verdict))
