@@ -528,3 +528,25 @@ def test_a_body_frozen_in_the_script_is_found_by_the_checks(demo_dir, tmp_path, 
     result = r.merge(_check_inline(r.case))
     frozen = one(result.findings, "model.frozen-parameters")
     assert frozen.status == "warn" and "distilbert" in frozen.fix
+
+
+@needs_torch
+def test_from_pretrained_arguments_are_read_and_applied(demo_dir, monkeypatch):
+    """torch_dtype, attn_implementation (and quantization, kept as written) reach the case;
+    the checks load the model with the dtype the script asks for."""
+    if "USE_TF" not in os.environ:
+        monkeypatch.setenv("USE_TF", "0")
+    from wizard.context import Context
+
+    src = (TRAINER_SCRIPT.replace("NUM_LABELS", "3").replace("LR", "5e-5")
+           .replace("num_labels=3)", "num_labels=3, torch_dtype=torch.bfloat16,\n"
+                    "    attn_implementation='eager', ignore_mismatched_sizes=True,\n"
+                    "    quantization_config=BitsAndBytesConfig(load_in_4bit=True))"))
+    case = read_script("import torch\n" + src).case
+    assert case.load_args == {"torch_dtype": "torch.bfloat16", "attn_implementation": "eager",
+                              "quantization_config": "BitsAndBytesConfig(load_in_4bit=True)"}
+    assert case.ignore_mismatched_sizes is True
+    case.model = str(demo_dir / "model")
+    import torch
+
+    assert Context(case, device="cpu").model.dtype == torch.bfloat16

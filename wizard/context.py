@@ -14,6 +14,7 @@ from wizard.backends.tf import TFBackend
 from wizard.backends.torch import TorchBackend
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
+from wizard.frameworks import import_torch
 from wizard.hub.download import WEIGHT_PATTERNS, download_model, human_bytes, model_file_patterns
 from wizard.hub.errors import HubError
 from wizard.hub.resolve import resolve_model
@@ -136,6 +137,24 @@ class Context:
         local = (location or self.model_location) != self.case.model
         return {"revision": None if local else self.case.revision,
                 "trust_remote_code": self.case.trust_remote_code}
+
+    def model_load_kwargs(self) -> dict[str, Any]:
+        """The case's other from_pretrained arguments that load the same model here: the
+        weights' framework and dtype, the attention. Quantization and device maps need a GPU
+        (and bitsandbytes / accelerate): the checks load the model unquantized, on their device."""
+        args = self.case.load_args
+        out: dict[str, Any] = {}
+        for key in ("from_tf", "from_pt", "attn_implementation"):
+            if key in args:
+                out[key] = args[key]
+        dtype = args.get("torch_dtype", args.get("dtype"))
+        if dtype is not None and self.case.framework == "pytorch":
+            name = str(dtype).rsplit(".", 1)[-1].strip("'\"")
+            torch = import_torch()
+            out["torch_dtype"] = "auto" if name == "auto" else getattr(torch, name, None)
+            if out["torch_dtype"] is None:
+                del out["torch_dtype"]
+        return out
 
     @cached_property
     def config(self) -> Any:

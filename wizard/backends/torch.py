@@ -29,7 +29,7 @@ class TorchBackend:
 
         import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
-        kwargs: dict[str, Any] = self.ctx.pretrained_kwargs()
+        kwargs: dict[str, Any] = {**self.ctx.pretrained_kwargs(), **self.ctx.model_load_kwargs()}
         if case.num_labels is not None:
             kwargs["num_labels"] = case.num_labels
         model = AutoModelForSequenceClassification.from_pretrained(self.ctx.model_location, **kwargs)

@@ -69,6 +69,9 @@ class Case:
     # modules the user freezes, as paths from the model ("bert", "distilbert.embeddings"); "" is
     # the whole model (model.trainable = False)
     freeze: list[str] = field(default_factory=list)
+    # other arguments given to from_pretrained, as written (from_tf, torch_dtype, device_map,
+    # load_in_4bit, quantization_config, attn_implementation)
+    load_args: dict[str, Any] = field(default_factory=dict)
     dataset: DatasetSpec = field(default_factory=DatasetSpec)
     preprocessing: Preprocessing = field(default_factory=Preprocessing)
     training: Training = field(default_factory=Training)

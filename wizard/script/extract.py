@@ -284,9 +284,16 @@ class Reader(TrainingReader):
         for name in ("id2label", "label2id"):
             if kwarg(call, name) is not None:
                 self.setting(name, self.val(kwarg(call, name)), call)
-        for name, dotted in (("revision", "revision"), ("trust_remote_code", "trust_remote_code")):
+        for name, dotted in (("revision", "revision"), ("trust_remote_code", "trust_remote_code"),
+                             ("ignore_mismatched_sizes", "ignore_mismatched_sizes")):
             if kwarg(call, name) is not None:
                 self.set(dotted, self.val(kwarg(call, name)), call)
+        for name in LOAD_ARGS:
+            node = kwarg(call, name)
+            if node is not None:
+                value = self.val(node)  # a literal, else the code as written (torch.bfloat16)
+                self.set(f"load_args.{name}",
+                         self.s.code(node) if isinstance(value, Unresolved) else value, call)
 
     def _ref(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -555,6 +562,10 @@ class Reader(TrainingReader):
 
     def new_trace(self) -> _Trace:
         return _Trace()
+
+
+LOAD_ARGS = ("from_tf", "from_pt", "torch_dtype", "dtype", "device_map", "load_in_4bit",
+             "load_in_8bit", "quantization_config", "attn_implementation")
 
 
 def _frozen_parts(node: ast.AST) -> list[ast.expr]:

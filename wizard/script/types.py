@@ -35,7 +35,7 @@ TRAINING_ARGUMENT_DEFAULTS = {"learning_rate": 5e-5, "per_device_train_batch_siz
                               "weight_decay": 0.0, "num_train_epochs": 3.0,
                               "remove_unused_columns": True, "optim": "adamw_torch"}
 CASE_TYPES = {"model": str, "revision": str, "framework": str, "task": str, "num_labels": int,
-              "freeze": list,
+              "freeze": list, "ignore_mismatched_sizes": bool,
                "trust_remote_code": bool, "dataset.path": str, "dataset.config": str,
                "dataset.train_split": str, "dataset.eval_split": str, "dataset.text_columns": list,
                "dataset.label_column": str, "preprocessing.truncation": bool,
