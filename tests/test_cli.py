@@ -171,3 +171,17 @@ def test_the_json_written_beside_a_report_is_redacted_like_it(demo_dir, tmp_path
     assert key not in shared.read_text() and "<WANDB_API_KEY>" in shared.read_text()
     assert key in own.read_text()  # the user's own file, not for sharing: kept as it was
     json.loads(shared.read_text())
+
+
+def test_every_fix_of_the_demo_is_python_that_compiles(demo_dir, tmp_path):
+    """Fixes are snippets to paste: each one of the course case's findings compiles."""
+    from wizard.demo.cases import course_case
+
+    path = tmp_path / "case.yaml"
+    path.write_text(course_case(demo_dir, "pytorch").to_yaml())
+    out = tmp_path / "out.json"
+    run_cli("check", str(path), "--out", str(tmp_path / "o"), "--json", str(out))
+    fixes = [(f["id"], f["fix"]) for f in json.loads(out.read_text())["findings"] if f.get("fix")]
+    assert len(fixes) >= 2
+    for fid, fix in fixes:
+        compile(fix, fid, "exec")

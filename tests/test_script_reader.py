@@ -550,3 +550,31 @@ def test_from_pretrained_arguments_are_read_and_applied(demo_dir, monkeypatch):
     import torch
 
     assert Context(case, device="cpu").model.dtype == torch.bfloat16
+
+
+def test_fixes_are_written_with_the_scripts_own_names():
+    """A Keras script that calls its tokenized dataset `ds`, loads "bert" and has no collator:
+    the fixes use `ds`, its checkpoint and batch size, and define the collator they need."""
+    from wizard.core.findings import Finding
+    from wizard.script.fixes import fit_fix
+
+    r = read_script(keras_script('tf_ds = ds["train"].to_tf_dataset(columns=["input_ids", '
+                                 '"attention_mask", "label"], batch_size=8)\n'
+                                 'model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")\n'
+                                 'model.fit(tf_ds)\n'))
+    assert r.names.tokenized == "ds" and r.names.checkpoint == "'bert'"
+    assert r.names.collator is None and r.names.tokenizer == "tokenizer"
+    fix = ('train_dataset = tokenized_datasets["train"].to_tf_dataset(\n'
+           '    columns=["input_ids", "attention_mask"], label_cols=["labels"],\n'
+           '    batch_size=16, shuffle=True, collate_fn=data_collator)\n'
+           "model = TFAutoModelForSequenceClassification.from_pretrained(model_checkpoint)")
+    fitted = fit_fix(fix, r.names, 8)
+    assert 'ds["train"]' in fitted and "tokenized_datasets" not in fitted
+    assert "from_pretrained('bert')" in fitted and "batch_size=8" in fitted
+    assert fitted.startswith("data_collator = DataCollatorWithPadding(tokenizer")
+    compile(fitted, "<fix>", "exec")  # the fix still runs as shown
+    result = type("R", (), {"findings": [Finding("data.ragged-batch", "fail", "t", fix=fix)],
+                            "case": r.case, "verdict": None})()
+    r.case.validate = lambda: None
+    merged = r.merge(result)
+    assert 'ds["train"]' in merged.findings[-1].fix

@@ -187,9 +187,9 @@ def probe_labels_in_inputs(case: Case, ctx: Context) -> list[Finding]:
             "# Option 2: keep a Keras loss and pass the labels separately\n"
             "train_dataset = tokenized_datasets[\"train\"].to_tf_dataset(\n"
             "    columns=[\"input_ids\", \"attention_mask\"], label_cols=[\"labels\"],\n"
-            "    batch_size=16, shuffle=True, collate_fn=data_collator)\n"
+            f"    batch_size={case.training.batch_size}, shuffle=True, collate_fn=data_collator)\n"
             "model.compile(optimizer=optimizer,\n"
-            "              loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))")]
+            "              loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))")]
 
 
 def _keras_vs_internal(ctx: Context, loss: str) -> dict[str, Any]:

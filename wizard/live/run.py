@@ -21,6 +21,7 @@ from wizard.engine.session import Result, Session
 from wizard.engine.verdict import combine_findings, decide
 from wizard.evidence.environment import environment_info
 from wizard.live.instrument import Capture, run_script
+from wizard.script.fixes import fit_fixes
 from wizard.script.reader import ScriptReading, case_from_script
 from wizard.settings import PROBE_TIMEOUT
 from wizard.triage.match import probe_triage
@@ -252,6 +253,7 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
     rest = [f for f in merged if f.id != "script.read"]
     extra = [_nonfinite_finding(capture)] if capture.nonfinite is not None else []
     all_findings = head + [run_finding(reading, capture, notes)] + rest + extra
+    fit_fixes(all_findings, reading.names, case.training.batch_size)
     verdict = decide(case, all_findings)
     return Result(case, environment, dev, ["script", *path], all_findings, verdict,
                   seconds=capture.seconds)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.case import Case
+from wizard.script.names import read_names
 from wizard.script.syntax import ScriptAST, Unresolved, call_name, kwarg, receiver
 from wizard.script.training import TrainingReader
 from wizard.script.types import (
@@ -136,7 +137,7 @@ class Reader(TrainingReader):
         case = Case.from_dict(self.data, validate=False)
         case.source = self.path
         return ScriptReading(self.path, case, self.facts.entry, self.read, self.settings,
-                             self.questions, self.notes, [], self.facts)
+                             self.questions, self.notes, [], self.facts, read_names(s))
 
     def _imports(self) -> None:
         for local, (qual, line) in self.s.imports.items():

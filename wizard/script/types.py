@@ -11,6 +11,7 @@ from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
 from wizard.engine.plan import QUESTIONS
 from wizard.engine.verdict import merge_static
+from wizard.script.fixes import CodeNames, fit_fixes
 from wizard.script.syntax import Unresolved
 
 DATASET_LOADERS = {"load_dataset", "load_from_disk"}
@@ -150,6 +151,7 @@ class ScriptReading:
     notes: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     facts: Facts = field(default_factory=Facts, repr=False)
+    names: CodeNames = field(default_factory=CodeNames)  # the script's own variable names
 
     @property
     def complete(self) -> bool:
@@ -200,8 +202,11 @@ class ScriptReading:
         return " ".join(parts)
 
     def merge(self, result: Any) -> Any:
-        """Fold these static findings into a Session result and re-decide the verdict."""
-        return merge_static(result, self.findings)
+        """Fold these static findings into a Session result, re-decide the verdict, and write
+        every fix with the script's own names."""
+        result = merge_static(result, self.findings)
+        fit_fixes(result.findings, self.names, self.case.training.batch_size)
+        return result
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "entry": self.entry, "complete": self.complete,
