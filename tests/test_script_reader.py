@@ -578,3 +578,20 @@ def test_fixes_are_written_with_the_scripts_own_names():
     r.case.validate = lambda: None
     merged = r.merge(result)
     assert 'ds["train"]' in merged.findings[-1].fix
+
+
+def test_the_apps_pasted_script_fixes_use_its_names(demo_dir):
+    """The app keeps a pasted script's names beside its findings and writes the run's fixes
+    with them, as check --script does."""
+    from wizard.core.findings import Finding, Verdict
+    from wizard.demo.cases import healthy_case
+    from wizard.engine.session import Result
+    from wizard.frontends.app.run import merge_static_findings
+
+    case = healthy_case(demo_dir, "pytorch")
+    fix = 'DataLoader(tokenized_datasets["train"], batch_size=16, collate_fn=data_collator)'
+    result = Result(case, {}, "cpu", [], [Finding("data.ragged-batch", "fail", "t", fix=fix)],
+                    Verdict("user-error", "data.ragged-batch", "t")).to_dict()
+    merged = merge_static_findings(result, [], {"tokenized": "ds", "collator": "collate"})
+    assert merged["findings"][0]["fix"] == (f'DataLoader(ds["train"], batch_size='
+                                            f'{case.training.batch_size}, collate_fn=collate)')

@@ -32,6 +32,7 @@ from wizard.hub.dataset import resolve_dataset
 from wizard.hub.errors import HubError
 from wizard.reports.redact import redact
 from wizard.reports.render import write_reports
+from wizard.script.fixes import CodeNames, fit_fixes
 from wizard.script.reader import read_script
 from wizard.settings import PROBE_TIMEOUT
 
@@ -265,15 +266,16 @@ def read_pasted_script(text: str | None, name: str | None = None) -> Any:
     return reading
 
 
-def merge_static_findings(result_dict: dict[str, Any],
-                          static: list[dict[str, Any]]) -> dict[str, Any]:
+def merge_static_findings(result_dict: dict[str, Any], static: list[dict[str, Any]],
+                          names: dict[str, str] | None = None) -> dict[str, Any]:
     """A run's result with the findings read from the user's script folded in (each keeps its
-    line; where the run checked the same thing, the run's finding wins), verdict re-decided."""
-
-    if not static:
+    line; where the run checked the same thing, the run's finding wins), verdict re-decided,
+    and the fixes written with the script's own names."""
+    if not static and not names:
         return result_dict
     result = result_from_dict(result_dict)
     result = merge_static(result, [Finding.from_dict(f) for f in static])
+    fit_fixes(result.findings, CodeNames(**(names or {})), result.case.training.batch_size)
     return {**result_dict, **{k: v for k, v in result.to_dict().items()
                               if k in ("findings", "verdict")}}
 
