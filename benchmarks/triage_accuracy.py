@@ -43,12 +43,15 @@ def load() -> list[dict[str, Any]]:
 
 
 def answer(paste: str) -> tuple[str, str]:
-    """(the cause id triage names, its verdict); 'library-bug' for a possible library bug."""
+    """(the cause id triage names, its verdict); 'library-bug' for a possible library bug.
+
+    The cause id is the primary signature's id, or for the environment family the family id
+    (env-missing-package, env-version-too-old, ...) that its rule decided: `cause_id`."""
     result = triage(paste)
     if result.error:
         return "crash", result.error
     if result.primary is not None:
-        return result.primary.signature.id, result.verdict
+        return result.primary.cause_id, result.verdict
     if result.verdict == "possible-library-bug":
         return "library-bug", result.verdict
     return "unknown", result.verdict

@@ -8,6 +8,7 @@ written with the exact wording torch prints.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -971,3 +972,468 @@ def test_never_raises_on_odd_inputs() -> None:
         assert p.parse_error is None
         assert triage(odd).error is None  # type: ignore[arg-type]
     assert triage(b"IndexError: Target 1 is out of bounds.").primary.evidence["target"] == 1
+
+
+# ------------------------------------------------------------------------------------------
+# The environment family, more signatures and the library-bug verdict (pastes written here)
+# ------------------------------------------------------------------------------------------
+SITE = "/home/ana/.venv/lib/python3.11/site-packages"
+ENV_PASTES = {
+    "env-git-lfs-pointer": ("env-setup-step-skipped",
+                            "loading weights file ./my-bert/pytorch_model.bin\n"
+                            "UnpicklingError: invalid load key, 'v'."),
+    "env-restart-runtime": ("env-setup-step-skipped",
+                            "WARNING: The following packages were previously imported in this "
+                            "runtime: [numpy]\nYou must restart the runtime in order to use newly "
+                            "installed versions."),
+    "env-nltk-resource": ("env-setup-step-skipped",
+                          "LookupError: \n  Resource punkt not found.\n  Please use the NLTK "
+                          "Downloader to obtain the resource:"),
+    "env-spacy-model": ("env-setup-step-skipped",
+                        "OSError: [E050] Can't find model 'en_core_web_sm'. It doesn't seem to be "
+                        "a Python package or a valid path to a data directory."),
+    "env-requires-version": ("env-version-too-old",
+                             "ImportError: Using the `Trainer` with `PyTorch` requires "
+                             "`accelerate>=0.26.0`: Please run `pip install transformers[torch]` "
+                             "or `pip install 'accelerate>=0.26.0'`"),
+    "env-binary": ("env-binary-incompatible",
+                   "  File \"train.py\", line 1, in <module>\n    import pandas\n"
+                   "ValueError: numpy.dtype size changed, may indicate binary incompatibility. "
+                   "Expected 96 from C header, got 88 from PyObject"),
+    "env-bitsandbytes-cpu": ("env-binary-incompatible",
+                             "/opt/conda/lib/python3.10/site-packages/bitsandbytes/cextension.py:"
+                             "34: UserWarning: The installed version of bitsandbytes was compiled "
+                             "without GPU support. 8-bit optimizers are unavailable."),
+    "env-dataset-scripts": ("env-version-too-new",
+                            "RuntimeError: Dataset scripts are no longer supported, but found "
+                            "my_corpus.py"),
+    "env-model-output-tuple": ("env-version-too-new",
+                               "TypeError: linear(): argument 'input' (position 1) must be "
+                               "Tensor, not str"),
+    "env-unknown-architecture": ("env-version-too-old",
+                                 "ValueError: The checkpoint you are trying to load has model "
+                                 "type `qwen3` but Transformers does not recognize this "
+                                 "architecture."),
+    "env-tokenizer-class": ("env-version-too-old",
+                            "ValueError: Tokenizer class GemmaTokenizer does not exist or is not "
+                            "currently imported."),
+    "env-tokenizers-format": ("env-version-too-old",
+                              "Exception: data did not match any variant of untagged enum "
+                              "ModelWrapper at line 250373 column 3"),
+    "env-keras-no-loss-tf2": ("env-version-too-old",
+                              "ValueError: The model cannot be compiled because it has no loss "
+                              "to optimize."),
+    "env-keras3-kwargs": ("env-version-too-new",
+                          "ValueError: Unrecognized keyword arguments passed to LSTM: "
+                          "{'time_major': False}"),
+    "env-no-module": ("env-missing-package",
+                      "Traceback (most recent call last):\n  File \"prep.py\", line 3, in "
+                      "<module>\n    from sklearn.model_selection import train_test_split\n"
+                      "ModuleNotFoundError: No module named 'sklearn'"),
+    "env-cannot-import": ("env-version-too-new",
+                          "Traceback (most recent call last):\n  File \"app.py\", line 2, in "
+                          "<module>\n    from datasets import load_metric\nImportError: cannot "
+                          f"import name 'load_metric' from 'datasets' ({SITE}/datasets/"
+                          "__init__.py)"),
+    "env-module-attribute": ("env-version-too-new",
+                             f"  File \"{SITE}/pycocotools/cocoeval.py\", line 378, in "
+                             "accumulate\n    tps = np.logical_and(dtm, np.logical_not(dtIg))"
+                             ".astype(np.float)\nAttributeError: module 'numpy' has no attribute"
+                             " 'float'."),
+    "env-unexpected-kwarg": ("env-version-too-old",
+                             "Traceback (most recent call last):\n  File \"sft.py\", line 40, in "
+                             "<module>\n    trainer = DPOTrainer(model, ref, args=args, "
+                             "loss_type='ipo')\nTypeError: DPOTrainer.__init__() got an "
+                             "unexpected keyword argument 'loss_type'"),
+    "env-name-not-defined": ("env-version-too-old",
+                             f"  File \"{SITE}/transformers/training_args.py\", line 1772, in "
+                             "_setup_devices\n    self.distributed_state = PartialState(\n"
+                             "NameError: name 'PartialState' is not defined"),
+    "env-requires-package": ("env-missing-package",
+                             "ImportError: \nAutoModelForCausalLM requires the protobuf library "
+                             "but it was not found in your environment."),
+    "env-sentencepiece-none": ("env-missing-package",
+                               "tok = T5Tokenizer.from_pretrained('t5-small')\n"
+                               "ids = tok.encode('hello')\nAttributeError: 'NoneType' object has "
+                               "no attribute 'encode'"),
+}
+# the same words where the cause is not the installation: none of these may name that rule
+ENV_NEGATIVES = {
+    "env-git-lfs-pointer": "UnpicklingError: invalid load key, '\\x00'.",
+    "env-restart-runtime": "Note: the trainer will restart from the last checkpoint.",
+    "env-nltk-resource": "Resource punkt was found and loaded.",
+    "env-spacy-model": "Loaded model 'en_core_web_sm' from the cache.",
+    "env-requires-version": "Requirement already satisfied: accelerate>=0.26.0 in ./venv",
+    "env-binary": "The dtype of the embeddings changed from float32 to bfloat16.",
+    "env-bitsandbytes-cpu": "bitsandbytes: loaded the CUDA 12.1 library (GPU support on).",
+    "env-dataset-scripts": "Dataset script found, building the dataset from my_corpus.py",
+    "env-model-output-tuple": "TypeError: can only concatenate str (not \"int\") to str",
+    "env-unknown-architecture": "Instantiating a model of type bert from a config of type bert.",
+    "env-tokenizer-class": "Tokenizer class BertTokenizerFast loaded from the cache.",
+    "env-tokenizers-format": "Exception: data looks fine",
+    "env-keras-no-loss-tf2": "model.compile(optimizer='adam', loss='mse')",
+    "env-keras3-kwargs": "ValueError: Unrecognized data type: x=<generator object>",
+    "env-no-module": "Loaded module named encoder.layer.0 from the checkpoint.",
+    "env-cannot-import": "We cannot import the names of the labels from the CSV header.",
+    "env-module-attribute": ("Traceback (most recent call last):\n  File \"t.py\", line 4, in "
+                             "<module>\n    helpers.clean(x)\nAttributeError: module 'helpers' "
+                             "has no attribute 'clean'"),
+    "env-unexpected-kwarg": ("Traceback (most recent call last):\n  File \"t.py\", line 9, in "
+                             "<module>\n    make_batches(rows, size=8)\nTypeError: make_batches() "
+                             "got an unexpected keyword argument 'size'"),
+    "env-name-not-defined": ("Traceback (most recent call last):\n  File \"t.py\", line 3, in "
+                             "<module>\n    print(Total)\nNameError: name 'Total' is not defined"),
+    "env-requires-package": "Please install the latest version of the course notebook.",
+    "env-sentencepiece-none": ("tok = AutoTokenizer.from_pretrained(path)\nAttributeError: "
+                               "'NoneType' object has no attribute 'encode'"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(ENV_PASTES))
+def test_environment_rule_names_its_cause_and_a_command(rule: str) -> None:
+    cause_id, paste = ENV_PASTES[rule]
+    t = triage(paste)
+    assert t.primary is not None and t.primary.signature.id == rule, (rule, ids(t))
+    assert t.cause_id == cause_id and t.primary.fix.strip()
+    f, = probe_triage(Case(model="m", traceback=paste), None)
+    assert f.id == "triage.known-error" and f.evidence["cause_id"] == cause_id
+
+
+@pytest.mark.parametrize("rule", sorted(ENV_NEGATIVES))
+def test_environment_rule_does_not_fire_on_its_words_alone(rule: str) -> None:
+    assert rule not in ids(triage(ENV_NEGATIVES[rule])), rule
+
+
+def test_environment_commands_and_versions() -> None:
+    t = triage(ENV_PASTES["env-requires-version"][1])
+    assert 'pip install -U "accelerate>=0.26.0"' in t.primary.fix
+    # the paste shows an installed version that satisfies the requirement: a restart is missing
+    t = triage("Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`, but I already "
+               "have accelerate Version: 0.25.0")
+    assert t.cause_id == "env-setup-step-skipped" and "restart" in t.primary.fix
+    t = triage(ENV_PASTES["env-cannot-import"][1])
+    assert 'pip install "datasets<3.0.0"' in t.primary.fix and "evaluate" in t.primary.fix
+    t = triage(ENV_PASTES["env-no-module"][1])
+    assert "pip install scikit-learn" in t.primary.fix
+    # a package installed here is named with its version
+    t = triage("ModuleNotFoundError: No module named 'yaml'")    # installed here, not there
+    assert t.primary.evidence["installed"] == {"PyYAML": importlib.metadata.version("PyYAML")}
+    assert "Installed here: PyYAML" in t.primary.cause
+    assert t.primary.fix.startswith("python -m pip install PyYAML")
+
+
+def test_environment_direction_follows_the_stated_version() -> None:
+    base = ("TypeError: __init__() got an unexpected keyword argument 'evaluation_strategy'\n"
+            "training_args = TrainingArguments(output_dir='out', evaluation_strategy='steps')")
+    assert triage(base + "\n- `transformers` version: 3.3.1").cause_id == "env-version-too-old"
+    assert triage(base + "\n- `transformers` version: 4.48.0").cause_id == "env-version-too-new"
+    tf = ("ImportError: cannot import name 'TFBertModel' from 'transformers' (unknown location)")
+    assert triage(tf).cause_id == "env-missing-package"
+    assert "tensorflow" in triage(tf).primary.fix
+    assert triage(tf + "\nI have tf 2.0 installed").cause_id == "env-version-too-old"
+    assert triage(tf + "\n- `transformers` version: 5.0.0").cause_id == "env-version-too-new"
+    torch_missing = "ImportError: cannot import name 'AdamW' from 'transformers' (unknown location)"
+    assert "torch" in triage(torch_missing).primary.fix
+
+
+def test_environment_library_to_library_skew() -> None:
+    """A library calling another with an argument it lacks: the callee is too old."""
+    paste = (f"Traceback (most recent call last):\n  File \"serve.py\", line 3, in <module>\n"
+             f"    main()\n  File \"{SITE}/trl/scripts/vllm_serve.py\", line 238, in main\n"
+             f"    llm = LLM(\n  File \"{SITE}/vllm/entrypoints/llm.py\", line 212, in __init__\n"
+             "    engine_args = EngineArgs(\nTypeError: EngineArgs.__init__() got an unexpected "
+             "keyword argument 'worker_extension_cls'")
+    t = triage(paste)
+    assert t.cause_id == "env-version-too-old" and 'pip install "trl[vllm]"' in t.primary.fix
+    assert t.primary.evidence["package"] == "vllm"
+    # a library calling the user's override with a new argument: the library is too new
+    t = triage("TypeError: MyTrainer.compute_loss() got an unexpected keyword argument "
+               "'num_items_in_batch'")
+    assert t.cause_id == "env-version-too-new" and "num_items_in_batch=None" in t.primary.fix
+    # a library module importing another library's moved internals
+    t = triage(f"  File \"{SITE}/transformers/modeling_tf_utils.py\", line 39, in <module>\n"
+               "    from keras.saving.hdf5_format import save_attributes_to_hdf5_group\n"
+               "ModuleNotFoundError: No module named 'keras.saving.hdf5_format'")
+    assert t.cause_id == "env-version-too-new"
+    t = triage("ModuleNotFoundError: No module named 'tokenizers.tokenizers'")
+    assert t.cause_id == "env-binary-incompatible"
+
+
+HF_PASTES = {
+    "datasetdict-instead-of-dataset": "AttributeError: 'DatasetDict' object has no attribute "
+                                      "'select_columns'",
+    "arrow-mixed-column-types": "pyarrow.lib.ArrowInvalid: Could not convert 'n/a' with type str:"
+                                " tried to convert to double",
+    "invalid-jsonl-format": "pyarrow.lib.ArrowInvalid: JSON parse error: Missing a comma or '}' "
+                            "after an object member. in row 12",
+    "dataset-script-not-streamable": "FileNotFoundError: https://huggingface.co/datasets/org/"
+                                     "corpus/resolve/main/data.zip/train.jsonl",
+    "hub-invalid-token": "requests.exceptions.HTTPError: Invalid user token. If you didn't pass a "
+                         "user token, make sure you are properly logged in.",
+    "hub-gated-repo": "OSError: You are trying to access a gated repo.\nMake sure to have access "
+                      "to it at https://huggingface.co/org/model.\n403 Client Error.",
+    "hub-upload-too-large": "huggingface_hub.errors.HfHubHTTPError: 413 Client Error: Payload Too "
+                            "Large for url: https://huggingface.co/api/datasets/org/x/commit/main",
+    "gpu-held-by-other-process": "tensorflow.python.framework.errors_impl.InternalError: Blas "
+                                 "GEMM launch failed : a.shape=(32, 768), b.shape=(768, 2)",
+    "cudnn-failed-to-initialize": "UnknownError: Failed to get convolution algorithm. This is "
+                                  "probably because cuDNN failed to initialize",
+    "string-labels-not-encoded": "ValueError: too many dimensions 'str'",
+    "tokenizer-unk-token-not-set": "Exception: WordPiece error: Missing [UNK] token from the "
+                                   "vocabulary",
+    "tokenizer-stride-too-large": "thread '<unnamed>' panicked at 'assertion failed: stride < "
+                                  "max_len', tokenizers-lib/src/tokenizer/encoding.rs:311:9",
+    "rust-compiler-not-found": "running build_rust\nerror: can't find Rust compiler\n"
+                               "ERROR: Failed building wheel for tokenizers",
+    "no-wheel-for-python-version": "ERROR: Could not find a version that satisfies the "
+                                   "requirement torch==1.8.1 (from versions: 2.2.0, 2.3.0)\n"
+                                   "ERROR: No matching distribution found for torch==1.8.1",
+    "torch-cpu-only-build": "    model.to('cuda')\nAssertionError: Torch not compiled with CUDA "
+                            "enabled",
+    "pytorch-model-in-keras": "AttributeError: 'KerasTensor' object has no attribute 'size'",
+    "model-class-without-head": "ValueError: You have to specify either decoder_input_ids or "
+                                "decoder_inputs_embeds",
+    "fp16-weights-with-amp": "ValueError: Attempting to unscale FP16 gradients.",
+    "gradient-checkpointing-inputs-no-grad": "RuntimeError: element 0 of tensors does not require "
+                                             "grad and does not have a grad_fn",
+    "gradient-checkpointing-with-ddp-find-unused": "RuntimeError: Expected to mark a variable "
+                                                   "ready only once.",
+    "label-dtype-double-expected-float": "RuntimeError: Found dtype Double but expected Float",
+    "trl-wrong-config-class": "AttributeError: 'TrainingArguments' object has no attribute "
+                              "'max_prompt_length'",
+    "sft-missing-text-field": "ValueError: You passed `packing=False` to the SFTTrainer, but you "
+                              "didn't pass a `dataset_text_field` or `formatting_func` argument.",
+    "wrong-argument-type": "AttributeError: 'function' object has no attribute 'named_parameters'",
+    "keras-h5-save-unsupported": "TypeError: ('Not JSON Serializable:', RobertaConfig {...})",
+    "model-dir-missing-weights": "OSError: Error no file named ['pytorch_model.bin', "
+                                 "'tf_model.h5'] found in directory ./ckpt",
+}
+HF_NEGATIVES = {
+    "datasetdict-instead-of-dataset": "DatasetDict({train: Dataset({features: ['text']})})",
+    "arrow-mixed-column-types": "Converted 12000 rows to Arrow.",
+    "invalid-jsonl-format": "Generating train split: 12000 examples",
+    "dataset-script-not-streamable": "Downloading https://example.com/data.zip: 100%",
+    "hub-invalid-token": "Token is valid (permission: write).",
+    "hub-gated-repo": "This repository is public.",
+    "hub-upload-too-large": "Upload 3 LFS files: 100%",
+    "gpu-held-by-other-process": "Created TensorFlow device (GPU:0 with 14000 MB memory)",
+    "cudnn-failed-to-initialize": "Loaded cuDNN version 8900",
+    "string-labels-not-encoded": "label2id = {'neg': 0, 'pos': 1}",
+    "tokenizer-unk-token-not-set": "unk_token='[UNK]' added to the vocabulary",
+    "tokenizer-stride-too-large": "tokenizer(texts, stride=128, max_length=512)",
+    "rust-compiler-not-found": "Successfully built tokenizers",
+    "no-wheel-for-python-version": "Successfully installed torch-2.3.0",
+    "torch-cpu-only-build": "torch.cuda.is_available(): True",
+    "pytorch-model-in-keras": "AttributeError: 'Tensor' object has no attribute 'numpy'",
+    "model-class-without-head": "decoder_input_ids were built from the labels",
+    "fp16-weights-with-amp": "Using fp16 mixed precision with a GradScaler.",
+    "gradient-checkpointing-inputs-no-grad": "trainable params: 294912 || all params: 124734720",
+    "gradient-checkpointing-with-ddp-find-unused": "ddp_find_unused_parameters=False",
+    "label-dtype-double-expected-float": "RuntimeError: Found dtype Float but expected Float",
+    "trl-wrong-config-class": "AttributeError: 'Namespace' object has no attribute 'lr'",
+    "sft-missing-text-field": "SFTTrainer(model, train_dataset=ds, dataset_text_field='text')",
+    "wrong-argument-type": "AttributeError: 'function' object has no attribute 'cache_clear'",
+    "keras-h5-save-unsupported": "TypeError: Object of type ndarray is not JSON serializable",
+    "model-dir-missing-weights": "loading file model.safetensors from ./ckpt",
+}
+
+
+@pytest.mark.parametrize("sig_id", sorted(HF_PASTES))
+def test_more_signatures(sig_id: str) -> None:
+    t = triage(HF_PASTES[sig_id])
+    assert t.primary is not None and t.cause_id == sig_id, (sig_id, ids(t), t.verdict)
+    assert t.primary.fix and t.primary.probes
+
+
+@pytest.mark.parametrize("sig_id", sorted(HF_NEGATIVES))
+def test_more_signatures_do_not_fire_on_healthy_output(sig_id: str) -> None:
+    assert sig_id not in ids(triage(HF_NEGATIVES[sig_id])), sig_id
+
+
+def test_older_wordings_of_known_errors() -> None:
+    cases = {
+        "cuda-device-side-assert": "/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:108: "
+                                   "cunn_ClassNLLCriterion_updateOutput_kernel: block: [0,0,0], "
+                                   "thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+        "no-pad-token": "ValueError: Unable to set proper padding strategy as the tokenizer does "
+                        "not have a padding token.",
+        "keras-shapes-incompatible": "ValueError: Error when checking target: expected dense_3 to "
+                                     "have shape (5,) but got array with shape (1,)",
+        "hub-unreachable": "ConnectionError: Couldn't reach https://raw.githubusercontent.com/"
+                           "huggingface/datasets/1.4.1/datasets/squad/squad.py",
+        "out-of-memory": "The evaluation crashes with a CUDA memory error after 2000 steps.",
+        "nan-loss": "print(loss)\ntensor(nan, device='cuda:0', grad_fn=<NllLossBackward0>)",
+        "label-dtype-long-expected-float": "failed assertion `Error getting visible function: "
+                                           "(null) Function square_i64 was not found in the "
+                                           "library'",
+    }
+    for want, paste in cases.items():
+        assert triage(paste).cause_id == want, (want, ids(triage(paste)))
+    assert "hub-unreachable" not in ids(triage("FileNotFoundError: Couldn't reach https://hf.co/"
+                                               "x/y.py (error 404)"))
+    assert triage("nan-loss: tensor(0.6931, grad_fn=<NllLossBackward0>)").matches == []
+
+
+def test_keras_compile_without_loss() -> None:
+    paste = ("model.compile(optimizer='adam', metrics=['accuracy'])\nmodel.fit(x, y)\n"
+             "ValueError: No gradients provided for any variable: ['dense/kernel:0'].")
+    assert triage(paste).cause_id == "keras-compile-without-loss"
+    with_loss = paste.replace("optimizer='adam'", "optimizer='adam', loss='mse'")
+    assert triage(with_loss).cause_id == "keras-no-gradients"
+
+
+def test_bitsandbytes_platforms() -> None:
+    mac = ("/Users/ana/venv/lib/python3.11/site-packages/bitsandbytes/cextension.py:34: "
+           "UserWarning: The installed version of bitsandbytes was compiled without GPU support.")
+    win = mac.replace("/Users/ana/venv/lib/", "C:\\Users\\ana\\venv\\Lib\\").replace("/", "\\")
+    assert triage(mac).cause_id == "bnb-requires-cuda-gpu"
+    assert triage(win).cause_id == "env-version-too-old"
+    assert 'bitsandbytes>=0.43.0' in triage(win).primary.fix
+
+
+def test_stale_tokenizer_class_name() -> None:
+    t = triage("ValueError: Tokenizer class LLaMATokenizer does not exist or is not currently "
+               "imported.")
+    assert t.cause_id == "stale-tokenizer-class-name"
+    t = triage("ImportError: cannot import name 'PartialState' from 'transformers.trainer_pt_utils'")
+    assert t.cause_id == "wrong-import-path" and "from accelerate import" in t.primary.fix
+
+
+# ------------------------------------------------------------------------------------------
+# Library bugs: the evidence of a paste, and the table of known, fixed bugs
+# ------------------------------------------------------------------------------------------
+def test_rust_panic_is_a_library_bug() -> None:
+    paste = ("thread '<unnamed>' panicked at 'called `Option::unwrap()` on a `None` value', "
+             "tokenizers-lib/src/models/unigram/trainer.rs:203:53\nTraceback (most recent call "
+             f"last):\n  File \"train_tok.py\", line 12, in <module>\n    tok.train(files, "
+             "trainer)\npyo3_runtime.PanicException: called `Option::unwrap()` on a `None` value")
+    t = triage(paste)
+    assert t.verdict == "possible-library-bug" and t.cause_id == "library-bug"
+    assert t.bug.package == "tokenizers" and "panic" in t.bug.reasons[0]
+    f, = probe_triage(Case(model="m", traceback=paste), None)
+    assert f.id == "triage.possible-library-bug" and f.title.startswith("Possible bug in tokenizers")
+    assert "python -m wizard run train.py" in f.fix
+
+
+def test_regression_statement_outweighs_a_user_error_signature() -> None:
+    paste = ("Training the token classification tutorial fails with TensorFlow 2.11 but not with "
+             "TensorFlow 2.9:\n(0) UNIMPLEMENTED: Cast string to float is not supported\n"
+             "[[{{node Cast_1}}]]")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.strong
+    assert "string-labels-not-encoded" in ids(t)
+    assert triage(paste.split("\n", 1)[1]).cause_id == "string-labels-not-encoded"
+    t = triage("After upgrading to datasets 2.14.0 our filter() step started failing with\n"
+               "KeyError: 'indices'\nIt worked with 2.13.1.")
+    assert t.cause_id == "library-bug" and t.bug.package == "datasets"
+
+
+def test_internal_crash_in_library_code_is_a_library_bug() -> None:
+    paste = (f"Traceback (most recent call last):\n  File \"run.py\", line 8, in <module>\n"
+             f"    trainer.train()\n  File \"{SITE}/trl/trainer/sft_trainer.py\", line 301, in "
+             "__init__\n    if isinstance(model, PeftModel):\nNameError: name 'PeftModel' is not "
+             "defined")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "trl"
+    assert any("NameError" in r for r in t.bug.reasons)
+    # the user's own NameError is not
+    assert triage(ENV_NEGATIVES["env-name-not-defined"]).verdict == "unknown-error"
+
+
+def test_environment_errors_are_not_library_bugs() -> None:
+    paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
+             f"    import sentence_transformers\n  File \"{SITE}/sentence_transformers/"
+             "SentenceTransformer.py\", line 12, in <module>\n    from huggingface_hub import "
+             "cached_download\nImportError: cannot import name 'cached_download' from "
+             f"'huggingface_hub' ({SITE}/huggingface_hub/__init__.py)\nIt worked with the previous "
+             "huggingface_hub 0.25.2.")
+    t = triage(paste)
+    assert t.bug is None and t.cause_id == "env-version-too-new"
+    assert 'huggingface-hub<0.26.0' in t.primary.fix
+
+
+def test_known_fixed_bug_on_an_affected_version() -> None:
+    paste = ("TypeError: PeftModelForSequenceClassification.add_adapter() got an unexpected "
+             "keyword argument 'low_cpu_mem_usage'\npeft version: 0.13.2")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.known is not None
+    assert t.bug.known.fixed_in == "0.14.0"
+    f, = probe_triage(Case(model="m", traceback=paste), None)
+    assert f.title == "Known bug in peft 0.13.2, fixed in 0.14.0: upgrade"
+    assert 'pip install -U "peft>=0.14.0"' in f.fix and "github.com/huggingface/peft" in f.fix
+    # fixed in the version the paste shows: not this bug
+    assert triage(paste.replace("0.13.2", "0.14.0")).bug is None or \
+        triage(paste.replace("0.13.2", "0.14.0")).bug.known is None
+    # a bug that needs its affected release: a plain "Config name is missing" is the user's
+    assert triage("ValueError: Config name is missing.").bug is None
+    assert triage("ValueError: Config name is missing.\ndatasets 2.16.0").bug.known is not None
+
+
+# ------------------------------------------------------------------------------------------
+# The text around the error
+# ------------------------------------------------------------------------------------------
+def test_prose_fences_and_notebook_links_around_the_error() -> None:
+    paste = ("I followed the docs and got this, any idea?\n\n```python\n"
+             "---------------------------------------------------------------------------\n"
+             "ModuleNotFoundError                       Traceback (most recent call last)\n"
+             "Cell In[12], [line 3](vscode-notebook-cell:?execution_count=12&line=3)\n"
+             "      1 import torch\n----> 3 import evaluate\n\n"
+             "ModuleNotFoundError: No module named 'evaluate'\n```\nThanks in advance!")
+    t = triage(paste)
+    assert t.parsed.exc_type == "ModuleNotFoundError" and t.parsed.frames[0].file == "Cell In[12]"
+    assert t.cause_id == "env-missing-package" and "pip install evaluate" in t.primary.fix
+    colab = ("[/usr/local/lib/python3.10/dist-packages/transformers/trainer.py](https://localhost"
+             ":8080/#) in train(self)\n\x1b[0;31mKeyError\x1b[0m: 'x'")
+    assert triage(colab).parsed.frames[0].package == "transformers"
+
+
+def test_error_inside_a_sentence_glued_fences_pytest_and_escaped_newlines() -> None:
+    t = triage("When I build the layer it results in ValueError: Unrecognized keyword arguments "
+               "passed to Embedding: {'input_length': 20} - why?")
+    assert t.parsed.exc_type == "ValueError" and t.cause_id == "env-version-too-new"
+    t = triage("```RuntimeError: Expected to mark a variable ready only once. blah```")
+    assert t.parsed.exc_type == "RuntimeError"
+    t = triage("tests/test_x.py:3: in <module>\n    import peft\nE   ModuleNotFoundError: No "
+               "module named 'peft'")
+    assert t.parsed.exc_type == "ModuleNotFoundError" and t.cause_id == "env-missing-package"
+    t = triage('"Traceback (most recent call last):\\n  File \\"/app/a.py\\", line 3, in <module>'
+               '\\nModuleNotFoundError: No module named \'tokenizers.tokenizers\'\\n"')
+    assert t.cause_id == "env-binary-incompatible"
+    t = triage("Exception has occurred: ImportError       (note: full exception trace is shown)\n"
+               "cannot import name 'SFTConfig' from 'trl' (/x/site-packages/trl/__init__.py)")
+    assert t.parsed.exc_type == "ImportError" and t.cause_id == "env-version-too-old"
+    t = triage("Status code:   400\nException:     ImportError\nMessage:       To support "
+               "decoding audio files, please install 'librosa'.")
+    assert t.parsed.exc_type == "ImportError" and t.cause_id == "env-missing-package"
+    t = triage("NameError: name \u2018PeftModel\u2019 is not defined\nIf I downgrade to 0.4.0 the "
+               "issue is no longer there")
+    assert t.cause_id == "library-bug"
+
+
+def test_only_output_pasted_matches_nothing_or_the_symptom() -> None:
+    healthy = ("{'loss': 0.6931, 'learning_rate': 4.9e-05, 'epoch': 0.1}\n"
+               "tensor([[ 0.1234, -0.5678]], grad_fn=<AddmmBackward0>)\n"
+               "UserWarning: `resume_download` is deprecated\n"
+               "Some weights of BertForSequenceClassification were not initialized from the "
+               "model checkpoint at bert-base-uncased and are newly initialized")
+    t = triage(healthy)
+    assert t.primary is None or t.primary.signature.benign
+    assert t.bug is None
+
+
+@settings(max_examples=120, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(), max_size=4000),
+       st.lists(st.sampled_from([p for _, p in ENV_PASTES.values()] + list(HF_PASTES.values())
+                                + list(ENV_NEGATIVES.values())), max_size=4),
+       st.sampled_from(["\n", "\r\n", " ", "```\n", "\n> ", "\\n"]))
+def test_never_raises_on_unicode_prose_around_errors(noise: str, pastes: list[str],
+                                                     sep: str) -> None:
+    _assert_sound(sep.join([noise[: len(noise) // 2], *pastes, noise[len(noise) // 2:]]))
+
+
+def test_never_raises_on_huge_pastes() -> None:
+    block = "\n".join([p for _, p in ENV_PASTES.values()] + list(HF_PASTES.values()))
+    for text in (block * 200, ("x" * 9999 + "\n") * 60, "\u202e\U0001F600" * 150_000,
+                 "File \"" * 100_000, "requires " * 50_000):
+        t = triage(text)
+        assert t.error is None and t.parsed.parse_error is None

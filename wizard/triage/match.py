@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.findings import Finding
+from wizard.triage.environment import FAMILY
+from wizard.triage.library import LibraryBug, assess_library_bug
 from wizard.triage.normalize import to_int
 from wizard.triage.parse import ParsedError, parse_traceback
 from wizard.triage.signatures import SIGNATURES, Signature, compile_pattern
+from wizard.triage.versions import installed_version
 
 _WEIGHTS = {"exception": 100, "chained": 60, "text": 40}
 
@@ -27,10 +30,15 @@ class SignatureMatch:
     cause: str
     probes: list[str]
     fix: str
+    cause_id: str = ""                # the cause it names (a family id for environment rules)
+
+    def __post_init__(self) -> None:
+        self.cause_id = self.cause_id or self.signature.cause_id
 
     def to_dict(self) -> dict[str, Any]:
         s = self.signature
-        return {"id": s.id, "title": s.title or s.id, "where": self.where, "score": self.score,
+        return {"id": s.id, "cause_id": self.cause_id, "title": s.title or s.id,
+                "where": self.where, "score": self.score,
                 "evidence": self.evidence, "excerpt": self.excerpt, "cause": self.cause,
                 "explanation": s.explanation, "probes": self.probes, "fix": self.fix,
                 "framework": s.framework}
@@ -75,11 +83,13 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
             excerpt = text[line_start: line_end if line_end != -1 else len(text)].strip()[:400]
             over = sig.refine(ev, parsed) if sig.refine else None
             over = over or {}
+            if over.get("reject"):
+                continue
             matches.append(SignatureMatch(
                 signature=sig, where=where, evidence=ev, excerpt=excerpt,
                 score=_WEIGHTS[where] + sig.priority,
                 cause=over.get("cause", sig.cause), probes=list(over.get("probes", sig.probes)),
-                fix=over.get("fix", sig.fix)))
+                fix=over.get("fix", sig.fix), cause_id=over.get("id", "")))
             break
     order_of = {s.id: i for i, s in enumerate(SIGNATURES)}
     matches.sort(key=lambda x: (-x.score, order_of[x.signature.id]))
@@ -88,21 +98,33 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
 
 @dataclass
 class Triage:
-    """A paste's parse, the signatures it matches (best first) and what to check next."""
+    """A paste's parse, the signatures it matches (best first), a library bug it points at, and
+    what to check next."""
 
     parsed: ParsedError
     matches: list[SignatureMatch] = field(default_factory=list)
     error: str | None = None          # set only when triage itself failed
+    bug: LibraryBug | None = None     # evidence of a library bug (outweighs text-only matches)
 
     @property
     def primary(self) -> SignatureMatch | None:
-        """The best match that explains the error (a benign warning only when nothing else)."""
+        """The best match that explains the error (a benign warning only when nothing else);
+        None when the paste points at a library bug instead."""
+        if self.bug is not None:
+            return None
         real = [m for m in self.matches if not m.signature.benign]
         if real:
             return real[0]
         if self.matches and not self.parsed.exc_type:
             return self.matches[0]
         return None
+
+    @property
+    def cause_id(self) -> str:
+        """The cause named: the primary match's cause id, "library-bug" or "unknown"."""
+        if self.primary is not None:
+            return self.primary.cause_id
+        return "library-bug" if self.verdict == "possible-library-bug" else "unknown"
 
     @property
     def likely_causes(self) -> list[dict[str, Any]]:
@@ -131,10 +153,14 @@ class Triage:
             return "empty"
         if self.primary is not None:
             return "known-error"
-        return "possible-library-bug" if self.parsed.library_frames_innermost else "unknown-error"
+        if self.bug is not None or self.parsed.library_frames_innermost:
+            return "possible-library-bug"
+        return "unknown-error"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "parsed": self.parsed.to_dict(),
+        return {"verdict": self.verdict, "cause_id": self.cause_id,
+                "parsed": self.parsed.to_dict(),
+                "library_bug": self.bug.to_dict() if self.bug is not None else None,
                 "matches": [m.to_dict() for m in self.matches],
                 "likely_causes": self.likely_causes, "probes": self.probes, "error": self.error}
 
@@ -143,7 +169,8 @@ def triage(text: str) -> Triage:
     """Parse a pasted error and match it against the signature catalogue. Never raises."""
     parsed = parse_traceback(text)
     try:
-        return Triage(parsed=parsed, matches=match_signatures(parsed))
+        matches = match_signatures(parsed)
+        return Triage(parsed=parsed, matches=matches, bug=assess_library_bug(parsed, matches))
     except Exception as exc:  # noqa: BLE001 - a paste must never crash the wizard
         return Triage(parsed=parsed, error=f"{type(exc).__name__}: {exc}")
 
@@ -183,13 +210,17 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
         ev["triage_error"] = t.error
     if t.primary is not None:
         m = t.primary
-        ev.update({"signature": m.signature.id, "numbers": m.evidence, "found_in": m.where,
-                   "matched_line": m.excerpt, "confirm_with": m.probes})
+        ev.update({"signature": m.signature.id, "cause_id": m.cause_id, "numbers": m.evidence,
+                   "found_in": m.where, "matched_line": m.excerpt, "confirm_with": m.probes})
         others = [x.signature.id for x in t.matches if x is not m]
         if others:
             ev["also_matches"] = others
-        return [Finding("triage.known-error", "info",
-                        f"The error is a known one: {m.signature.title or m.signature.id}",
+        title = m.signature.title or m.signature.id
+        if m.cause_id in FAMILY:
+            title = f"Environment ({m.cause_id}): {m.cause.split(':')[0].split('.')[0][:120]}"
+            if m.evidence.get("installed"):
+                ev["installed"] = m.evidence["installed"]
+        return [Finding("triage.known-error", "info", f"The error is a known one: {title}",
                         evidence=ev, explanation=f"{m.cause} {m.signature.explanation}".strip(),
                         fix=m.fix)]
     if t.matches:
@@ -197,26 +228,41 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
     graph = bool(p.graph_node or p.graph_op or "Graph execution error" in p.message)
     cuda = "CUDA" in p.message
     if graph:
-        hint = "model.compile(optimizer=optimizer, run_eagerly=True)  # readable TF errors"
+        hint = "model.compile(optimizer=optimizer, run_eagerly=True)  # readable TF errors\n"
     elif cuda:
         hint = ("model = model.cpu(); batch = {k: v.cpu() for k, v in batch.items()}; "
-                "model(**batch)  # re-run on CPU for a readable error")
+                "model(**batch)  # re-run on CPU for a readable error\n")
     else:
         hint = ""
-    if p.library_frames_innermost:
+    if t.verdict == "possible-library-bug":
+        bug = t.bug
+        package = (bug.package if bug else None) or p.innermost_library_package
         lib = [f for f in p.frames if f.is_library][-3:]
-        ev["innermost_library_frames"] = [f.where() + (f": {f.code}" if f.code else "")
-                                          for f in lib]
-        ev["package"] = p.innermost_library_package
+        if lib:
+            ev["innermost_library_frames"] = [f.where() + (f": {f.code}" if f.code else "")
+                                              for f in lib]
+        ev["package"] = package
+        if bug is not None:
+            ev["library_bug"] = bug.to_dict()
+        if bug is not None and bug.known is not None:
+            k = bug.known
+            return [Finding(
+                "triage.possible-library-bug", "warn", bug.title(), evidence=ev,
+                explanation=f"A known bug of {k.package} before {k.fixed_in}: {k.summary} "
+                            f"({k.url}).",
+                fix=f'pip install -U "{k.package}>={k.fixed_in}"   # {k.url}')]
+        version = (bug.version if bug else None) or (
+            installed_version(package) if package else None)
+        title = f"Possible bug in {' '.join(x for x in (package, version) if x) or 'a library'}"
+        why = ("; ".join(bug.reasons) + ". " if bug is not None and bug.reasons else
+               "No known signature matches, and the innermost frames are library code. ")
         return [Finding(
-            "triage.possible-library-bug", "warn",
-            f"Unknown error raised inside {p.innermost_library_package or 'library'} code",
-            evidence=ev,
-            explanation="No known signature matches, and the innermost frames are library code. "
-                        "If the checks of your data, model and hyperparameters come out clean, "
-                        "this may be a bug in the library: the report step writes a minimal "
-                        "reproduction for an issue.",
-            fix=hint or "python -m wizard check case.yaml --report report/ --format github")]
+            "triage.possible-library-bug", "warn", title, evidence=ev,
+            explanation=why + "If the checks of your data, model and hyperparameters come out "
+                        "clean, run the script with the wizard: it reproduces the failure and "
+                        "writes a minimal reproduction for an issue.",
+            fix=hint + "python -m wizard run train.py   # reproduces it; the report holds the "
+                       "reproduction for the issue")]
     return [Finding("triage.unknown-error", "info", "The error matches no known signature",
                     evidence=ev,
                     explanation="No known signature matches this error"

@@ -1,7 +1,9 @@
 """Pasted text -> plain text: the first step of reading an error someone pasted.
 
 `normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
-rank prefixes, Markdown fences and quote marks, and dedents. `to_int` reads a number from it.
+rank prefixes, pytest's `E   ` prefix, Markdown fences (whole-line or glued to an error line),
+quote marks, image and notebook links (Colab, VS Code), escaped newlines of a traceback pasted
+as a string, and dedents. `to_int` reads a number from it.
 """
 from __future__ import annotations
 
@@ -14,7 +16,15 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|
 _ORPHAN_SGR = re.compile(r"\[(?:\d{1,3};){0,4}\d{1,3}m")   # colour codes whose ESC got lost
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchrun/accelerate
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
+_GLUED_FENCE = re.compile(r"^(\s*)```+(?=\S)|(?<=\S)```+\s*$")
+_PYTEST_E = re.compile(r"^E {2,}(?=\S)", re.M)
+_QUOTE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.M)
+_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^)\s]{0,2000}\)")
+_NB_LINK = re.compile(r"\[(?P<text>[^\]\n]{1,500})\]\((?:https?://localhost[^)\s]*|"
+                      r"vscode-notebook-cell:[^)\s]*|file://[^)\s]*|#[^)\s]*)\)")
+_ESCAPED_TB = re.compile(r'\\n\s*(?:File \\?"|Traceback|[A-Z]\w*(?:Error|Exception)\b)')
 
 
 def normalize(text: Any) -> str:
@@ -27,16 +37,21 @@ def normalize(text: Any) -> str:
         text = str(text)
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS // 10] + "\n...\n" + text[-(MAX_CHARS - MAX_CHARS // 10):]
+    if _ESCAPED_TB.search(text):              # a traceback pasted as an escaped string
+        text = text.replace("\\n", "\n").replace('\\"', '"').replace("\\t", "    ")
     text = _ANSI.sub("", text)
     text = _ORPHAN_SGR.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("\xa0", " ").replace("\u200b", "").replace("\ufeff", "")
+    text = text.translate(_QUOTES)
     text = _CTRL.sub("", text)
     text = _LINE_PREFIX.sub("", text)
-    lines = [ln.rstrip() for ln in text.split("\n") if not _FENCE.match(ln)]
-    quoted = [ln for ln in lines if ln.strip()]
-    if quoted and all(ln.lstrip().startswith(">") for ln in quoted):
-        lines = [re.sub(r"^\s*> ?", "", ln) for ln in lines]
+    text = _PYTEST_E.sub("", text)
+    text = _QUOTE.sub("", text)
+    text = _IMAGE.sub("", text)
+    text = _NB_LINK.sub(lambda m: m.group("text"), text)
+    lines = [_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip())
+             for ln in text.split("\n") if not _FENCE.match(ln)]
     return textwrap.dedent("\n".join(lines)).strip("\n")
 
 

@@ -115,8 +115,17 @@ _SKIP = re.compile(r"^(?:[\^~\s]+|\[Previous line repeated \d+ more times?\]"
 _EXC_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?: \(see above for traceback\))?"
                        r"(?::(?P<msg>.*))?$")
 _EXC_STRICT = re.compile(
-    r"^\s*(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|"
-    r"Fault|Failure|Exhausted))(?: \(see above for traceback\))?(?::(?P<msg>.*))?$")
+    r"^\s*(?P<type>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|"
+    r"Fault|Failure|Exhausted)|Exception))(?: \(see above for traceback\))?(?::(?P<msg>.*))?$")
+# an exception named inside a sentence: "... it results in ValueError: Unrecognized ..."
+_EXC_INLINE = re.compile(
+    r"(?:^|(?<=[\s`'\"*(\[>:]))(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))"
+    r"(?P<msg>: \S.*)$")
+# VS Code: "Exception has occurred: ImportError" with the message on the next line;
+# the Hub's dataset viewer: "Exception:     ImportError" then "Message:       ..."
+_VSCODE_EXC = re.compile(r"^\s*Exception has occurred: (?P<type>[\w.]+)")
+_VIEWER_EXC = re.compile(r"^\s*Exception:\s+(?P<type>[\w.]+)\s*$")
+_VIEWER_MSG = re.compile(r"^\s*Message:\s+(?P<msg>\S.*)$")
 _DETECTED = re.compile(
     r"Detected at node '?(?P<node>[^'\n]*?)'? defined at \(most recent call last\):")
 _NODE_LINE = re.compile(r"^\s*Node: '?(?P<node>[^'\n]*)'?\s*$")
@@ -205,6 +214,9 @@ def _parse_frames(lines: list[str], start: int, origin_hint: str | None = None,
                 cur.code = s
             i += 1
             continue
+        if cur is None and not frames and line[:1].isspace() and not _EXC_STRICT.match(line):
+            i += 1                            # code of a frame elided with "..." above
+            continue
         if flat_code and cur is not None and cur.code is None and not _EXC_LINE.match(s):
             cur.code = s                      # unindented code in a flattened paste
             i += 1
@@ -230,7 +242,8 @@ def _parse_segment(lines: list[str]) -> tuple[ParsedError, list[str]]:
                           _EXC_STRICT.match(ln)), len(lines))
         for j, line in enumerate(lines[:first_exc]):
             s = line.strip()
-            if _PY_FRAME.match(line) or _IPY8_FRAME.match(s) or _IPY_CELL.match(s):
+            if _PY_FRAME.match(line) or _IPY8_FRAME.match(s) or _IPY_CELL.match(s) or (
+                    not line[:1].isspace() and _IPY7_FRAME.match(s)):
                 start, err.has_traceback = j, True
                 break
     loose: list[str] = []
@@ -249,10 +262,26 @@ def _parse_segment(lines: list[str]) -> tuple[ParsedError, list[str]]:
                 exc_at = later
     else:
         rest = lines
+        special = _special_exception(rest)
+        if special is not None:
+            err.exc_type, err.raw_message = special
+            err.message = err.raw_message
+            loose.extend(rest)
+            _unwrap_graph(err)
+            return err, loose
         exc_at = next((k for k, ln in enumerate(rest) if _EXC_STRICT.match(ln) and
                        not ln[:1].isspace()), None)
         if exc_at is None:
             exc_at = next((k for k, ln in enumerate(rest) if _EXC_STRICT.match(ln)), None)
+        if exc_at is None:
+            inline = _inline_exception(rest)
+            if inline is not None:
+                err.exc_type, err.raw_message = inline
+                err.message = err.raw_message
+                loose.extend(rest)
+                _unwrap_keras(err)
+                _unwrap_graph(err)
+                return err, loose
         if exc_at is not None:
             loose.extend(rest[:exc_at])
     if exc_at is not None and exc_at < len(rest):
@@ -275,6 +304,30 @@ def _parse_segment(lines: list[str]) -> tuple[ParsedError, list[str]]:
     _unwrap_keras(err)
     _unwrap_graph(err)
     return err, loose
+
+
+def _special_exception(lines: list[str]) -> tuple[str, str] | None:
+    """(type, message) of the VS Code and dataset-viewer formats, which split the two."""
+    for k, ln in enumerate(lines):
+        m = _VSCODE_EXC.match(ln) or _VIEWER_EXC.match(ln)
+        if not m:
+            continue
+        after = [x for x in lines[k + 1:k + 4] if x.strip()]
+        if not after:
+            return None
+        msg = _VIEWER_MSG.match(after[0])
+        return m.group("type"), (msg.group("msg") if msg else after[0]).strip()
+    return None
+
+
+def _inline_exception(lines: list[str]) -> tuple[str, str] | None:
+    """(type, message) of the first exception named inside a sentence, without markdown."""
+    for ln in lines:
+        m = _EXC_INLINE.search(ln.strip())
+        if m and not _PY_FRAME.match(ln):
+            msg = m.group("msg")[1:].strip().rstrip("`*").strip()
+            return m.group("type"), msg
+    return None
 
 
 def _unwrap_keras(err: ParsedError) -> None:

@@ -262,3 +262,14 @@ def refine_broadcast(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                 "fix": "tokenizer(texts, truncation=True, "
                        "max_length=model.config.max_position_embeddings)"}
     return None
+
+
+def refine_no_gradients(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """compile() shown without a loss: the loss is simply missing."""
+    calls = re.findall(r"\.compile\(([^()]*(?:\([^()]*\)[^()]*)*)\)", parsed.text)
+    if calls and not any("loss" in c for c in calls):
+        return {"id": "keras-compile-without-loss",
+                "cause": "The model was compiled without a loss, so fit() has nothing that "
+                         "depends on the weights to differentiate.",
+                "fix": "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')"}
+    return None

@@ -4,17 +4,13 @@ and the fix.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
-
 from wizard.core.catalogue import CHECKS
 from wizard.triage.refine import (
-    Refine,
     refine_assert,
     refine_batch_mismatch,
     refine_broadcast,
     refine_expanded,
+    refine_no_gradients,
     refine_no_loss,
     refine_oom,
     refine_optimizer,
@@ -24,39 +20,9 @@ from wizard.triage.refine import (
     refine_unable_tensor,
     refine_unpack,
 )
-
-
-@dataclass
-class Signature:
-    """A known error message: what it usually means, the checks that confirm it, the fix.
-
-    `pattern` finds the signature; named groups become evidence. `evidence` holds more regexes
-    whose named groups add numbers found anywhere in the paste. `probes` are check ids (some
-    are checks other parts of the wizard implement; see `unknown_probe_ids`). `refine` may look
-    at the evidence and return a more precise cause/probes/fix.
-    """
-
-    id: str
-    pattern: str
-    cause: str
-    explanation: str
-    probes: list[str]
-    fix: str
-    title: str = ""
-    evidence: tuple[str, ...] = ()
-    framework: str = "any"            # pytorch | tensorflow | any
-    priority: int = 10                # ties between signatures found at the same place
-    refine: Refine | None = None
-    benign: bool = False              # a warning that is not the error (never the primary match)
-
-    def regex(self) -> re.Pattern[str]:
-        return compile_pattern(self.pattern)
-
-
-@lru_cache(maxsize=None)
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """A signature's regex, compiled once, case-insensitive."""
-    return re.compile(pattern, re.IGNORECASE)
+from wizard.triage.environment import ENV_SIGNATURES
+from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: F401 (re-export)
+from wizard.triage.signatures_hf import HF_SIGNATURES
 
 
 SIGNATURES: list[Signature] = [
@@ -75,7 +41,7 @@ SIGNATURES: list[Signature] = [
         "label_cols=['labels'], ...)",
         title="No gradients provided for any variable",
         evidence=(r"No gradients provided for any variable: \(?\[?'(?P<first_variable>[^']+)'",),
-        framework="tensorflow", priority=12),
+        framework="tensorflow", priority=12, refine=refine_no_gradients),
     Signature(
         "torch-target-out-of-bounds",
         r"Target (?P<target>-?\d+) is out of bounds|cur_target >= 0 && cur_target < n_classes",
@@ -104,7 +70,8 @@ SIGNATURES: list[Signature] = [
         priority=14, refine=refine_tf_label),
     Signature(
         "cuda-device-side-assert",
-        r"device-side assert(?:ion)? triggered|cuda runtime error \((?:59|710)\)",
+        r"device-side assert(?:ion)? triggered|cuda runtime error \((?:59|710)\)|"
+        r"Assertion `(?:t >= 0 && t < n_classes|srcIndex < srcSelectDimSize)` failed",
         "A CUDA kernel's bounds check failed, most often a label >= num_labels in the loss, or a "
         "token id / position past the end of an embedding table. The Python line shown is often "
         "not where it happened: CUDA reports errors asynchronously.",
@@ -123,7 +90,8 @@ SIGNATURES: list[Signature] = [
         "out-of-memory",
         r"CUDA out of memory|OutOfMemoryError|OOM when allocating tensor|ResourceExhaustedError|"
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
-        r"DefaultCPUAllocator: can't allocate memory",
+        r"DefaultCPUAllocator: can't allocate memory|CUDA (?:memory|OOM) (?:exception|error)|"
+        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b",
         "The model, its gradients and optimizer state and the activations of one batch do not fit "
         "in the device's memory (or another process holds part of it).",
         "Memory grows with parameters (weights + gradients + 2 Adam moments = 16 bytes per "
@@ -230,7 +198,8 @@ SIGNATURES: list[Signature] = [
         title="too many values to unpack", priority=4, refine=refine_unpack),
     Signature(
         "no-pad-token",
-        r"Asking to pad but the tokenizer does not have a padding token",
+        r"Asking to pad but the tokenizer does not have a padding token|Unable to set proper "
+        r"padding strategy as the tokenizer does not have a padding token",
         "The tokenizer (GPT-2, LLaMA, Mistral style) has no pad token, so it cannot pad a batch.",
         "Decoder-only checkpoints ship without a pad token; padding needs one, and the model "
         "config needs its id for sequence classification.",
@@ -320,7 +289,7 @@ SIGNATURES: list[Signature] = [
         "label-dtype-long-expected-float",
         r"Found dtype (?P<found>Long|Int|Short|Byte|Bool) but expected (?P<expected>Float|Double|"
         r"Half|BFloat16)|result type Float can't be cast to the desired output type "
-        r"(?P<output_type>Long|Int)",
+        r"(?P<output_type>Long|Int)|Function (?:square|pow|mse\w*)_i64 was not found",
         "Integer labels reached a loss that needs floats: num_labels=1 (regression, MSE) or "
         "problem_type='multi_label_classification' (BCE) with integer class ids.",
         "transformers picks the loss from num_labels, problem_type and the labels' dtype: "
@@ -356,7 +325,9 @@ SIGNATURES: list[Signature] = [
         refine=refine_optimizer),
     Signature(
         "keras-shapes-incompatible",
-        r"Shapes \((?P<shape_a>[^()\n]*)\) and \((?P<shape_b>[^()\n]*)\) are incompatible",
+        r"Shapes \((?P<shape_a>[^()\n]*)\) and \((?P<shape_b>[^()\n]*)\) are incompatible|"
+        r"Error when checking target: expected \w+ to have shape \((?P<expected>[^()\n]*)\) but got "
+        r"array with shape \((?P<got>[^()\n]*)\)",
         "Often: loss='categorical_crossentropy' (one-hot labels) with integer class ids, or a head "
         "with another number of outputs than the labels have.",
         "Categorical cross-entropy compares a one-hot label vector with the predictions, so both "
@@ -393,7 +364,7 @@ SIGNATURES: list[Signature] = [
     Signature(
         "nan-loss",
         r"Invalid loss, terminating training|returned nan values in its \d+\w* output|"
-        r"\bloss['\"]?\s*[:=]\s*nan\b",
+        r"\bloss['\"]?\s*[:=]\s*nan\b|\btensor\(nan\b|\[nan(?:\.0)?(?:, nan(?:\.0)?)*\]",
         "The loss became NaN: labels outside 0..num_labels-1 (TF on GPU/XLA), a learning rate far "
         "too high, fp16 overflow, or NaN/Inf in the inputs.",
         "NaN spreads through the weights within one step; the first samples with a NaN per-sample "
@@ -405,7 +376,8 @@ SIGNATURES: list[Signature] = [
         title="Loss is NaN", priority=5),
     Signature(
         "hub-unreachable",
-        r"We couldn't connect to '?https?://huggingface\.co|OfflineModeIsEnabled|"
+        r"We couldn't connect to '?https?://huggingface\.co|OfflineModeIsEnabled|Couldn't reach "
+        r"(?![^\n]*error 404)'?https?://|Max retries exceeded with url|"
         r"LocalEntryNotFoundError|outgoing traffic has been disabled|Cannot find the requested "
         r"files in the (?:disk )?cache",
         "The Hub could not be reached (offline, proxy, firewall) and the files are not in the "
@@ -440,6 +412,8 @@ SIGNATURES: list[Signature] = [
         "",
         title="Some weights were not initialized (expected)", priority=0, benign=True),
 ]
+
+SIGNATURES += HF_SIGNATURES + ENV_SIGNATURES
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

@@ -1,0 +1,573 @@
+"""The environment family: errors whose cause is the installation, not the code or the data.
+
+Five causes, each answered with the command that fixes it: env-missing-package (pip install X),
+env-version-too-old (pip install -U "X>=V"), env-version-too-new (an API a release removed or
+changed: the pin, or the new spelling), env-binary-incompatible (compiled packages built against
+other versions) and env-setup-step-skipped (the step that was left out: git lfs, a restart after
+pip install, a download). Several rules (signatures) lead to each cause; a rule's refine decides
+which cause it is from the names and versions in the paste and the table in versions.py, and
+names the versions installed here.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature
+from wizard.triage.versions import (
+    ApiChange,
+    api_change,
+    dist_key,
+    installed_version,
+    paste_versions,
+    pip_name,
+    version_lt,
+)
+
+MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"
+BINARY, SETUP = "env-binary-incompatible", "env-setup-step-skipped"
+FAMILY = (MISSING, OLD, NEW, BINARY, SETUP)
+
+LIBRARIES = frozenset({
+    "transformers", "datasets", "tokenizers", "accelerate", "peft", "trl", "torch", "tensorflow",
+    "tensorflow_core", "keras", "tf_keras", "numpy", "pyarrow", "huggingface_hub", "bitsandbytes",
+    "sentence_transformers", "scipy", "sklearn", "pandas", "evaluate", "safetensors", "jax",
+    "flax", "vllm", "deepspeed", "diffusers", "torchvision", "torchaudio", "sentencepiece"})
+_BACKENDS = {"TF": "tensorflow", "Flax": "flax"}
+_HOME = {"PartialState": "accelerate", "Accelerator": "accelerate", "AcceleratorState": "accelerate",
+         "load_dataset": "datasets", "Dataset": "datasets", "DatasetDict": "datasets",
+         "hf_hub_download": "huggingface_hub", "snapshot_download": "huggingface_hub",
+         "LoraConfig": "peft", "get_peft_model": "peft", "SFTTrainer": "trl",
+         "DPOTrainer": "trl"}
+_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step", "evaluation_loop",
+                    "train_step", "test_step", "predict_step", "call", "get_train_dataloader",
+                    "get_eval_dataloader", "create_optimizer", "create_scheduler", "log",
+                    "_save", "save_model", "compute_metrics", "on_step_end", "on_log",
+                    "on_evaluate", "on_epoch_end", "_prepare_inputs"})
+_LIB_CLASS = [
+    (re.compile(r"^(?:Peft|Lora|LoRA|AdaLora|IA3|LoHa|LoKr|Vera|Boft|Prefix|Prompt)\w*$"), "peft"),
+    (re.compile(r"^(?:SFT|DPO|PPO|PPOv2|RLOO|KTO|ORPO|CPO|GRPO|BCO|GKD|Reward|Online\w*|XPO|"
+                r"Nash\w*)(?:Trainer|Config)$"), "trl"),
+    (re.compile(r"^(?:EngineArgs|AsyncEngineArgs|LLM|SamplingParams)$"), "vllm"),
+    (re.compile(r"^(?:Accelerator|PartialState|AcceleratorState)$"), "accelerate"),
+    (re.compile(r"^(?:Dataset|DatasetDict|IterableDataset|BuilderConfig|DatasetBuilder|"
+                r"Features)$"), "datasets"),
+    (re.compile(r"^(?:Trainer|Seq2SeqTrainer|TrainingArguments|Seq2SeqTrainingArguments|"
+                r"PreTrainedModel|PretrainedConfig|[A-Z]\w*(?:Config|TokenizerFast|Tokenizer|"
+                r"Model|Pipeline|Processor|FeatureExtractor|Collator\w*)|[A-Z]\w*For[A-Z]\w*)$"),
+     "transformers"),
+]
+_HF_NAMED = re.compile(r"\b(?:transformers?|datasets|tokenizers|accelerate|peft|trl|keras|"
+                       r"tensorflow|torch|diffusers|sentence.transformers|from_pretrained|"
+                       r"TrainingArguments|Trainer|AutoModel\w*|AutoTokenizer|LoraConfig)\b",
+                       re.I)
+_USER_CLASS = re.compile(r"^(?:Custom|My|Our|New)|Custom|Wrapper$")
+
+
+def _libclass(name: str) -> str | None:
+    return next((pkg for rx, pkg in _LIB_CLASS if rx.match(name or "")), None)
+
+
+def _top(module: str) -> str:
+    top = (module or "").split(".", 1)[0]
+    return "tensorflow" if top == "tensorflow_core" else top
+
+
+def _installed(*names: str) -> dict[str, str]:
+    """{pip name: version} of the named packages installed here."""
+    out = {}
+    for n in names:
+        if n:
+            v = installed_version(n)
+            if v:
+                out[pip_name(n)] = v
+    return out
+
+
+def _here(installed: dict[str, str]) -> str:
+    return (" Installed here: " + ", ".join(f"{k} {v}" for k, v in installed.items()) + "."
+            if installed else "")
+
+
+def _stated(parsed: ParsedError, package: str) -> str | None:
+    return paste_versions(parsed.text).get(dist_key(package))
+
+
+def _answer(cause_id: str, package: str, cause: str, fix: str, ev: dict,
+            extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A refine result: the cause id, cause (with the installed versions) and the fix."""
+    inst = _installed(package, *extra)
+    if inst:
+        ev["installed"] = inst
+    ev["package"] = pip_name(package)
+    return {"id": cause_id, "cause": cause + _here(inst), "fix": fix}
+
+
+def _upgrade(package: str, version: str | None = None) -> str:
+    spec = f"{pip_name(package)}>={version}" if version else pip_name(package)
+    return f'pip install -U "{spec}"'
+
+
+def _pin(package: str, version: str | None) -> str:
+    version = _release(version)
+    return f'pip install "{pip_name(package)}<{version}"' if version else \
+        f"pip install <an older {pip_name(package)}>"
+
+
+def _release(version: str | None) -> str | None:
+    """'2.13.0+cpu' -> '2.13.0' (pip pins take the release part)."""
+    m = re.match(r"\d+(?:\.\d+)*", version or "")
+    return m.group(0) if m else None
+
+
+def _direction(change: ApiChange, stated: str | None) -> str:
+    """Too old (the name came later) or too new (a release removed it)."""
+    if stated:
+        if change.removed and version_lt(stated, change.removed) is False:
+            return NEW
+        if change.added and version_lt(stated, change.added):
+            return OLD
+        if change.removed and change.added and version_lt(stated, change.removed):
+            return OLD
+    return NEW if change.removed else OLD
+
+
+def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
+                 importer: str | None = None) -> dict[str, Any]:
+    """The answer for a name the API table knows."""
+    direction = _direction(change, _stated(parsed, change.package))
+    pkg = change.package
+    if direction == NEW:
+        cause = (f"{what} was removed from {pkg} in {change.removed}"
+                 + (f"; the code that uses it ({importer}) was written for an older {pkg}"
+                    if importer else "; the code was written for an older release") + ".")
+        fix = (f"{_pin(pkg, change.removed)}   # or: {change.replacement}"
+               if change.replacement else _pin(pkg, change.removed))
+        return _answer(NEW, pkg, cause, fix, ev, (importer or "",))
+    cause = (f"{what} exists only from {pkg} {change.added} on; the installed {pkg} is older"
+             + (f" than {importer} needs" if importer else "") + ".")
+    return _answer(OLD, pkg, cause, _upgrade(pkg, change.added), ev, (importer or "",))
+
+
+def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
+    """The library whose code raised (the innermost library frame), if any; with `besides`,
+    the innermost library frame of another package than that one (who called into it)."""
+    if besides is None:
+        pkg = parsed.innermost_library_package
+        return pip_name(pkg) if pkg else None
+    for f in reversed(parsed.library_frames):
+        if f.package and dist_key(f.package) != dist_key(besides):
+            return pip_name(f.package)
+    return None
+
+
+def _fold(ev: dict, keys: tuple[str, ...]) -> None:
+    """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
+    for k in keys:
+        for alt in (f"{k}2", f"{k}3", f"{k}4"):
+            if ev.get(k) in (None, "") and ev.get(alt) not in (None, ""):
+                ev[k] = ev.pop(alt)
+
+
+# ---------------------------------------------------------------------------------------------
+# refine functions, one per rule
+# ---------------------------------------------------------------------------------------------
+def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    module = str(ev.get("module", "")).strip(".")
+    top = _top(module)
+    parts = module.split(".")
+    if not module:
+        return {"reject": True}
+    if module == "numpy._core" or module.startswith("numpy._core."):
+        return _answer(OLD, "numpy", "The data or model was saved with NumPy 2, and the installed "
+                       "NumPy 1.x cannot unpickle it (numpy._core is NumPy 2's module).",
+                       _upgrade("numpy", "2"), ev)
+    if (len(parts) > 1 and (parts[-1] == "_C" or parts[-1] == parts[0]
+                            or parts[-1].startswith("_multiarray"))):
+        return _answer(BINARY, top, f"{module} is the compiled extension of {top}; it is missing or "
+                       "was built for another Python or platform (a source tree or another "
+                       "interpreter's install shadows the wheel).",
+                       f"pip install --force-reinstall --no-cache-dir {pip_name(top)}   "
+                       "# with the pip of the Python that runs the code", ev)
+    change = api_change(module)
+    if change is not None:
+        return _from_change(change, f"The module {module}", parsed, ev, _importer(parsed))
+    if len(parts) > 1 and top in LIBRARIES:
+        if ".models." in f".{module}." and top == "transformers":
+            return _answer(OLD, top, f"{module} is a model the installed transformers does not "
+                           "have yet (it was added in a later release).", _upgrade(top), ev)
+        importer = _importer(parsed)
+        return _answer(NEW, top, f"{module} is no longer a module of the installed {top}: a "
+                       f"release moved or removed it, and the code importing it "
+                       f"({importer or 'yours'}) was written for an older {top}.",
+                       f"{_upgrade(importer) if importer and importer != pip_name(top) else ''}"
+                       f"{'   # or: ' if importer and importer != pip_name(top) else ''}"
+                       f"pip install \"{pip_name(top)}<{installed_version(top) or 'the version it was written for'}\"",
+                       ev, (importer or "",))
+    pkg = pip_name(module)
+    cause = f"The package {pkg} is not installed in the Python environment that runs the code."
+    if top in ("torch", "tensorflow", "flax", "jax"):
+        cause += " transformers needs it for the model classes of that framework."
+    if installed_version(module):
+        cause += (f" It is installed here, so the code ran with another interpreter (a notebook "
+                  "kernel or venv other than this one): install it with that Python's pip.")
+        return _answer(MISSING, module, cause, f"python -m pip install {pkg}   # with the python "
+                       "that runs the code; then restart the kernel", ev)
+    return _answer(MISSING, module, cause, f"pip install {pkg}   # then restart the runtime", ev)
+
+
+def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    name, module = str(ev.get("name", "")), str(ev.get("module", "") or "")
+    if not module:                    # "cannot import name 'X'": the paste's own import line
+        m = re.search(rf"from\s+([\w.]+)\s+import\s+[^\n]*\b{re.escape(name)}\b", parsed.text)
+        module = m.group(1) if m else ""
+        ev["module"] = module or None
+    top = _top(module) if module else ""
+    if not name:
+        return {"reject": True}
+    home = _HOME.get(name)
+    if home and top and top != home and top in LIBRARIES:
+        ev["home"] = home
+        return {"id": "wrong-import-path",
+                "cause": f"{name} belongs to {home}, not to {module}.",
+                "fix": f"from {home} import {name}"}
+    change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
+    if change is None and module:
+        change = api_change(module)
+    if change is not None:
+        return _from_change(change, f"{name} ({module or change.package})", parsed, ev,
+                            _importer(parsed))
+    if top == "transformers":
+        prefix = next((p for p in _BACKENDS if name.startswith(p) and name[len(p):len(p) + 1]
+                       .isupper()), None)
+        tf_ver = _stated(parsed, "tensorflow")
+        if prefix and version_lt(_stated(parsed, "transformers"), "5.0.0") is False:
+            return _answer(NEW, "transformers", f"transformers 5 removed its {prefix} classes; "
+                           f"{name} exists only in transformers 4.", _pin("transformers", "5"),
+                           ev)
+        if prefix == "TF" and tf_ver and version_lt(tf_ver, "2.3.0"):
+            return _answer(OLD, "tensorflow", f"transformers exports its TF classes ({name}) only "
+                           f"with TensorFlow >= 2.3; TensorFlow {tf_ver} is too old.",
+                           _upgrade("tensorflow", "2.3"), ev, ("transformers",))
+        if prefix:
+            backend = _BACKENDS[prefix]
+            return _answer(MISSING, backend, f"transformers exports {name} only when {backend} is "
+                           f"installed in the same environment, and it is not (or not "
+                           "importable).", f"pip install {backend}   # then restart the runtime",
+                           ev, ("transformers",))
+        if "unknown location" in str(ev.get("loc", "")):
+            return _answer(MISSING, "torch", f"transformers exports its PyTorch objects ({name}) "
+                           "only when PyTorch is installed in the same environment.",
+                           "pip install torch   # or: pip install 'transformers[torch]'", ev,
+                           ("transformers",))
+    if not top or top not in LIBRARIES | {_top(k) for k in ("sentence_transformers",)}:
+        if not top and parsed.innermost_library_package is None:
+            return {"reject": True}
+    pkg = top or parsed.innermost_library_package or ""
+    if not pkg:
+        return {"reject": True}
+    importer = _importer(parsed)
+    who = importer if importer and importer != pip_name(pkg) else "the code"
+    return _answer(OLD, pkg, f"{name} is not in the installed {pip_name(pkg)}: {who} needs a "
+                   f"newer release (names are added over releases; if {name} was removed "
+                   "instead, pin the release the code was written for).", _upgrade(pkg), ev,
+                   (importer or "",))
+
+
+def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    module, name = str(ev.get("module", "")), str(ev.get("name", ""))
+    top = _top(module)
+    if top not in LIBRARIES:
+        return {"reject": True}
+    change = api_change(name, pip_name(top)) or api_change(f"{module}.{name}") or \
+        api_change(module)
+    if change is None and top in ("keras", "tensorflow"):
+        change = api_change(name, "tensorflow")
+    importer = _importer(parsed)
+    if change is not None:
+        return _from_change(change, f"{module}.{name}", parsed, ev, importer)
+    if ev.get("kind") == "type" and "." not in module:
+        return {"reject": True}
+    private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
+    if private and importer and importer != pip_name(top):
+        return _answer(NEW, top, f"{importer} uses {module}.{name}, an internal of {top} that a "
+                       f"newer {top} moved or removed.", f"{_upgrade(importer)}   # or: "
+                       f"{_pin(top, installed_version(top))}", ev, (importer,))
+    return _answer(OLD, top, f"{module} has no {name} in the installed {pip_name(top)}: the code "
+                   "(or a library that uses it) needs a newer release.", _upgrade(top), ev,
+                   (importer or "",))
+
+
+def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
+    owner_cls, _, method = callee.rpartition(".")
+    if not owner_cls:
+        method = callee
+    owner = _libclass(owner_cls) if owner_cls else None
+    change = api_change(arg, owner) if owner else api_change(arg)
+    caller = _importer(parsed, owner) if owner else _importer(parsed)
+    if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls)):
+        pkg = caller or (change.package if change else "transformers")
+        note = f" (added in {pkg} {change.added})" if change and change.added else ""
+        return _answer(NEW, pkg, f"{pkg} now calls your override {callee}() with the new "
+                       f"argument {arg}{note}; the override has the older signature.",
+                       (change.replacement if change and change.replacement else
+                        f"def {method}(self, ..., {arg}=None, **kwargs):  # accept the new "
+                        "argument") + f"\n# or: {_pin(pkg, change.added if change else None)}",
+                       ev)
+    if owner is None and caller is None and change is None and not _HF_NAMED.search(parsed.text):
+        return {"reject": True}           # a function of the user's own code
+    if change is not None and (owner is None or dist_key(change.package) == dist_key(owner)):
+        return _from_change(change, f"The argument {arg} of {callee}()", parsed, ev, caller)
+    pkg = owner or caller or ""
+    if owner and caller and dist_key(caller) != dist_key(owner):
+        return _answer(OLD, owner, f"{caller} passes {arg} to {callee}(), which the installed "
+                       f"{owner} does not have: {owner} is older than {caller} needs.",
+                       f'pip install "{caller}[{owner}]"   # the {owner} version {caller} pins\n'
+                       f"# or: {_upgrade(owner)}", ev, (caller,))
+    if not pkg:
+        mentioned = [k for k in paste_versions(parsed.text) if k in
+                     ("transformers", "trl", "peft", "datasets", "accelerate", "tokenizers")]
+        pkg = mentioned[0] if mentioned else ""
+    if not pkg and method != "forward":
+        return _answer(OLD, "", f"{callee}() has no argument {arg} in the installed release: "
+                       "the code follows the documentation of a newer release.",
+                       "pip install -U <the package of " + callee + ">", ev)
+    pkg = pkg or "transformers"
+    return _answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
+                   " the code follows the documentation of a newer release (check the version "
+                   "the docs are for).", _upgrade(pkg), ev)
+
+
+def refine_keras_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    arg = str(ev.get("arg", ""))
+    change = api_change(arg, "keras")
+    return _answer(NEW, "keras", f"Keras 3 (TensorFlow >= 2.16) no longer accepts {arg}"
+                   f"{' in ' + str(ev['callee']) if ev.get('callee') else ''}; the code was "
+                   "written for Keras 2.",
+                   (f"# {change.replacement}\n" if change else "") +
+                   'pip install "tf-keras~=2.16"  # Keras 2, with: export TF_USE_LEGACY_KERAS=1',
+                   ev, ("tensorflow",))
+
+
+def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    _fold(ev, ("pkg", "low"))
+    pkg = str(ev.get("pkg", "")).strip("`'\"")
+    low = str(ev.get("low", "") or "")
+    high = str(ev.get("high", "") or "")
+    if not pkg or pkg.lower() in ("python", "the", "a"):
+        return {"reject": True}
+    found = ev.get("found") or ev.get("found2") or _stated(parsed, pkg)
+    found = str(found) if found else None
+    if found and high and version_lt(found, high) is False:
+        return _answer(NEW, pkg, f"{pip_name(pkg)} {found} is newer than the code supports "
+                       f"(< {high}).", _pin(pkg, high), ev)
+    if found and low and version_lt(found, low) is False:
+        return _answer(SETUP, pkg, f"{pip_name(pkg)} {found} satisfies >= {low}, but the running "
+                       "Python still has the old version loaded: the runtime was not restarted "
+                       "after pip install.", "# restart the runtime / kernel, then re-run "
+                       "(Colab: Runtime > Restart session)", ev)
+    return _answer(OLD, pkg, f"{pip_name(pkg)} is older than required (>= {low})."
+                   if low else f"{pip_name(pkg)} is older than required.", _upgrade(pkg, low or None)
+                   + "   # then restart the runtime", ev)
+
+
+def refine_requires_package(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    _fold(ev, ("pkg",))
+    pkg = str(ev.get("pkg", "")).strip("`'\".,")
+    if not re.fullmatch(r"[A-Za-z][\w.\[\]-]{1,40}", pkg) or pkg.lower() in _STOP:
+        return {"reject": True}
+    return _answer(MISSING, pkg, f"The optional package {pip_name(pkg)} is needed for this "
+                   "feature and is not installed.", f"pip install {pip_name(pkg)}   # then "
+                   "restart the runtime", ev)
+
+
+_STOP = frozenset({"the", "it", "a", "an", "latest", "this", "from", "with", "using", "them",
+                   "version", "required", "all", "these", "that", "and", "or", "to", "package",
+                   "packages", "dependencies", "again", "manually"})
+
+
+def refine_name_not_defined(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    _fold(ev, ("name",))
+    name = str(ev.get("name", "")).replace(" ", "")
+    home = _HOME.get(name)
+    change = api_change(name, home) if home else None
+    if change is None:
+        return {"reject": True}
+    return _answer(OLD, change.package, f"{name} is imported only when {change.package} >= "
+                   f"{change.added} is installed; an older (or missing) {change.package} leaves "
+                   "it undefined.", _upgrade(change.package, change.added) +
+                   "   # then restart the runtime", ev)
+
+
+def refine_binary(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    text = parsed.text
+    if re.search(r"numpy|_ARRAY_API|multiarray", text, re.I):
+        return _answer(BINARY, "numpy", "A compiled package was built against NumPy 1.x and NumPy 2 "
+                       "is installed (or the other way round).",
+                       'pip install "numpy<2"   # or upgrade the package built for NumPy 1', ev)
+    lib = re.search(r"(?:site|dist)-packages[/\\](?P<pkg>[\w-]+)", text)
+    pkg = lib.group("pkg") if lib else (parsed.innermost_library_package or "torch")
+    return _answer(BINARY, pkg, f"The compiled code of {pip_name(pkg)} does not match the installed "
+                   "libraries it links against (torch / CUDA / the C library): it was built for "
+                   "other versions.", f"pip install --force-reinstall --no-cache-dir "
+                   f"{pip_name(pkg)}   # a build matching the installed torch/CUDA", ev, ("torch",))
+
+
+def refine_bnb(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    text = parsed.text
+    if re.search(r"[A-Z]:\\|\.dll\b|windows", text, re.I):
+        return _answer(OLD, "bitsandbytes", "bitsandbytes before 0.43 has no Windows CUDA build: "
+                       "it falls back to the CPU library.", _upgrade("bitsandbytes", "0.43.0"),
+                       ev, ("torch",))
+    if re.search(r"/Users/|darwin|\.dylib|mac ?os|apple|\bM[1-4]\b|\bmps\b", text, re.I) or \
+            re.search(r"No GPU found|GPU is (?:needed|required) for quantization", text, re.I):
+        return {"id": "bnb-requires-cuda-gpu",
+                "cause": "bitsandbytes quantization and 8-bit optimizers need an NVIDIA CUDA GPU; "
+                         "this machine has none (Apple Silicon/MPS and CPU are not supported by "
+                         "this bitsandbytes).",
+                "fix": "# run the quantized (QLoRA) training on a CUDA machine, or here load the "
+                       "model without BitsAndBytesConfig (e.g. torch_dtype=torch.float16 on mps)"}
+    return _answer(BINARY, "bitsandbytes", "bitsandbytes did not find a CUDA runtime matching its "
+                   "binaries, so it loaded the CPU build.",
+                   "python -m bitsandbytes   # shows which CUDA it found\n"
+                   "pip install -U bitsandbytes", ev, ("torch",))
+
+
+def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    cls = str(ev.get("cls", ""))
+    if re.search(r"[A-Z]{2,}[a-z]", cls.replace("Tokenizer", "")) and not cls.startswith(
+            ("GPT", "XLM", "MBart", "BERT", "T5", "CLIP", "LED", "MPNet", "RoBERTa")):
+        return {"id": "stale-tokenizer-class-name",
+                "cause": f"The checkpoint's tokenizer_config.json names {cls}, a class name no "
+                         "transformers release has (a checkpoint converted with a pre-release).",
+                "fix": "# edit tokenizer_config.json: \"tokenizer_class\": \"<the released class, "
+                       "e.g. LlamaTokenizer>\"\n# or load the tokenizer class directly"}
+    return _answer(OLD, "transformers", f"{cls} is named in the checkpoint's tokenizer_config.json "
+                   "but the installed transformers does not have it (it was added in a later "
+                   "release, or sentencepiece/tokenizers it needs is missing).",
+                   _upgrade("transformers") + "   # and: pip install sentencepiece", ev)
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules
+# ---------------------------------------------------------------------------------------------
+def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
+         priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
+    return Signature(rule_id, pattern, cause,
+                     "The error comes from the installation (packages, versions, builds or a "
+                     "setup step), not from the code, the data or the hyperparameters.",
+                     list(probes) or ["environment.package-versions"], fix, title=title or cause,
+                     priority=priority, refine=refine, family=family)
+
+
+_Q = r"['\"`]?"
+ENV_SIGNATURES: list[Signature] = [
+    _sig("env-git-lfs-pointer", SETUP,
+         r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
+         r"cloned a repository without having git-lfs",
+         "The weights file is a Git LFS pointer (a small text file): the repo was cloned without "
+         "git-lfs, so the weights were never downloaded.",
+         "git lfs install && git lfs pull   # in the cloned folder\n"
+         "# or load by repo id: from_pretrained('org/name')", priority=19),
+    _sig("env-restart-runtime", SETUP,
+         r"(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
+         r"restart the runtime in order to use newly installed",
+         "Packages were installed or upgraded inside a running session; the old versions stay "
+         "loaded until the runtime restarts.", "# restart the runtime / kernel, then re-run"),
+    _sig("env-nltk-resource", SETUP,
+         r"Resource (?P<resource>\w+) not found\.\s+Please use the NLTK Downloader",
+         "An NLTK data package was never downloaded.",
+         "python -c \"import nltk; nltk.download('punkt')\"   # the resource the error names"),
+    _sig("env-spacy-model", SETUP,
+         r"Can't find model '(?P<model>[\w-]+)'\. It doesn't seem to be a Python package",
+         "The spaCy pipeline was never downloaded.", "python -m spacy download en_core_web_sm"),
+    _sig("env-requires-version", OLD,
+         r"(?<![\w-])(?P<pkg>[A-Za-z][\w-]*)\s*>=\s*(?P<low>\d[\w.]*)(?:,\s*!=\s*[\d.]+)*(?:,\s*<\s*"
+         r"(?P<high>\d[\w.]*))? is required for a normal functioning of this module, but found "
+         r"[\w-]+==(?P<found>\d[\w.]*)|"
+         r"requires?\s+(?:the\s+)?`?(?:package\s+)?`?(?P<pkg2>[A-Za-z][\w-]*)`?\s*(?:version\s*)?"
+         r"(?:>=|>|~=)\s*`?(?P<low2>\d[\w.]*)",
+         "A package is older (or newer) than the code requires.", "pip install -U <package>",
+         refine=refine_requires_version, priority=17),
+    _sig("env-binary", BINARY,
+         r"numpy\.dtype size changed|numpy\.core\.multiarray failed to import|compiled using "
+         r"NumPy 1\.x cannot be run in NumPy 2|_ARRAY_API not found|undefined symbol: \w+|"
+         r"DLL load failed|GLIBC(?:XX)?_[\d.]+'? not found|Expected \d+ from C header, got \d+ "
+         r"from PyObject|incompatible architecture \(have|no kernel image is available for "
+         r"execution on the device|cannot open shared object file",
+         "Compiled packages were built against other versions of their dependencies.",
+         "pip install --force-reinstall --no-cache-dir <package>", refine=refine_binary,
+         priority=17),
+    _sig("env-bitsandbytes-cpu", BINARY,
+         r"bitsandbytes was compiled without GPU support|installed version of bitsandbytes was "
+         r"compiled without GPU support|CUDA Setup failed despite GPU being available|"
+         r"No GPU found\. A GPU is needed for quantization",
+         "bitsandbytes cannot use a GPU here.", "python -m bitsandbytes", refine=refine_bnb,
+         priority=18),
+    _sig("env-dataset-scripts", NEW,
+         r"Dataset scripts are no longer supported",
+         "datasets 4 removed loading scripts; this dataset is still a script on the Hub.",
+         'pip install "datasets<4.0.0"   # or load a script-free (parquet) revision:\n'
+         "# load_dataset(name, revision='refs/convert/parquet')", priority=18),
+    _sig("env-model-output-tuple", NEW,
+         r"argument '\w+' \(position \d+\) must be Tensor, not str",
+         "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
+         "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
+         "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"
+         "# or: self.bert(..., return_dict=False)", priority=16),
+    _sig("env-unknown-architecture", OLD,
+         r"does not recognize this architecture|model type `?(?P<model_type>[\w-]+)`? but "
+         r"Transformers does not recognize",
+         "The checkpoint's model type is newer than the installed transformers.",
+         'pip install -U transformers', priority=17),
+    _sig("env-tokenizer-class", OLD,
+         r"Tokenizer class (?P<cls>\w+) does not exist or is not currently imported",
+         "The tokenizer class the checkpoint names is not in the installed transformers.",
+         "pip install -U transformers sentencepiece", refine=refine_tokenizer_class),
+    _sig("env-tokenizers-format", OLD,
+         r"data did not match any variant of untagged enum (?:ModelWrapper|PyPreTokenizerTypeWrapper"
+         r"|PyNormalizerTypeWrapper|PyDecoderWrapper|PreTokenizerWrapper|NormalizerWrapper)",
+         "tokenizer.json was written by a newer tokenizers than the one installed (rarely: a "
+         "tokenizer saved in a form it cannot read back, e.g. BPE merges containing spaces).",
+         'pip install -U tokenizers transformers', priority=16),
+    _sig("env-keras-no-loss-tf2", OLD,
+         r"The model cannot be compiled because it has no loss to optimize",
+         "compile() without a loss, with the loss computed in a custom train_step, needs "
+         "TensorFlow >= 2.2.", 'pip install -U "tensorflow>=2.2"'),
+    _sig("env-keras3-kwargs", NEW,
+         r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
+         "Keras 3 no longer accepts an argument of Keras 2.", "pip install tf-keras",
+         refine=refine_keras_kwargs, priority=16),
+    _sig("env-no-module", MISSING,
+         rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}",
+         "A module cannot be imported.", "pip install <package>", refine=refine_no_module),
+    _sig("env-cannot-import", OLD,
+         rf"cannot import name {_Q}(?P<name>\w+){_Q}(?: from {_Q}(?P<module>[\w.]+){_Q}"
+         r"(?P<loc> \([^)\n]*\))?)?",
+         "A name cannot be imported from a package.", "pip install -U <package>",
+         refine=refine_cannot_import),
+    _sig("env-module-attribute", OLD,
+         rf"(?P<kind>module|type object) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q} has no attribute "
+         rf"{_Q}(?P<name>\w+)",
+         "A module of a library lacks a name the code uses.", "pip install -U <package>",
+         refine=refine_module_attribute, priority=12),
+    _sig("env-unexpected-kwarg", OLD,
+         r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword argument "
+         r"['\"](?P<arg>\w+)['\"]",
+         "A function got an argument the installed release does not have.",
+         "pip install -U <package>", refine=refine_unexpected_kwarg, priority=11),
+    _sig("env-name-not-defined", OLD,
+         r"name '(?P<name>[A-Z]\w*)' is not defined",
+         "A name imported only when an optional package is recent enough is undefined.",
+         "pip install -U <package>", refine=refine_name_not_defined, priority=12),
+    _sig("env-requires-package", MISSING,
+         r"requires the (?P<pkg>[\w-]+) library but it was not found|"
+         r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
+         r"(?:it with )?`?['\"]?(?:pip install )?(?P<pkg2>[A-Za-z][\w\[\].-]*)['\"`]?(?![\w.]*\s*"
+         r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are) not installed|"
+         r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed",
+         "An optional package the feature needs is not installed.", "pip install <package>",
+         refine=refine_requires_package, priority=13),
+]

@@ -1,0 +1,215 @@
+"""Is it a bug in a library? The evidence a paste gives, and the known, fixed bugs.
+
+`assess_library_bug` weighs what a paste shows: a Rust panic (a library must never panic), an
+internal crash (NameError, or an AttributeError on a library's own object, raised in library
+code), a TensorFlow graph that the library itself failed to build, the reporter's statement that
+the same code works on an older release (a regression), or a fix being described. The innermost
+frames being library code with no known signature is the weakest evidence (kept as before).
+`KNOWN_BUGS` is the offline table of known, fixed bugs: a paste that matches one on a version
+before the fix gets "known bug, fixed in X: upgrade" and the thread.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from wizard.triage.environment import FAMILY, LIBRARIES
+from wizard.triage.parse import ParsedError
+from wizard.triage.versions import dist_key, installed_version, paste_versions, pip_name, version_lt
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    """A library bug a maintainer confirmed and fixed: how its error reads, where it was fixed."""
+
+    package: str
+    pattern: str                      # the error as the affected releases print it
+    fixed_in: str
+    url: str
+    summary: str
+    introduced: str | None = None     # first affected release (then the version must be known)
+    requires: str | None = None       # another regex the paste must contain (the set-up)
+
+    def affects(self, version: str | None) -> bool:
+        """Whether a release has the bug (unknown version: only when any release before the fix
+        would show this error)."""
+        if version is None:
+            return self.introduced is None
+        pre = re.search(r"(?:dev|rc|a|b)\d*$", version) is not None
+        release = re.match(r"\d+(?:\.\d+)*", version)
+        before_fix = bool(version_lt(version, self.fixed_in)) or (
+            pre and release is not None and version_lt(release.group(0), self.fixed_in) is False
+            and version_lt(self.fixed_in, release.group(0)) is False)
+        return before_fix and (self.introduced is None
+                               or version_lt(version, self.introduced) is False)
+
+
+# Built from the dev split of tests/data/real_errors (library_bug: true with a fixed_in), so the
+# held split stays unseen; each pattern is the error the affected releases print.
+KNOWN_BUGS: tuple[KnownBug, ...] = (
+    KnownBug("datasets", r"Config name is missing", "2.16.1",
+             "https://github.com/huggingface/datasets/issues/6533",
+             "datasets 2.16.0 ignores config keyword arguments (e.g. language_pair=, year=) and "
+             "asks for a config name", introduced="2.16.0"),
+    KnownBug("peft", r"add_adapter\(\) got an unexpected keyword argument '?low_cpu_mem_usage",
+             "0.14.0", "https://github.com/huggingface/peft/issues/2246",
+             "PeftModelForSequenceClassification.add_adapter did not accept low_cpu_mem_usage"),
+    KnownBug("transformers", r"in num_examples[\s\S]{0,600}object of type 'NoneType' has no len",
+             "4.6.0", "https://github.com/huggingface/transformers/issues/11381",
+             "Trainer._remove_unused_columns returned None with remove_unused_columns=False",
+             introduced="4.6.0.dev0"),
+    KnownBug("accelerate", r"properly initialize your accelerator via `?accelerator = "
+             r"Accelerator\(\)", "1.9.0", "https://github.com/huggingface/trl/issues/2329",
+             "with DeepSpeed, Accelerator() read AcceleratorState before it existed (PPO/RLOO "
+             "trainers)", introduced="1.0.0", requires=r"deepspeed"),
+)
+
+_PANIC = re.compile(r"panicked at|PanicException|RUST_BACKTRACE", re.I)
+_NODEDEF = re.compile(r"errors? while building NodeDef", re.I)
+_REGRESSION = [re.compile(p, re.I) for p in (
+    r"(?:works?|worked|working|runs? fine|no (?:issue|problem|error)s?|resolves?|resolved|"
+    r"goes away|went away)\b[^.\n]{0,40}?\b(?:with|on|in|using|after downgrad\w*(?: to)?)\s+"
+    r"(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?v?\d+\.\d+",
+    r"(?:downgrad\w*|revert\w*|roll\w* back|going back)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,60}?"
+    r"(?:works?|fix\w*|solv\w*|resolv\w*|no longer|gone|fine)",
+    r"(?:after|since) (?:upgrad\w*|updat\w*|bump\w*)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,80}?"
+    r"(?:fail\w*|break\w*|broke\w*|error|crash\w*|raises?)",
+    r"\bregression\b|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
+    r"(?:PR|pull request) #?\d+ (?:introduced|broke|breaks)",
+    r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S* but not (?:in|with|on) `?[\w-]+`? v?\d+\.\d+",
+    r"(?:broken|broke|breaks|doesn't work|does not work|no longer works?|stopped working)\b"
+    r"[^.\n]{0,30}?\b(?:in|with|since|on|from)\s+(?:`?[\w-]+`?\s+)?v?\d+\.\d+",
+    r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S*(?: and v?\d+\.\d+\S*)?,? (?:it|this) (?:doesn't|"
+    r"does not|no longer|fails|breaks|raises)",
+)]
+_FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))",
+                            re.I)
+_DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
+                        r"from (?:master|main|source)\b", re.I)
+_CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
+_LIB_OBJECT = re.compile(r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'")
+_NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
+_LIB_NAMES = re.compile(
+    r"^(?:Peft\w*|Lora\w*|\w+Trainer|\w+Config|\w+Tokenizer\w*|\w+For[A-Z]\w+|\w+Model|"
+    r"Dataset\w*|Builder\w*|Accelerator\w*|\w+State|\w+Collator\w*|\w+Processor|\w+Pipeline)$")
+
+
+@dataclass
+class LibraryBug:
+    """Why the paste points at a library bug, in which package, and a known fix if any."""
+
+    package: str | None
+    version: str | None               # the version the paste states, else the one installed here
+    reasons: list[str] = field(default_factory=list)
+    strong: bool = False              # outweighs a user-error signature found in the paste
+    known: KnownBug | None = None
+
+    @property
+    def installed(self) -> str | None:
+        return installed_version(self.package) if self.package else None
+
+    def title(self) -> str:
+        pkg = " ".join(x for x in (self.package, self.version) if x) or "a library"
+        if self.known is not None:
+            return f"Known bug in {pkg}, fixed in {self.known.fixed_in}: upgrade"
+        return f"Possible bug in {pkg}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"package": self.package, "version": self.version,
+                             "installed": self.installed, "reasons": self.reasons,
+                             "strong": self.strong}
+        if self.known is not None:
+            d["known_bug"] = {"fixed_in": self.known.fixed_in, "url": self.known.url,
+                              "summary": self.known.summary}
+        return d
+
+
+def _version_of(package: str | None, parsed: ParsedError) -> str | None:
+    if not package:
+        return None
+    return paste_versions(parsed.text).get(dist_key(package)) or installed_version(package)
+
+
+def find_known_bug(parsed: ParsedError) -> tuple[KnownBug, str | None] | None:
+    """The known bug the paste shows on an affected version (the paste's, else installed)."""
+    text = parsed.text
+    for bug in KNOWN_BUGS:
+        if not re.search(bug.pattern, text, re.I):
+            continue
+        if bug.requires and not re.search(bug.requires, text, re.I):
+            continue
+        version = _version_of(bug.package, parsed)
+        if bug.affects(version):
+            return bug, version
+    return None
+
+
+def _package(parsed: ParsedError) -> str | None:
+    """The library to blame: the innermost library frame's, else one the message or paste names."""
+    pkg = parsed.innermost_library_package
+    if pkg:
+        return pip_name(pkg)
+    stated = [k for k in paste_versions(parsed.text) if k.replace("-", "_") in LIBRARIES
+              or k in ("huggingface-hub", "sentence-transformers", "tf-keras")]
+    named = re.findall(r"\b(transformers|datasets|tokenizers|accelerate|peft|trl|bitsandbytes|"
+                       r"huggingface_hub|tensorflow|keras|torch|sentence_transformers)\b",
+                       parsed.text)
+    if named:
+        return pip_name(max(set(named), key=named.count))
+    return stated[0] if stated else None
+
+
+def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
+    """(reasons, strong) the paste gives for a library bug."""
+    text, reasons, strong = parsed.text, [], False
+    if _PANIC.search(text):
+        reasons.append("a Rust panic inside the library (a library must return an error, never "
+                       "panic)")
+        strong = True
+    for rx in _REGRESSION:
+        m = rx.search(text)
+        if m:
+            reasons.append(f"a regression: \"{m.group(0).strip()[:120]}\"")
+            strong = True
+            break
+    if _FIX_DESCRIBED.search(text):
+        reasons.append("the paste describes a fix of library code")
+        strong = True
+    if _NODEDEF.search(text):
+        reasons.append("TensorFlow failed to build a graph node of the library's own model")
+    name = parsed.exc_name or ""
+    inner_lib = parsed.library_frames_innermost
+    m = _LIB_OBJECT.search(parsed.message or "")
+    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and (
+            inner_lib or not parsed.frames):
+        reasons.append(f"an internal AttributeError on the library's own {m.group('cls')}")
+    n = _NAME_ERROR.search(text)
+    if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
+        reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
+    elif name in _CRASH_TYPES - {"AttributeError"} and inner_lib:
+        reasons.append(f"{name} raised inside library code")
+    if _DEV_BUILD.search(text) and (parsed.exc_type or inner_lib):
+        reasons.append("a development build of the library")
+    return reasons, strong
+
+
+def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBug | None:
+    """The library bug the paste points at, or None. `matches` are the signature matches (best
+    first): an environment cause, or a user-error signature in the error itself, explains the
+    error unless the evidence is strong (a regression, a panic, a described fix)."""
+    known = find_known_bug(parsed)
+    if known is not None:
+        bug, version = known
+        return LibraryBug(bug.package, version, [f"known bug: {bug.summary}"], True, bug)
+    real = [m for m in matches if not m.signature.benign]
+    if real and real[0].cause_id in FAMILY:
+        return None
+    reasons, strong = _evidence(parsed)
+    if not reasons:
+        return None
+    stated = any(r.startswith(("a regression", "the paste describes")) for r in reasons)
+    if real and not stated:
+        return None                   # a signature explains the error
+    package = _package(parsed)
+    return LibraryBug(package, _version_of(package, parsed), reasons, strong)

@@ -1,0 +1,267 @@
+"""More of the catalogue: errors of datasets, tokenizers, the Hub, PEFT/TRL, Keras, mixed precision
+and CUDA set-ups that fine-tuning runs into, each with its usual cause and fix."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature
+
+
+def refine_no_grad(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    if re.search(r"gradient.?checkpointing|peft|lora|get_peft_model", parsed.text, re.I):
+        return {"cause": "Gradient checkpointing on a model whose input embeddings are frozen "
+                         "(LoRA/PEFT): no checkpointed input requires grad, so the loss has no "
+                         "grad_fn."}
+    return None
+
+
+def refine_sentencepiece(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only with a SentencePiece tokenizer class in the paste (those are None without it)."""
+    if not re.search(r"\b(?:T5|MT5|Albert|XLNet|Camembert|MBart\w*|Pegasus|Marian|Llama|"
+                     r"XLMRoberta|BigBird|DebertaV2|Reformer|BarthezTokenizer|Speech2Text|M2M100|"
+                     r"Bartpho|Rembert|FNet|Plbart|NllbT?)Tokenizer\b", parsed.text):
+        return {"reject": True}
+    return None
+
+
+def _s(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
+       priority: int = 12, **kw: Any) -> Signature:
+    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+
+
+HF_SIGNATURES: list[Signature] = [
+    _s("datasetdict-instead-of-dataset",
+       r"'DatasetDict' object has no attribute '(?P<attr>\w+)'|No such file or directory: "
+       r"'[^'\n]*state\.json'|Expected a \w*Dataset\w* but got a DatasetDict",
+       "load_dataset without split= returns a DatasetDict (one Dataset per split); the call "
+       "needs one split (a Dataset).",
+       "DatasetDict methods apply to every split; Dataset-only methods (train_test_split, "
+       "load_from_disk of one split, ...) need dataset['train'].",
+       ["data.batch-structure"],
+       "dataset = load_dataset('csv', data_files='data.csv', split='train')\n"
+       "# or: dataset = dataset['train'];  saved DatasetDict: datasets.load_from_disk(path)",
+       title="'DatasetDict' object has no attribute ..."),
+    _s("arrow-mixed-column-types",
+       r"Could not convert .{1,200}? with type \w+: tried to convert to \w+|changed from "
+       r"(?:object|array|string|number) to (?:object|array|string|number)|ArrowTypeError: "
+       r"Expected bytes, got an? '\w+' object",
+       "A column holds values of different types across rows (numbers and strings, objects and "
+       "lists); an Arrow column has exactly one type.",
+       "datasets infers each column's type from the first rows and fails on the first row of "
+       "another type.",
+       ["data.batch-structure"],
+       "rows = [{**r, 'col': str(r['col'])} for r in rows]   # one type per column\n"
+       "# or: Dataset.from_list(rows, features=Features({'col': Value('string'), ...}))",
+       title="ArrowInvalid: Could not convert ... with type ..."),
+    _s("invalid-jsonl-format",
+       r"Exceeded maximum rows|JSON parse error: (?:Missing a (?:comma|name|closing)|The document "
+       r"(?:is empty|root must not be followed))",
+       "The file is not JSON Lines (one JSON object per line): several objects share a line, or "
+       "it is one big JSON document.",
+       "datasets' JSON reader reads one row per line; a whole-file array or glued objects "
+       "overflow or break it.",
+       ["data.batch-structure"],
+       "df.to_json('train.jsonl', orient='records', lines=True)   # one object per line"),
+    _s("dataset-script-not-streamable",
+       r"FileNotFoundError[\s\S]{0,300}?https?://[^\s'\"]+?\.(?:zip|tar\.gz|tgz|tar|7z)/[^\s'\"]+",
+       "The dataset's loading script joins paths inside a downloaded archive as if it were "
+       "extracted; with streaming=True the archive is never extracted.",
+       "In streaming mode archives are read with dl_manager.iter_archive, not by path.",
+       ["environment.dataset-config"],
+       "load_dataset(name, split='train')   # without streaming=True\n"
+       "# script authors: use dl_manager.iter_archive(...) for files inside archives"),
+    _s("hub-invalid-token",
+       r"Invalid user token|Invalid username or password|Invalid credentials in Authorization "
+       r"header|token (?:is )?(?:not valid|invalid|expired)",
+       "The token in use is invalid (revoked, mistyped, or an HF_TOKEN variable that overrides "
+       "the one saved by login).",
+       "HF_TOKEN in the environment takes priority over huggingface-cli login.",
+       ["environment.hub-auth-required"],
+       "unset HF_TOKEN   # or set it to a valid token\nhuggingface-cli login\n"
+       "huggingface-cli whoami", priority=14),
+    _s("hub-gated-repo",
+       r"Cannot access gated repo|You are trying to access a gated repo|is a gated (?:repo|"
+       r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors",
+       "The repository is gated: accept its terms on the Hub and authenticate.",
+       "Gated repos answer 401/403 until the license is accepted and a token is sent.",
+       ["environment.gated-repo", "environment.hub-auth-required"],
+       "# accept the terms at https://huggingface.co/<repo>, then:\nhuggingface-cli login",
+       priority=13),
+    _s("hub-upload-too-large",
+       r"413 Client Error: Payload Too Large|Payload Too Large for url",
+       "The upload exceeds the Hub's limits (50 GB per file, very large commits).",
+       "Split large files and upload big folders in several commits.",
+       ["environment.download-size"],
+       "huggingface-cli upload-large-folder <repo> <folder> --repo-type=dataset"),
+    _s("gpu-held-by-other-process",
+       r"Blas (?:x?GEMM\w*) launch failed|failed to create cublas handle|CUBLAS_STATUS_"
+       r"(?:ALLOC_FAILED|NOT_INITIALIZED)",
+       "cuBLAS cannot start because the GPU's memory is already taken: another process "
+       "(another notebook kernel) or TensorFlow's pre-allocation holds it.",
+       "TensorFlow grabs nearly all GPU memory at start; a second process finds none left.",
+       ["memory.gpu-held-by-other-process", "memory.tf-grabs-all-gpu-memory"],
+       "nvidia-smi   # stop the other processes\nfor gpu in tf.config.list_physical_devices("
+       "'GPU'):\n    tf.config.experimental.set_memory_growth(gpu, True)", priority=13),
+    _s("cudnn-failed-to-initialize",
+       r"CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED)|cuDNN failed to initialize|"
+       r"Could not create cudnn handle",
+       "cuDNN could not create its handle, usually because TensorFlow pre-allocated the GPU's "
+       "memory (or a CUDA/cuDNN version mismatch).",
+       "Memory growth leaves room for cuDNN's workspace.",
+       ["memory.tf-grabs-all-gpu-memory", "memory.gpu-held-by-other-process"],
+       "for gpu in tf.config.list_physical_devices('GPU'):\n"
+       "    tf.config.experimental.set_memory_growth(gpu, True)", priority=13),
+    _s("string-labels-not-encoded",
+       r"Cast string to (?:float|int\d*) is not supported|too many dimensions 'str'|"
+       r"new\(\): invalid data type 'str'",
+       "The labels are strings (class names); losses and collators need integer class ids.",
+       "Keras casts targets to numbers and PyTorch builds label tensors; neither takes strings.",
+       ["data.string-labels"],
+       "dataset = dataset.class_encode_column('label')\n"
+       "# or: label2id = {l: i for i, l in enumerate(sorted(set(labels)))}", priority=13),
+    _s("tokenizer-unk-token-not-set",
+       r"Missing \[?UNK\]? token from the vocabulary|`?unk_id`? is missing|Encountered an unknown "
+       r"token but",
+       "The tokenizer has no unknown token in its vocabulary (or the model was not told which "
+       "it is), so an out-of-vocabulary piece cannot be encoded.",
+       "WordPiece/Unigram map unknown pieces to unk_token; the token must be in the vocab and "
+       "named to the model/trainer.",
+       ["data.tokenizer-model-mismatch"],
+       "trainer = trainers.UnigramTrainer(vocab_size=..., special_tokens=['<unk>'], "
+       "unk_token='<unk>')\n# or load with the special tokens used in training: "
+       "BertWordPieceTokenizer(vocab, unk_token='<unk>')", priority=13),
+    _s("tokenizer-stride-too-large",
+       r"assertion failed: stride < max_len|stride \(\d+\) (?:is|must be)|stride .{0,30}(?:must|"
+       r"should) be (?:strictly )?(?:less|smaller) than",
+       "stride must be smaller than max_length minus the special tokens.",
+       "The overflow windows overlap by `stride` tokens; with no room left for new tokens the "
+       "tokenizer cannot advance.",
+       ["data.text-lengths"], "tokenizer(texts, truncation=True, max_length=512, stride=128, "
+       "return_overflowing_tokens=True)", priority=14),
+    _s("rust-compiler-not-found",
+       r"Can ?not find Rust compiler|can't find Rust compiler|error: could not compile `?"
+       r"tokenizers|Failed building wheel for tokenizers",
+       "pip is building tokenizers from source (no wheel for this Python/platform) and finds no "
+       "Rust compiler on the PATH of the process that builds it.",
+       "Wheels exist for common platforms and Python versions; elsewhere the Rust toolchain is "
+       "needed (and sudo drops the user's PATH).",
+       ["environment.package-versions"],
+       "curl https://sh.rustup.rs -sSf | sh   # then, without sudo: pip install tokenizers\n"
+       "# or use a Python version with tokenizers wheels", priority=14),
+    _s("no-wheel-for-python-version",
+       r"Could not find a version that satisfies the requirement (?P<requirement>[^\s(]+)|"
+       r"No matching distribution found for (?P<requirement2>\S+)",
+       "pip finds no release of the package for this Python version and platform (or the "
+       "pinned version does not exist).",
+       "Wheels are built per Python version; new Pythons get them only in later releases.",
+       ["environment.package-versions"],
+       "python --version   # use a Python the pinned release supports, or a newer release",
+       priority=14),
+    _s("torch-cpu-only-build", r"Torch not compiled with CUDA enabled",
+       "The installed PyTorch is a CPU-only build.",
+       "CUDA support is chosen at install time by the wheel's index (cu121, cpu, ...).",
+       ["environment.device"],
+       "pip install torch --index-url https://download.pytorch.org/whl/cu121   # your CUDA",
+       priority=15),
+    _s("pytorch-model-in-keras",
+       r"'?(?:tensorflow\.python\.\w+\.)?(?:Keras)?Tensor'? object has no attribute '?(?:size|"
+       r"dim|new_ones)\b",
+       "A TensorFlow/Keras tensor reached a PyTorch model (AutoModel loads PyTorch classes).",
+       "Keras layers need the TF classes (TFAutoModel...).",
+       ["model.forward"], "from transformers import TFAutoModel\n"
+       "bert = TFAutoModel.from_pretrained('bert-base-cased')"),
+    _s("model-class-without-head",
+       r"You have to specify either decoder_input_ids or decoder_inputs_embeds|The current model "
+       r"class \(\w+\) is not compatible with `\.generate\(\)`",
+       "The model class has no head for the task (AutoModel gives the bare encoder-decoder), so "
+       "generate()/training cannot build decoder inputs.",
+       "Generation and seq2seq training need ...ForConditionalGeneration / AutoModelForSeq2SeqLM,"
+       " which shift the labels into decoder inputs.",
+       ["model.no-loss"], "model = AutoModelForSeq2SeqLM.from_pretrained(checkpoint)"),
+    _s("fp16-weights-with-amp", r"Attempting to unscale FP16 gradients",
+       "The trainable weights are fp16 (model loaded with torch_dtype=float16) and fp16 AMP is "
+       "on; the GradScaler needs float32 master weights.",
+       "AMP keeps weights in fp32 and computes in fp16; fp16 weights have fp16 gradients.",
+       ["model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(checkpoint, torch_dtype=torch.float32)\n"
+       "# or keep fp16 frozen weights and cast the trainable (LoRA) ones: p.data = p.data.float()"
+       "\n# or: TrainingArguments(bf16=True)", priority=14),
+    _s("gradient-checkpointing-inputs-no-grad",
+       r"element 0 of tensors does not require grad and does not have a grad_fn",
+       "Nothing in the loss requires grad: all weights are frozen, or gradient checkpointing "
+       "runs on a model whose input embeddings are frozen (LoRA/PEFT).",
+       "Reentrant checkpointing needs an input that requires grad.",
+       ["model.nothing-trainable", "model.frozen-parameters"],
+       "model.enable_input_require_grads()   # before get_peft_model, with checkpointing\n"
+       "# or: peft.prepare_model_for_kbit_training(model)", refine=refine_no_grad),
+    _s("gradient-checkpointing-with-ddp-find-unused",
+       r"Expected to mark a variable ready only once|has been marked as ready twice",
+       "Multi-GPU (DDP) training with reentrant gradient checkpointing and "
+       "find_unused_parameters=True: the recomputed forward fires DDP's hooks twice.",
+       "DDP counts each parameter once per backward; reentrant checkpointing re-runs forward.",
+       ["training.gradient-flow"],
+       "TrainingArguments(..., ddp_find_unused_parameters=False,\n"
+       "                  gradient_checkpointing_kwargs={'use_reentrant': False})",
+       priority=14),
+    _s("label-dtype-double-expected-float",
+       r"Found dtype Double but expected Float|expected scalar type Float but found Double|"
+       r"mat1 and mat2 must have the same dtype, but got Double and Float",
+       "The labels (or inputs) are float64 (NumPy's default) while the model is float32.",
+       "PyTorch does not promote inside the loss's backward; both sides need one dtype.",
+       ["data.label-dtype-problem-type"],
+       "labels = labels.astype('float32')   # or torch.tensor(labels, dtype=torch.float32)",
+       priority=13),
+    _s("trl-wrong-config-class",
+       r"'(?:Seq2Seq)?TrainingArguments' object has no attribute '(?P<attr>\w+)'",
+       "A plain transformers TrainingArguments was passed to a TRL trainer, which needs its own "
+       "config class (SFTConfig, DPOConfig, ...) with the trainer's extra fields.",
+       "TRL trainers read trainer-specific fields from args.",
+       ["hyperparameters.hidden-defaults"],
+       "from trl import DPOConfig\nargs = DPOConfig(output_dir='out', ...)", priority=13),
+    _s("sft-missing-text-field",
+       r"You passed `packing=False` to the SFTTrainer, but you didn't pass a `dataset_text_field` "
+       r"or `formatting_func`|You need to (?:pass|provide) (?:either )?(?:a )?`?dataset_text_field"
+       r"`? or `?formatting_func",
+       "SFTTrainer was not told where the text is: without packing it needs dataset_text_field "
+       "or a formatting_func.",
+       "It builds the training text from that column or function.",
+       ["data.batch-structure"], "SFTTrainer(..., dataset_text_field='text')   # or "
+       "formatting_func=..., or packing=True for a packed dataset", priority=14),
+    _s("wrong-argument-type",
+       r"has no attribute '?(?:modules|named_parameters|named_modules)\b",
+       "An object that is not a torch module (e.g. a Python function) was passed where the "
+       "library expects a model.",
+       "The library calls module methods (modules(), named_parameters()) on that argument.",
+       ["model.forward"], "# pass a model: AutoModelForSequenceClassification.from_pretrained("
+       "..., num_labels=1)"),
+    _s("keras-h5-save-unsupported",
+       r"Not JSON Serializable:?'?,? ?<?\w*Config|Object of type '?\w+Config'? is not JSON "
+       r"serializable",
+       "Keras cannot serialise a transformers layer (its config object) into the H5/Keras "
+       "format.",
+       "H5/.keras saving stores each layer's constructor arguments as JSON.",
+       ["model.forward"], "tf.saved_model.save(model, 'saved/')   # or model.save_weights(...)"
+       "\n# transformers models: model.save_pretrained('dir')"),
+    _s("model-dir-missing-weights",
+       r"Error no file named \[?'?(?:pytorch_model\.bin|tf_model\.h5|model\.safetensors)|does not "
+       r"appear to have a file named (?:pytorch_model\.bin|tf_model\.h5|model\.safetensors|"
+       r"flax_model\.msgpack)",
+       "The folder has no weights in a format from_pretrained reads (e.g. training checkpoints "
+       "instead of a save_pretrained folder, or only the other framework's weights).",
+       "from_pretrained looks for model.safetensors / pytorch_model.bin / tf_model.h5 in the "
+       "folder.", ["environment.hub-file-missing"],
+       "model.save_pretrained('out/model')   # then from_pretrained('out/model')\n"
+       "# the other framework's weights: from_pretrained(path, from_tf=True) / from_pt=True",
+       priority=12),
+    _s("env-sentencepiece-none",
+       r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
+       r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
+       r"NoneType|tokenizer (?:is|returns?) None\b",
+       "sentencepiece is not installed: this SentencePiece tokenizer class is a None placeholder "
+       "without it, so from_pretrained returns None.",
+       "transformers exposes sentencepiece-based tokenizers only when the package is present.",
+       ["environment.package-versions"], "pip install sentencepiece   # then restart the runtime",
+       priority=13, refine=refine_sentencepiece, family="env-missing-package"),
+]

@@ -1,0 +1,200 @@
+"""Package versions for the environment family: the ones a paste states, the ones installed here
+(importlib.metadata, nothing imported), pip names of import names, and a table of API changes
+between releases (what was added, removed or moved, and in which version).
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# import name (or a common spelling in prose) -> the name pip installs
+_PIP = {
+    "sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "Pillow", "yaml": "PyYAML",
+    "tf_keras": "tf-keras", "bs4": "beautifulsoup4", "skimage": "scikit-image", "attr": "attrs",
+    "google.protobuf": "protobuf", "sentence_transformers": "sentence-transformers",
+    "dateutil": "python-dateutil", "dotenv": "python-dotenv", "faiss": "faiss-cpu",
+    "fitz": "PyMuPDF", "docx": "python-docx", "jwt": "PyJWT", "huggingface_hub": "huggingface-hub",
+    "pytorch_lightning": "pytorch-lightning", "flash_attn": "flash-attn",
+    "llama_cpp": "llama-cpp-python", "Levenshtein": "python-Levenshtein", "sentencepiece":
+    "sentencepiece", "google.colab": "google-colab", "tensorflow_datasets": "tensorflow-datasets",
+    "tensorflow_hub": "tensorflow-hub", "tensorflow_text": "tensorflow-text", "torch": "torch",
+    "pytorch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow", "transformer": "transformers",
+    "hf_transfer": "hf_transfer", "lm_eval": "lm-eval", "soundfile": "soundfile",
+    "torchaudio": "torchaudio", "torchvision": "torchvision", "bitsandbytes": "bitsandbytes",
+    "bnb": "bitsandbytes", "auto_gptq": "auto-gptq", "awq": "autoawq", "jieba": "jieba",
+    "rouge_score": "rouge-score", "sacrebleu": "sacrebleu", "nltk": "nltk", "evaluate": "evaluate",
+}
+
+
+def pip_name(module: str) -> str:
+    """The pip name that provides an import name ("sklearn" -> "scikit-learn")."""
+    module = (module or "").strip()
+    for key in (module, module.split(".", 1)[0]):
+        if key in _PIP:
+            return _PIP[key]
+    return module.split(".", 1)[0].replace("_", "-")
+
+
+def dist_key(name: str) -> str:
+    """A package name compared across spellings: lower case, '-' for '_' and '.'."""
+    return re.sub(r"[-_.]+", "-", pip_name(name)).lower()
+
+
+@lru_cache(maxsize=256)
+def installed_version(name: str) -> str | None:
+    """The version of a distribution installed here (importlib.metadata), or None."""
+    for candidate in dict.fromkeys((pip_name(name), name, dist_key(name))):
+        try:
+            return importlib.metadata.version(candidate)
+        except Exception:  # noqa: BLE001 - not installed, or broken metadata
+            continue
+    return None
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """'4.28.0.dev0' -> (4, 28, 0); '3,3,1' -> (3, 3, 1); None when it is not a version."""
+    m = re.match(r"\s*v?(\d{1,6}(?:[.,]\d{1,6}){0,3})", str(text or ""))
+    if not m:
+        return None
+    return tuple(int(x) for x in re.split(r"[.,]", m.group(1)))
+
+
+def version_lt(a: str | None, b: str | None) -> bool | None:
+    """a < b, comparing release numbers (None when either is not a version)."""
+    va, vb = parse_version(a), parse_version(b)
+    if va is None or vb is None:
+        return None
+    n = max(len(va), len(vb))
+    return va + (0,) * (n - len(va)) < vb + (0,) * (n - len(vb))
+
+
+_KNOWN = (r"transformers?|datasets|tokenizers|accelerate|peft|trl|torch|pytorch|tensorflow|tf|"
+          r"keras|tf[-_]keras|huggingface[-_]hub|numpy|pyarrow|bitsandbytes|sentence[-_]transformers|"
+          r"safetensors|vllm|deepspeed|evaluate|jax|flax|python|cuda|sentencepiece|diffusers")
+_STATED = [
+    # "- `transformers` version: 4.24.0", "Tensorflow version (GPU?): 2.11.0 (False)"
+    re.compile(r"(?<![\w.-])`?(?P<pkg>[A-Za-z][\w.-]{1,40})`?\s+version(?:\s*\([^)\n]{0,30}\))?\s*:\s*"
+               r"(?P<ver>v?\d+(?:\.\d+)+[\w.+-]*)", re.I),
+    # "trl: 0.12.0.dev0", "bitsandbytes==0.47", "datasets 2.16.0", "tf2.0", "transformer 3,3,1"
+    re.compile(rf"(?<![\w/.-])(?P<pkg>{_KNOWN})(?:\s*(?:==|:|=)\s*|\s*v|\s+version\s+|\s+v?|"
+               r"(?<=tf))(?P<ver>\d+(?:[.,]\d+)+[\w.+-]*)", re.I),
+]
+
+
+def paste_versions(text: str) -> dict[str, str]:
+    """Package versions the paste states (environment blocks, pins, "datasets 2.16.0"): the first
+    mention of each, keyed by dist_key."""
+    found: dict[str, str] = {}
+    for rx in _STATED:
+        for m in rx.finditer(text or ""):
+            key = dist_key(m.group("pkg"))
+            if key in ("version", "python-version"):
+                continue
+            found.setdefault(key, m.group("ver").rstrip(".,").replace(",", "."))
+    return found
+
+
+@dataclass(frozen=True)
+class ApiChange:
+    """A name a release added or removed: an import, attribute, argument or module."""
+
+    package: str                      # pip name
+    name: str                         # the name as the error prints it
+    added: str | None = None          # first release that has it
+    removed: str | None = None        # first release without it (or where it moved)
+    replacement: str = ""             # what to use instead, or where it moved
+
+
+API_CHANGES: tuple[ApiChange, ...] = (
+    # huggingface_hub
+    ApiChange("huggingface-hub", "cached_download", removed="0.26.0",
+              replacement="from huggingface_hub import hf_hub_download"),
+    ApiChange("huggingface-hub", "huggingface_hub.snapshot_download", removed="0.11.0",
+              replacement="from huggingface_hub import snapshot_download"),
+    ApiChange("huggingface-hub", "HfFolder", removed="1.0.0",
+              replacement="from huggingface_hub import get_token"),
+    ApiChange("huggingface-hub", "Repository", removed="1.0.0",
+              replacement="HfApi().upload_folder(...)"),
+    ApiChange("huggingface-hub", "split_torch_state_dict_into_shards", added="0.23.0"),
+    ApiChange("huggingface-hub", "huggingface_hub.errors", added="0.24.0"),
+    # transformers
+    ApiChange("transformers", "top_k_top_p_filtering", removed="4.39.0",
+              replacement="upgrade the package that imports it (e.g. trl)"),
+    ApiChange("transformers", "evaluation_strategy", added="3.4.0", removed="4.46.0",
+              replacement="eval_strategy=..."),
+    ApiChange("transformers", "num_items_in_batch", added="4.46.0",
+              replacement="def compute_loss(self, model, inputs, return_outputs=False, "
+                          "num_items_in_batch=None):"),
+    ApiChange("transformers", "processing_class", added="4.46.0"),
+    ApiChange("transformers", "eval_strategy", added="4.41.0"),
+    ApiChange("transformers", "BitsAndBytesConfig", added="4.27.0"),
+    ApiChange("transformers", "LlamaTokenizer", added="4.28.0"),
+    ApiChange("transformers", "LlamaForCausalLM", added="4.28.0"),
+    ApiChange("transformers", "MistralForCausalLM", added="4.34.0"),
+    ApiChange("transformers", "Qwen2ForCausalLM", added="4.37.0"),
+    ApiChange("transformers", "GemmaForCausalLM", added="4.38.0"),
+    ApiChange("transformers", "Phi3ForCausalLM", added="4.40.0"),
+    ApiChange("transformers", "Gemma2ForCausalLM", added="4.42.0"),
+    ApiChange("transformers", "PartialState", added="4.29.0",
+              replacement="from accelerate import PartialState"),
+    # accelerate
+    ApiChange("accelerate", "PartialState", added="0.20.1"),
+    # peft
+    ApiChange("peft", "prepare_model_for_int8_training", removed="0.10.0",
+              replacement="from peft import prepare_model_for_kbit_training"),
+    ApiChange("peft", "prepare_model_for_kbit_training", added="0.4.0"),
+    ApiChange("peft", "use_dora", added="0.9.0"),
+    ApiChange("peft", "use_rslora", added="0.7.0"),
+    ApiChange("peft", "LoftQConfig", added="0.7.0"),
+    # trl
+    ApiChange("trl", "SFTConfig", added="0.9.0"),
+    ApiChange("trl", "GRPOTrainer", added="0.14.0"),
+    ApiChange("trl", "GRPOConfig", added="0.14.0"),
+    ApiChange("trl", "loss_type", added="0.7.0"),
+    ApiChange("trl", "dataset_text_field", removed="0.12.0",
+              replacement="SFTConfig(dataset_text_field=...)"),
+    ApiChange("trl", "max_seq_length", removed="0.12.0",
+              replacement="SFTConfig(max_seq_length=...)"),
+    # datasets
+    ApiChange("datasets", "load_metric", removed="3.0.0",
+              replacement="import evaluate; metric = evaluate.load(...)"),
+    # tokenizers
+    ApiChange("tokenizers", "from_pretrained", added="0.11.0"),
+    # keras / tensorflow
+    ApiChange("tensorflow", "keras.engine", removed="2.13.0",
+              replacement="upgrade the package that imports it (transformers)"),
+    ApiChange("tensorflow", "keras.saving.hdf5_format", removed="2.11.0",
+              replacement="upgrade the package that imports it (transformers)"),
+    ApiChange("tensorflow", "expand_1d", removed="2.11.0",
+              replacement="upgrade the package that calls it (transformers)"),
+    ApiChange("tensorflow", "swish", added="2.2.0"),
+    ApiChange("keras", "input_length", removed="3.0.0",
+              replacement="drop input_length (Keras 3 infers it from the input)"),
+    # torch
+    ApiChange("torch", "torch._six", removed="2.0.0",
+              replacement="upgrade the package that imports it"),
+    ApiChange("torch", "compile", added="2.0.0"),
+    ApiChange("torch", "register_pytree_node", added="2.2.0"),
+    ApiChange("torch", "float8_e4m3fn", added="2.1.0"),
+    # numpy: aliases removed in 1.24 and 2.0
+    *(ApiChange("numpy", n, removed="1.24.0", replacement=f"{n} (the Python builtin)")
+      for n in ("float", "int", "bool", "object", "str", "long", "complex", "unicode")),
+    *(ApiChange("numpy", n, removed="2.0.0", replacement=r)
+      for n, r in (("NaN", "np.nan"), ("Inf", "np.inf"), ("float_", "np.float64"),
+                   ("unicode_", "np.str_"), ("string_", "np.bytes_"), ("NINF", "-np.inf"),
+                   ("PINF", "np.inf"), ("product", "np.prod"), ("cumproduct", "np.cumprod"))),
+)
+
+
+def api_change(name: str, package: str | None = None) -> ApiChange | None:
+    """The table entry for a name (module paths match their tail), of `package` when given."""
+    name = (name or "").strip().strip("'\"")
+    want = dist_key(package) if package else None
+    for c in API_CHANGES:
+        if want and dist_key(c.package) != want and not c.name.startswith(want.split("-")[0]):
+            continue
+        if name == c.name or (("." in c.name) and (name == c.name or name.startswith(c.name + "."))):
+            return c
+    return None
