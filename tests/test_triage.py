@@ -1437,3 +1437,12 @@ def test_never_raises_on_huge_pastes() -> None:
                  "File \"" * 100_000, "requires " * 50_000):
         t = triage(text)
         assert t.error is None and t.parsed.parse_error is None
+
+
+def test_a_required_version_range_keeps_its_upper_bound_in_the_fix():
+    from wizard.triage.match import triage
+
+    paste = ("ImportError: tokenizers>=0.21,<0.22 is required for a normal functioning of this "
+             "module, but found tokenizers==0.19.1.")
+    fix = triage(paste).primary.fix
+    assert 'pip install "tokenizers>=0.21,<0.22"' in fix

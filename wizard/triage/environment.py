@@ -368,9 +368,12 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                        "Python still has the old version loaded: the runtime was not restarted "
                        "after pip install.", "# restart the runtime / kernel, then re-run "
                        "(Colab: Runtime > Restart session)", ev)
-    return _answer(OLD, pkg, f"{pip_name(pkg)} is older than required (>= {low})."
-                   if low else f"{pip_name(pkg)} is older than required.", _upgrade(pkg, low or None)
-                   + "   # then restart the runtime", ev)
+    fix = (f'pip install "{pip_name(pkg)}>={low},<{high}"' if low and high  # keep the upper bound
+           else _upgrade(pkg, low or None))
+    return _answer(OLD, pkg, f"{pip_name(pkg)} is older than required (>= {low}"
+                   + (f", < {high}" if high else "") + ")." if low
+                   else f"{pip_name(pkg)} is older than required.",
+                   fix + "   # then restart the runtime", ev)
 
 
 def refine_requires_package(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
