@@ -1,7 +1,9 @@
 """Loss-curve probe, plot renderer and the `curves` subcommand, on logs written in the real formats."""
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import math
 import os
@@ -15,11 +17,22 @@ import pytest
 from wizard.reports.plots import PlotError, render, render_all
 from wizard.core.case import Case
 from wizard.core.findings import Finding, Plot
-from wizard.checks.curves import LogsError, analyse_curves, probe_curves, read_curves
+from wizard.checks.curves import (
+    Curves,
+    LogsError,
+    Series,
+    analyse_curves,
+    probe_curves,
+    read_curves,
+    read_curves_text,
+)
+
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEMS = {"curves.nan", "curves.overfitting", "curves.plateau", "curves.spikes",
-            "curves.oscillation"}
+            "curves.oscillation", "curves.divergence"}
+# The catalogue entry curves.divergence needs (wizard/core/catalogue.py); registered for these
+# tests while the catalogue lacks it (the rule reports itself skipped until then).
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -200,7 +213,7 @@ def test_healthy_runs_raise_nothing_in_every_format(tmp_path: Path) -> None:
     n = 30
     runs = [read_curves(write_trainer_state(tmp_path / "t", healthy(n, noise=0.05),
                                             healthy(6, 2.1, 0.4, seed=2))),
-            read_curves(write_keras_csv(tmp_path / "k.csv", healthy(15), healthy(15, 2.1, 0.4, seed=3))),
+            read_curves(write_keras_csv(tmp_path / "k.csv", healthy(18), healthy(18, 2.1, 0.4, seed=3))),
             read_curves(write_tensorboard(tmp_path / "tb", dict(enumerate(healthy(200, noise=0.1))),
                                           {s: v for s, v in zip(range(0, 200, 20),
                                                                 healthy(10, 2.1, 0.4, seed=4))}))]
@@ -208,7 +221,8 @@ def test_healthy_runs_raise_nothing_in_every_format(tmp_path: Path) -> None:
         f = analyse_curves(c)
         assert problems(f) == set(), (c.source_format, [x.title for x in f])
         assert f[0].id == "curves.summary" and f[0].status == "info"
-        assert set(f[0].evidence["checks"]) == {"overfitting", "plateau", "spikes", "oscillation"}
+        assert set(f[0].evidence["checks"]) == {"overfitting", "divergence", "plateau", "spikes",
+                                                "oscillation"}
 
 
 def test_overfitting_onset_is_found_and_marked(tmp_path: Path) -> None:
@@ -404,6 +418,461 @@ def test_real_keras_logs_read_the_same_and_overfit(keras_run, name: str) -> None
     assert abs(over.evidence["onset_x"] - int(np.argmin(history["val_loss"]))) <= 1
 
 
+# -- console and text logs, written as the libraries print them ------------------------------
+KERAS_HEALTHY = [  # a real tf_keras fit (Adam 3e-3, 400 samples): loss, accuracy, val_loss, val_accuracy
+    (1.1869, 0.4175, 1.0875, 0.4350), (0.9912, 0.5325, 0.9135, 0.5550), (0.8665, 0.6400, 0.8136, 0.6650),
+    (0.7657, 0.7250, 0.7295, 0.7250), (0.6791, 0.7775, 0.6604, 0.7800), (0.6034, 0.8000, 0.6035, 0.7850),
+    (0.5412, 0.8200, 0.5699, 0.7850), (0.4862, 0.8300, 0.5289, 0.7850), (0.4457, 0.8575, 0.4985, 0.8000),
+    (0.4091, 0.8550, 0.4696, 0.8300), (0.3808, 0.8750, 0.4513, 0.8150), (0.3548, 0.8875, 0.4326, 0.8250)]
+KERAS_OVERFIT = [  # a real tf_keras fit memorising 120 noisy samples: val_loss is lowest at epoch 2
+    (0.5986, 0.6500, 0.4812, 0.79), (0.3066, 0.9167, 0.4642, 0.80), (0.2399, 0.9250, 0.5549, 0.79),
+    (0.1674, 0.9417, 0.6235, 0.78), (0.1493, 0.9333, 0.6144, 0.79), (0.1159, 0.9583, 0.7057, 0.78),
+    (0.0957, 0.9667, 0.8150, 0.77), (0.0724, 0.9833, 0.8721, 0.77), (0.0627, 0.9833, 0.9335, 0.78),
+    (0.0894, 0.9750, 0.9460, 0.77), (0.0500, 0.9917, 1.1749, 0.76), (0.0654, 0.9667, 1.1144, 0.77),
+    (0.0281, 1.0000, 1.1265, 0.77), (0.0275, 1.0000, 1.2181, 0.76), (0.0277, 0.9917, 1.2707, 0.76),
+    (0.0208, 1.0000, 1.3244, 0.76), (0.0135, 1.0000, 1.3407, 0.76), (0.0122, 1.0000, 1.4222, 0.75)]
+KERAS_PLATEAU = [  # a real tf_keras fit with Adam(1e-7): nothing moves
+    (1.3066, 0.3525, 1.3550, 0.3200)] * 5 + [(1.3065, 0.3525, 1.3549, 0.3200)] * 7
+KERAS_DIVERGING = [  # SGD at a learning rate far too high, stopped by TerminateOnNaN
+    (0.6931, 0.5031, 0.6874, 0.5100), (0.6712, 0.5594, 0.6652, 0.5650), (0.7480, 0.5125, 0.8237, 0.5000),
+    (1.2391, 0.4969, 1.8830, 0.5000), (3.8802, 0.5031, 6.1270, 0.5000), (17.2284, 0.4875, 40.8812, 0.5000),
+    (164.9417, 0.5125, 611.4370, 0.5000), (math.nan, 0.4922, math.nan, 0.5625)]
+
+
+def keras_console(rows: list[tuple[float, float, float, float]], verbose: int = 1,
+                  keras3: bool = False, steps: int = 25) -> str:
+    """model.fit(..., verbose=verbose) on a terminal, as tf_keras 2.x or Keras 3 writes it: a
+    verbose=1 bar is redrawn with backspaces and a carriage return (Keras 3 adds colours)."""
+    out = []
+    for e, (loss, acc, vloss, vacc) in enumerate(rows, 1):
+        out.append(f"Epoch {e}/{len(rows)}\n")
+        first, mid = (loss * 1.2, acc * 0.8), (loss * 1.05, acc * 0.95)
+        if keras3:
+            def k3(l_: float, a: float) -> str:
+                return f"accuracy: {a:.4f} - loss: {l_:.4f}"
+            final = f"{k3(loss, acc)} - val_accuracy: {vacc:.4f} - val_loss: {vloss:.4f}"
+            if verbose == 2:
+                out.append(f"{steps}/{steps} - 1s - 9ms/step - {final}\n")
+                continue
+            head = (f"\r\x1b[1m{1:>2}/{steps}\x1b[0m \x1b[37m{'━' * 20}\x1b[0m \x1b[1m15s\x1b[0m "
+                    f"636ms/step - {k3(*first)}")
+            visible = len(head) - len("\r\x1b[1m\x1b[0m\x1b[37m\x1b[0m\x1b[1m\x1b[0m")
+            out.append(head + "\b" * visible + f"\r\x1b[1m{steps}/{steps}\x1b[0m \x1b[32m"
+                       f"{'━' * 20}\x1b[0m\x1b[37m\x1b[0m \x1b[1m1s\x1b[0m 9ms/step - {final}\n")
+            continue
+        metrics = (f"loss: {loss:.4f} - accuracy: {acc:.4f} - val_loss: {vloss:.4f} - "
+                   f"val_accuracy: {vacc:.4f}")
+        if verbose == 2:
+            out.append(f"{steps}/{steps} - 0s - {metrics} - 50ms/epoch - 2ms/step\n")
+            continue
+        bar1 = (f"\r{1:>2}/{steps} [>{'.' * 29}] - ETA: 15s - loss: {first[0]:.4f} - "
+                f"accuracy: {first[1]:.4f}")
+        bar2 = (f"\r{20:>2}/{steps} [{'=' * 23}>{'.' * 6}] - ETA: 0s - loss: {mid[0]:.4f} - "
+                f"accuracy: {mid[1]:.4f} ")
+        out.append(bar1 + "\b" * (len(bar1) - 1) + bar2 + "\b" * (len(bar2) - 1)
+                   + f"\r{steps}/{steps} [{'=' * 30}] - 1s 15ms/step - {metrics}\n")
+    text = "".join(out)
+    if rows and math.isnan(rows[-1][0]):  # TerminateOnNaN writes into the running bar
+        text = text.replace(f"\r{steps}/{steps} [{'=' * 30}] - 1s 15ms/step - loss: nan",
+                            f"Batch 7: Invalid loss, terminating training\r{steps}/{steps} "
+                            f"[{'=' * 30}] - 1s 15ms/step - loss: nan")
+    return text
+
+
+NOISE = ("2026-12-03 10:19:55.317216: I tensorflow/core/util/port.cc:153] oneDNN custom operations "
+         "are on.\nWARNING:tensorflow:From /usr/lib/python3.11/site-packages/tf_keras/src/losses.py:"
+         "2976: The name tf.losses.sparse_softmax_cross_entropy is deprecated.\n"
+         "Some weights of BertForSequenceClassification were not initialized from the model "
+         "checkpoint at bert-base-uncased and are newly initialized: ['classifier.bias', "
+         "'classifier.weight']\nYou should probably TRAIN this model on a down-stream task to be "
+         "able to use it for predictions and inference.\n")
+TRACEBACK = ("Traceback (most recent call last):\n  File \"train.py\", line 41, in <module>\n"
+             "    loss = criterion(model(x), y)\n           ^^^^^^^^^^^^^^^^^^^^^\n"
+             "RuntimeError: CUDA error: device-side assert triggered\n")
+
+
+def trainer_console(train: list[tuple[float, float]], evals: list[tuple[float, float]],
+                    v5: bool = False, steps_per_epoch: int = 20, tqdm: bool = True) -> str:
+    """Trainer.train() on a terminal: its log dicts (numbers in transformers 4, strings rounded
+    to 4 digits in 5) written between the redraws of the tqdm bars (stderr mixed in)."""
+    def show(d: dict[str, float]) -> str:
+        return str({k: f"{v:.4g}" for k, v in d.items()} if v5 else d)
+
+    total = int(max(e for e, _ in train + evals) * steps_per_epoch)
+    out, pending = [NOISE], sorted(evals)
+    for epoch, loss in train:
+        step = round(epoch * steps_per_epoch)
+        if tqdm:
+            out.append(f"\r{100 * step // total:3d}%|{'█' * (10 * step // total):<10}| {step}/{total} "
+                       f"[00:03<00:25,  5.51it/s]\r{' ' * 49}\r")
+        out.append(show({"loss": loss, "grad_norm": 1.8051928281784058 * loss,
+                         "learning_rate": 5e-05 * (1 - step / total), "epoch": epoch}) + "\n")
+        while pending and pending[0][0] <= epoch:
+            ev_epoch, ev_loss = pending.pop(0)
+            if tqdm:
+                out.append("\n\r  0%|          | 0/8 [00:00<?, ?it/s]\x1b[A\n\r 50%|█████     | 4/8 "
+                           "[00:00<00:00, 31.80it/s]\x1b[A\n\r100%|██████████| 8/8 [00:00<00:00, "
+                           f"29.54it/s]\x1b[A\r{' ' * 48}\r\n\r{' ' * 45}\r\x1b[A")
+            out.append(show({"eval_loss": ev_loss, "eval_accuracy": 0.9 - ev_loss / 4,
+                             "eval_runtime": 0.3263, "eval_samples_per_second": 196.135,
+                             "eval_steps_per_second": 24.517, "epoch": ev_epoch}) + "\n")
+    out.append(show({"train_runtime": 22.0217, "train_samples_per_second": 58.124,
+                     "train_steps_per_second": 7.266, "train_loss": 0.1857, "epoch": train[-1][0]}))
+    return "".join(out) + "\n"
+
+
+TRAINER_OVERFIT = (  # a real run (transformers 4.57): eval_loss lowest at epoch 3, then rising
+    [(0.5, 0.6928), (1.0, 0.6915), (1.5, 0.6387), (2.0, 0.4736), (2.5, 0.2278), (3.0, 0.0911),
+     (3.5, 0.0397), (4.0, 0.0227), (4.5, 0.0173), (5.0, 0.0131), (5.5, 0.0133), (6.0, 0.0104),
+     (6.5, 0.0097), (7.0, 0.0097), (7.5, 0.0101), (8.0, 0.0092)],
+    [(1.0, 0.6744853854179382), (2.0, 0.42389971017837524), (3.0, 0.26209333539009094),
+     (4.0, 0.31738394498825073), (5.0, 0.3528052270412445), (6.0, 0.3695487976074219),
+     (7.0, 0.3782420754432678), (8.0, 0.3814050257205963)])
+TRAINER_PLATEAU = (  # a real run (transformers 5.2, lr 5e-4 on a tiny BERT): stuck at ln(2)
+    [(0.25, 0.6939), (0.5, 0.6947), (0.75, 0.6936), (1.0, 0.6938), (1.25, 0.6913), (1.5, 0.6898),
+     (1.75, 0.6919), (2.0, 0.6937), (2.25, 0.6918), (2.5, 0.6895), (2.75, 0.691), (3.0, 0.6878)],
+    [(1.0, 0.6898), (2.0, 0.6876), (3.0, 0.687)])
+TRAINER_HEALTHY = (  # fine-tuning a classifier: 8 logs an epoch, noisy but falling
+    [(round(0.125 * i, 3), v) for i, v in enumerate(
+        [0.6931, 0.6874, 0.6702, 0.6391, 0.5733, 0.5112, 0.4620, 0.4398, 0.4127, 0.3961, 0.4210,
+         0.3674, 0.3302, 0.3519, 0.3105, 0.2987, 0.2811, 0.3024, 0.2583, 0.2476, 0.2650, 0.2312,
+         0.2205, 0.2398], 1)],
+    [(1.0, 0.4113), (2.0, 0.3298), (3.0, 0.3051)])
+TRAINER_DIVERGING = (  # learning_rate=1e-2 on a transformer: the loss climbs, then NaN
+    [(round(0.125 * i, 3), v) for i, v in enumerate(
+        [0.6931, 0.7012, 0.6884, 0.7377, 0.8843, 1.377, 2.151, 2.951, 4.127, 6.127, 9.918, 13.48,
+         math.nan, math.nan], 1)],
+    [(1.0, 2.8331)])
+
+
+def test_keras_console_formats_read_epochs_from_one(tmp_path: Path) -> None:
+    """tf_keras and Keras 3, verbose=1 (bars redrawn with \\r and \\b) and verbose=2, read the
+    same: one point an epoch, numbered as Keras prints them (`Epoch 1/12` is epoch 1)."""
+    for keras3 in (False, True):
+        for verbose in (1, 2):
+            text = keras_console(KERAS_HEALTHY, verbose, keras3)
+            c = read_curves_text(NOISE + text)
+            assert (c.source_format, c.x_unit, c.trainer) == ("keras_console", "epoch", "keras")
+            assert c.train.x == list(range(1, 13)) and c.eval.x == c.train.x
+            assert c.train.values == [r[0] for r in KERAS_HEALTHY]
+            assert c.eval.values == [r[2] for r in KERAS_HEALTHY]
+            assert c.metrics["val_accuracy"].values[-1] == 0.825
+            f = analyse_curves(c)
+            assert problems(f) == set(), (keras3, verbose, [x.title for x in f])
+            assert f[0].title.endswith("from Keras fit() output")
+            assert f[0].evidence["metrics_last"]["accuracy"] == 0.8875
+    log = tmp_path / "fit.log"  # a file the console output was saved to, carriage returns kept
+    log.write_bytes(keras_console(KERAS_HEALTHY).encode())
+    assert read_curves(log).train.values == read_curves_text(keras_console(KERAS_HEALTHY)).train.values
+
+
+@pytest.mark.parametrize("rows, verbose, keras3, expected", [
+    (KERAS_OVERFIT, 1, False, {"curves.overfitting": "warn"}),
+    (KERAS_OVERFIT, 2, True, {"curves.overfitting": "warn"}),
+    (KERAS_PLATEAU, 1, True, {"curves.plateau": "fail"}),
+    (KERAS_PLATEAU, 2, False, {"curves.plateau": "fail"}),
+    (KERAS_DIVERGING, 1, False, {"curves.divergence": "fail", "curves.nan": "fail"}),
+])
+def test_keras_console_faults(rows, verbose: int, keras3: bool, expected: dict[str, str]) -> None:
+    f = analyse_curves(read_curves_text(keras_console(rows, verbose, keras3) + TRACEBACK))
+    assert {x.id: x.status for x in f if x.status in ("warn", "fail")} == expected
+    if "curves.overfitting" in expected:
+        assert by_id(f, "curves.overfitting").evidence["onset_x"] == 2  # `Epoch 2/18`
+        assert "EarlyStopping" in by_id(f, "curves.overfitting").fix
+    if "curves.nan" in expected:
+        assert by_id(f, "curves.nan").evidence["x"] == 8
+        assert by_id(f, "curves.divergence").evidence["onset_x"] == 2
+
+
+def test_keras_run_stopped_inside_an_epoch() -> None:
+    """An interrupted epoch adds its last running mean at the fractional epoch; with no finished
+    epoch the progress lines give the running mean per step."""
+    text = keras_console(KERAS_HEALTHY[:3])
+    cut = text + "Epoch 4/12\n\r 1/25 [>" + "." * 29 + "] - ETA: 0s - loss: nan - accuracy: 0.5000"
+    c = read_curves_text(cut)
+    assert c.train.x == [1, 2, 3, 3.04] and math.isnan(c.train.values[-1])
+    assert "epoch 4 stopped at batch 1/25" in c.notes[0]
+    assert by_id(analyse_curves(c), "curves.nan").evidence["x"] == 3.04
+    first = read_curves_text(text.split("\r25/25")[0])
+    assert (first.x_unit, first.train.x) == ("step", [1, 20])
+    assert "running mean" in first.notes[0]
+
+
+def test_trainer_printed_logs_both_versions_and_tqdm_noise() -> None:
+    for v5 in (False, True):
+        c = read_curves_text(trainer_console(*TRAINER_HEALTHY, v5=v5) + TRACEBACK)
+        assert (c.source_format, c.x_unit, c.trainer) == ("trainer_console", "epoch", "trainer")
+        assert c.train.x[:3] == [0.125, 0.25, 0.375] and c.eval.x == [1.0, 2.0, 3.0]
+        np.testing.assert_allclose(c.train.values, [v for _, v in TRAINER_HEALTHY[0]], rtol=1e-3)
+        assert set(c.metrics) == {"grad_norm", "learning_rate", "eval_accuracy"}
+        assert any("carry no step" in n for n in c.notes)
+        f = analyse_curves(c)
+        assert problems(f) == set(), [x.title for x in f]
+        assert f[0].evidence["train_points"] == 24 and f[0].evidence["eval_points"] == 3
+
+
+@pytest.mark.parametrize("run, v5, expected", [
+    (TRAINER_OVERFIT, False, {"curves.overfitting": "warn"}),
+    (TRAINER_PLATEAU, True, {"curves.plateau": "fail"}),
+    (TRAINER_DIVERGING, True, {"curves.divergence": "fail", "curves.nan": "fail"}),
+    (TRAINER_DIVERGING, False, {"curves.divergence": "fail", "curves.nan": "fail"}),
+])
+def test_trainer_printed_logs_faults(run, v5: bool, expected: dict[str, str]) -> None:
+    f = analyse_curves(read_curves_text(trainer_console(*run, v5=v5)))
+    assert {x.id: x.status for x in f if x.status in ("warn", "fail")} == expected
+    if "curves.overfitting" in expected:
+        assert by_id(f, "curves.overfitting").evidence["onset_x"] == 3
+        assert "load_best_model_at_end" in by_id(f, "curves.overfitting").fix
+    if "curves.plateau" in expected:
+        assert by_id(f, "curves.plateau").evidence["uniform_guess_classes"] == 2
+    if "curves.nan" in expected:
+        assert by_id(f, "curves.nan").evidence["x"] == 1.625
+        assert "max_grad_norm" in by_id(f, "curves.divergence").fix
+
+
+def test_trainer_plateau_during_warmup_is_not_a_fault() -> None:
+    """A flat start while the printed learning rate still rises is warmup, not a plateau."""
+    lines = "".join(str({"loss": 0.6931 + 0.001 * (i % 3), "grad_norm": 1.2,
+                         "learning_rate": 2e-06 * i, "epoch": round(0.01 * i, 2)}) + "\n"
+                    for i in range(1, 13))
+    f = analyse_curves(read_curves_text(lines))
+    assert problems(f) == set() and "warming up" in f[0].evidence["skipped"]["plateau"]
+
+
+TABLE_EPOCH_OVERFIT = """ [3125/3125 21:04, Epoch 5/5]
+Epoch\tTraining Loss\tValidation Loss\tAccuracy\tF1
+1\tNo log\t0.311245\t0.872000\t0.871544
+2\t0.287100\t0.274417\t0.889600\t0.889421
+3\t0.172600\t0.305329\t0.891200\t0.891037
+4\t0.098300\t0.377216\t0.888400\t0.888390
+5\t0.052400\t0.436985\t0.887600\t0.887561
+TrainOutput(global_step=3125, training_loss=0.1527, metrics={'train_runtime': 1264.9, 'epoch': 5.0})
+"""
+TABLE_EPOCH_HEALTHY = """Epoch\tTraining Loss\tValidation Loss\tAccuracy
+1\t0.523400\t0.389102\t0.832000
+2\t0.341200\t0.321876\t0.861000
+3\t0.263900\t0.298734\t0.874000
+4\t0.221300\t0.290117\t0.879000
+5\t0.198700\t0.287455\t0.880000
+"""
+TABLE_STEP_PLATEAU = """| Step | Training Loss | Validation Loss | Accuracy |
+|------|---------------|-----------------|----------|
+| 500  | 0.693700      | 0.693100        | 0.498000 |
+| 1000 | 0.693400      | 0.693200        | 0.502000 |
+| 1500 | 0.693100      | 0.693100        | 0.498000 |
+| 2000 | 0.693500      | 0.693100        | 0.502000 |
+| 2500 | 0.693200      | 0.693200        | 0.498000 |
+| 3000 | 0.693000      | 0.693100        | 0.502000 |
+"""
+
+
+def test_trainer_notebook_tables() -> None:
+    over = read_curves_text(TABLE_EPOCH_OVERFIT)
+    assert (over.source_format, over.x_unit, over.trainer) == ("trainer_table", "epoch", "trainer")
+    assert over.train.x == [2, 3, 4, 5] and over.eval.x == [1, 2, 3, 4, 5]  # `No log`: none yet
+    assert over.metrics["F1"].values[0] == 0.871544
+    f = analyse_curves(over)
+    assert {x.id: x.status for x in f if x.status in ("warn", "fail")} == {"curves.overfitting": "warn"}
+    assert by_id(f, "curves.overfitting").evidence["onset_x"] == 2
+    assert problems(analyse_curves(read_curves_text(TABLE_EPOCH_HEALTHY))) == set()
+    flat = read_curves_text(TABLE_STEP_PLATEAU)
+    assert flat.x_unit == "step" and flat.train.x == [500, 1000, 1500, 2000, 2500, 3000]
+    plateau = by_id(analyse_curves(flat), "curves.plateau")
+    assert plateau.status == "fail" and plateau.evidence["uniform_guess_classes"] == 2
+    stacked = "\n".join(TABLE_EPOCH_HEALTHY.replace("\t", "\n").splitlines())  # one cell a line
+    s = read_curves_text(stacked)
+    assert s.eval.values == read_curves_text(TABLE_EPOCH_HEALTHY).eval.values and s.x_unit == "epoch"
+
+
+def _torch_loop_prints(torch, lr: float) -> str:
+    """A hand-written PyTorch loop that prints `step {i} loss {loss:.4f}`: linear regression on
+    minibatches; lr=0.02 converges, lr=0.3 is past the stability limit and diverges."""
+    torch.manual_seed(0)
+    x = 2 * torch.randn(256, 8)
+    y = x @ torch.randn(8, 1) + 0.3 * torch.randn(256, 1)
+    model = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    lines = []
+    for step in range(1, 26):
+        idx = torch.randint(0, 256, (32,))
+        loss = torch.nn.functional.mse_loss(model(x[idx]), y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        lines.append(f"step {step} loss {loss.item():.4f}")
+    return "\n".join(lines)
+
+
+def test_real_torch_loop_prints_healthy_and_diverging() -> None:
+    torch = pytest.importorskip("torch")
+    good = read_curves_text(_torch_loop_prints(torch, 0.02))
+    assert (good.source_format, good.x_unit, good.train.x[:2]) == ("text_log", "step", [1, 2])
+    assert problems(analyse_curves(good)) == set()
+    bad = analyse_curves(read_curves_text(_torch_loop_prints(torch, 0.3)))
+    div = by_id(bad, "curves.divergence")
+    assert div.status == "fail" and div.evidence["ratio"] > 10
+    assert "clip_grad_norm_" in div.fix  # a plain loop gets the PyTorch fix too
+
+
+PLAIN_HEALTHY = {  # realistic noisy but falling prints of hand-written loops
+    "step": "\n".join(f"step {10 * i} loss {v}" for i, v in enumerate(
+        [2.3102, 2.2418, 2.1963, 2.0175, 1.9321, 1.8876, 1.6920, 1.7304, 1.5518, 1.4902, 1.5213,
+         1.3377, 1.2968, 1.3410, 1.1822, 1.1506, 1.2013, 1.0645, 1.0317, 1.0522], 1)),
+    "epoch-step": "\n".join(f"epoch {1 + i // 5} step {100 * (1 + i % 5)}: loss={v}"
+                            for i, v in enumerate(
+        [0.6912, 0.6421, 0.5837, 0.5209, 0.4987, 0.4513, 0.4390, 0.4027, 0.4112, 0.3795, 0.3621,
+         0.3688, 0.3402, 0.3377, 0.3195])),
+    "bracketed": "\n".join(f"Epoch [{1 + i // 6}/3], Step [{100 * (1 + i % 6)}/600], Loss: {v}"
+                           for i, v in enumerate(
+        [0.5231, 0.3512, 0.2987, 0.2645, 0.1823, 0.2239, 0.1411, 0.1587, 0.0968, 0.1320, 0.1034,
+         0.0872, 0.0913, 0.0655, 0.0832, 0.0591, 0.0712, 0.0488])),
+    "iter": "\n".join(f"iter {50 * i} | loss {v} | lr 6.0e-04 | 31.02ms" for i, v in enumerate(
+        [4.1837, 3.6120, 3.2954, 3.0411, 2.8847, 2.7512, 2.6903, 2.6011, 2.5597, 2.4802, 2.4625,
+         2.4013], 1)),
+}
+PLAIN_FAULTY = [
+    ("step", "\n".join(f"step {10 * i} loss {v}" for i, v in enumerate(  # lr too high
+        [2.3102, 2.2875, 2.3391, 2.4410, 2.7308, 3.1842, 4.0511, 5.3907, 7.7120, 11.0463, 16.9311,
+         25.4470], 1)), {"curves.divergence": "fail"}),
+    ("epoch-step", "\n".join(f"epoch {1 + i // 5} step {100 * (1 + i % 5)}: loss={v}"  # no step()
+                             for i, v in enumerate(
+        [0.6982, 0.6874, 0.7105, 0.6931, 0.6859, 0.7012, 0.6948, 0.6890, 0.7077, 0.6921, 0.6853,
+         0.6996, 0.6938, 0.7041, 0.6902])), {"curves.plateau": "fail"}),
+    ("bracketed", "\n".join(f"Epoch [{1 + i // 6}/3], Step [{100 * (1 + i % 6)}/600], Loss: {v}"
+                            for i, v in enumerate(
+        [0.5231, 0.3512, 0.3387, 0.4645, 0.6823, 1.0239, 1.7411, 3.1587, 6.0968, 11.4320, "nan",
+         "nan"])), {"curves.divergence": "fail", "curves.nan": "fail"}),
+    ("iter", "\n".join(f"iter {50 * i} | loss {v} | lr 6.0e-04 | 31.02ms" for i, v in enumerate(
+        [3.2189, 3.1622, 3.2540, 3.1978, 3.2302, 3.1713, 3.2411, 3.2057, 3.1869, 3.2236, 3.1935,
+         3.2148], 1)), {"curves.plateau": "fail"}),
+    ("step-spike", "\n".join(f"step {10 * i} loss {v}" for i, v in enumerate(  # one bad batch
+        [2.3102, 2.2418, 2.1963, 2.0175, 1.9321, 1.8876, 1.6920, 1.7304, 1.5518, 4.9902, 1.5213,
+         1.3377, 1.2968, 1.3410, 1.1822, 1.1506, 1.2013, 1.0645, 1.0317, 1.0522], 1)),
+     {"curves.spikes": "warn"}),
+]
+TUTORIAL_OVERFIT = "".join(  # the PyTorch transfer-learning tutorial's prints
+    f"Epoch {e}/9\n----------\ntrain Loss: {t:.4f} Acc: {0.6 + e / 25:.4f}\n"
+    f"val Loss: {v:.4f} Acc: {0.9 - e / 100:.4f}\n\n"
+    for e, (t, v) in enumerate([(0.6102, 0.3815), (0.4391, 0.2702), (0.3512, 0.2563), (0.2807, 0.2891),
+                                (0.2175, 0.3174), (0.1698, 0.3520), (0.1203, 0.3911), (0.0917, 0.4306),
+                                (0.0711, 0.4620), (0.0524, 0.5087)]))
+
+
+def _short_run(rng: np.random.Generator, kind: str, noise: float) -> Curves:
+    """10-30 printed losses (a live run stopped after N steps) with multiplicative noise."""
+    n = int(rng.integers(10, 31))
+    x, start = np.arange(n), rng.uniform(0.5, 3.0)
+    if kind == "healthy":  # falls by 20-80 %, fast or nearly linear
+        floor, tau = rng.uniform(0.2, 0.8), rng.uniform(n / 8, n)
+        v = start * (floor + (1 - floor) * np.exp(-x / tau))
+    elif kind == "diverging":
+        v = start * np.exp(x / (n / rng.uniform(1.5, 4)))
+    else:  # flat
+        v = np.full(n, start)
+    v = v * np.exp(noise * rng.standard_normal(n))
+    return Curves(Series([10.0 * (i + 1) for i in range(n)], list(map(float, v))), Series(),
+                  "step", "text_log")
+
+
+def test_short_noisy_runs_false_alarms_and_detection() -> None:
+    """The rules on 10-30 points: healthy noisy runs raise (almost) nothing, diverging runs are
+    caught, flat runs are caught while the noise leaves room to tell."""
+    rng = np.random.default_rng(0)
+    alarms = sum(bool(problems(analyse_curves(_short_run(rng, "healthy", noise))))
+                 for noise in (0.0, 0.05, 0.1, 0.2, 0.3) for _ in range(60))
+    assert alarms <= 3  # of 300 (simulated, 10k runs a level: < 0.05 % to 10 % noise, < 1 % at 30 %)
+    caught = [("curves.divergence" in problems(analyse_curves(_short_run(rng, "diverging", 0.1))))
+              for _ in range(40)]
+    assert sum(caught) >= 38
+    flat = [("curves.plateau" in problems(analyse_curves(_short_run(rng, "flat", 0.02))))
+            for _ in range(40)]
+    assert all(flat)
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_HEALTHY))
+def test_plain_loop_prints_healthy(name: str) -> None:
+    bar = "\n 45%|████▌     | 45/100 [00:03<00:04, 13.1it/s]\n"
+    noisy = "Using device: cuda\n" + PLAIN_HEALTHY[name].replace("\n", bar, 2)
+    c = read_curves_text(noisy + "\n" + TRACEBACK)
+    assert (c.source_format, c.x_unit) == ("text_log", "step")
+    f = analyse_curves(c)
+    assert problems(f) == set(), [x.title for x in f]
+    assert "plateau" in f[0].evidence["checks"] and "divergence" in f[0].evidence["checks"]
+
+
+@pytest.mark.parametrize("name, text, expected", PLAIN_FAULTY, ids=[p[0] for p in PLAIN_FAULTY])
+def test_plain_loop_prints_faults(name: str, text: str, expected: dict[str, str]) -> None:
+    f = analyse_curves(read_curves_text(text))
+    assert {x.id: x.status for x in f if x.status in ("warn", "fail")} == expected
+
+
+def test_plain_prints_x_axis() -> None:
+    """Steps that restart each epoch count on; a loss with only an epoch is per epoch."""
+    c = read_curves_text(PLAIN_HEALTHY["epoch-step"])
+    assert c.train.x[:7] == [100, 200, 300, 400, 500, 600, 700] and c.train.epochs[5] == 2
+    assert any("restarts each epoch" in n for n in c.notes)
+    b = read_curves_text(PLAIN_HEALTHY["bracketed"])
+    assert b.train.x[5:8] == [600, 700, 800]  # [100/600] of epoch 2 is step 700
+    t = read_curves_text(TUTORIAL_OVERFIT)
+    assert (t.x_unit, t.train.x[:3], t.eval.x[:3]) == ("epoch", [0, 1, 2], [0, 1, 2])
+    assert t.metrics["val_acc"].values[0] == 0.9 and t.metrics["acc"].values[0] == 0.6
+    over = by_id(analyse_curves(t), "curves.overfitting")
+    assert over.evidence["onset_x"] == 2 and "epoch 2" in over.title
+    nano = read_curves_text("iter 0: loss 4.2012, time 812.11ms, mfu -100.00%\n"
+                            "step 250: train loss 2.1034, val loss 2.1544\niter 260: loss 2.0811")
+    assert nano.train.x == [0, 250, 260] and nano.eval.x == [250] and nano.eval.values == [2.1544]
+
+
+def test_pasted_text_and_files_without_a_known_extension(tmp_path: Path) -> None:
+    text = keras_console(KERAS_OVERFIT, 2)
+    single = read_curves("{'loss': 0.6931, 'grad_norm': 1.23, 'learning_rate': 4.9e-05, "
+                         "'epoch': 0.09}")
+    assert single.source_format == "trainer_console" and single.train.values == [0.6931]
+    assert read_curves(text).path == "pasted text"
+    (tmp_path / "stdout").write_text(text)
+    assert read_curves(tmp_path / "stdout").source_format == "keras_console"
+    state = write_trainer_state(tmp_path / "run", healthy(5), [1.0])
+    assert read_curves_text(state.read_text()).source_format == "trainer_state"
+    with pytest.raises(LogsError, match="the pasted text: it has no `loss`"):
+        read_curves_text("Epoch 1/3\nTraceback (most recent call last):\nValueError: bad\n")
+
+
+@pytest.fixture(scope="module")
+def keras_console_run() -> dict[int, tuple[str, dict[str, list[float]]]]:
+    """Real tf_keras fit() console output captured from stdout: epochs 1-3 with verbose=1, then
+    the same model on to epoch 6 with verbose=2 (one model: its train function is traced once)."""
+    pytest.importorskip("tensorflow")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    tf_keras = pytest.importorskip("tf_keras")
+    tf_keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((64, 8)).astype("float32"), rng.integers(0, 2, 64)
+    model = tf_keras.Sequential([tf_keras.layers.Dense(32, activation="relu"),
+                                 tf_keras.layers.Dense(2)])
+    model.compile(optimizer=tf_keras.optimizers.Adam(1e-2), metrics=["accuracy"],
+                  loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    out = {}
+    for verbose, first in ((1, 0), (2, 3)):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            hist = model.fit(x[:48], y[:48], validation_data=(x[48:], y[48:]), batch_size=8,
+                             initial_epoch=first, epochs=first + 3, verbose=verbose)
+        out[verbose] = (buf.getvalue(), hist.history)
+    return out
+
+
+@pytest.mark.parametrize("verbose", [1, 2])
+def test_real_keras_console_output(keras_console_run, verbose: int) -> None:
+    text, history = keras_console_run[verbose]
+    assert ("\b" in text) == (verbose == 1)  # the redrawn progress bar
+    c = read_curves_text(text)
+    assert c.source_format == "keras_console"
+    assert c.train.x == ([1, 2, 3] if verbose == 1 else [4, 5, 6])  # as printed: `Epoch 4/6`
+    np.testing.assert_allclose(c.train.values, history["loss"], atol=6e-5)  # printed to 4 places
+    np.testing.assert_allclose(c.eval.values, history["val_loss"], atol=6e-5)
+    np.testing.assert_allclose(c.metrics["accuracy"].values, history["accuracy"], atol=6e-5)
+
+
 # -- plots ----------------------------------------------------------------------------------
 def test_render_every_kind(tmp_path: Path) -> None:
     plots = [
@@ -495,3 +964,20 @@ def test_python_m_wizard_curves(tmp_path: Path) -> None:
                        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["findings"][0]["id"] == "curves.summary"
+
+
+@pytest.mark.skipif(not (ROOT / "wizard" / "__main__.py").exists(), reason="no wizard/__main__.py yet")
+def test_python_m_wizard_curves_reads_a_keras_console_log(tmp_path: Path) -> None:
+    log = tmp_path / "fit.log"
+    log.write_text(NOISE + keras_console(KERAS_OVERFIT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+    r = subprocess.run([sys.executable, "-m", "wizard", "curves", str(log), "--json"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+                       check=False)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert (data["format"], data["x_unit"]) == ("keras_console", "epoch")
+    summary, *found = data["findings"]
+    assert summary["evidence"]["train_points"] == 18 and summary["evidence"]["eval_points"] == 18
+    assert [(f["id"], f["status"]) for f in found] == [("curves.overfitting", "warn")]
+    assert found[0]["evidence"]["onset_x"] == 2

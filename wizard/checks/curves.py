@@ -1,25 +1,30 @@
-"""Read training logs (Trainer, Keras, TensorBoard) and diagnose the loss curves.
+"""Diagnose loss curves read from training logs (wizard/checks/curves_read.py reads them).
 
 `read_curves(path)` detects the format and returns `Curves`; `analyse_curves(curves)` returns
 findings (curves.summary always, with the loss plot; curves.nan, curves.overfitting,
-curves.plateau, curves.spikes, curves.oscillation when they apply). Thresholds are the module
-constants below; wizard/core/catalogue.py documents them.
+curves.plateau, curves.spikes, curves.oscillation, curves.divergence when they apply). Thresholds
+are the module constants below; wizard/core/catalogue.py documents them.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
+from wizard.checks.curves_read import (
+    FORMAT_LABELS,
+    FORMATS,
+    Curves,
+    Series,
+    read_curves,
+    read_curves_text,
+)
 from wizard.core.findings import Finding, Plot
 from wizard.errors import LogsError
+
+__all__ = ["FORMATS", "Curves", "LogsError", "Series", "analyse_curves", "probe_curves",
+           "read_curves", "read_curves_text"]
 
 # -- thresholds (own heuristics unless the catalogue says otherwise) --------------------------
 OVERFIT_MIN_EVAL_POINTS = 4      # evaluations needed before overfitting is judged
@@ -30,286 +35,24 @@ OVERFIT_TRAIN_FALL = 0.02        # train loss at the end >= 2 % below its value 
 PLATEAU_MIN_POINTS = 5
 PLATEAU_FIRST_HALF_CHANGE = 0.02  # first half of the run stays within 2 % of its start
 PLATEAU_TOTAL_DROP = 0.05        # and the whole run never gets 5 % below its start
+PLATEAU_NOISY_MIN_POINTS = 8     # noisy runs: the second half's median is < 2.5 % below the
+PLATEAU_NOISY_DROP = 0.025       # first's (a steady 5 % fall gives 2.5 %), and that drop
+PLATEAU_NOISY_BOUND = 0.10       # + 3 standard errors of the noise is < 10 %
+WARMUP_RISE = 1.5                # a learning rate that ends >= 1.5x its start is still warming up
 SPIKE_RATIO = 1.5                # a point >= 1.5x the median of both neighbourhoods
 SPIKE_ROBUST_Z = 6.0             # and >= 6 robust standard deviations (MAD) above it
 SPIKE_WINDOW = 3                 # points on each side for the baseline (at least 2 needed)
 SPIKE_SCALE_WINDOW = 10          # points on each side for the noise scale (MAD)
-OSC_MIN_POINTS = 12
+OSC_MIN_POINTS = 17              # fewer: even perfect alternation is within iid noise (z < 3)
 OSC_SIGN_CHANGES = 0.85          # >= 85 % of successive differences flip sign
 OSC_REL_SWING = 0.1              # median |step-to-step change| >= 10 % of the median loss
+OSC_MIN_Z = 3.0                  # and >= 3 sd more turning points than iid noise has (short runs)
+DIVERGE_MIN_POINTS = 5           # stretches: the run cut in fifths (at least 2 points each)
+DIVERGE_RISE = 0.5               # the last stretch's median >= 1.5x the lowest stretch before it
+DIVERGE_LAST_RISE = 0.25         # each point of the last stretch >= 1.25x that lowest level
+DIVERGE_Z = 4.0                  # and the rise >= 4 standard errors of the noise
+DIVERGENCE_ID = "curves.divergence"
 MAX_LISTED = 10
-
-FORMATS = ("a Trainer trainer_state.json (or its checkpoint-*/output folder), a Keras CSVLogger "
-           ".csv, a Keras History dict saved as .json, or a TensorBoard event folder")
-FORMAT_LABELS = {"trainer_state": "Trainer trainer_state.json", "keras_csv": "Keras CSVLogger",
-                 "keras_history": "Keras History JSON", "tensorboard": "TensorBoard events"}
-
-KERAS_NOTE = "Keras numbers epochs from 0: epoch 0 is the first"
-TRAIN_TAGS = ("train/loss", "train_loss", "loss/train", "train/epoch_loss", "training/loss",
-              "loss/training")
-EVAL_TAGS = ("eval/loss", "eval_loss", "val_loss", "val/loss", "validation/loss", "loss/val",
-             "loss/validation", "loss/eval", "loss/test", "test/loss", "valid/loss",
-             "loss/valid", "validation_loss")
-GENERIC_TAGS = ("epoch_loss", "loss", "batch_loss", "evaluation_loss_vs_iterations")
-TRAIN_DIRS = ("train", "training")
-EVAL_DIRS = ("validation", "val", "eval", "valid", "test", "evaluation")
-
-
-
-
-@dataclass
-class Series:
-    """One loss curve: x positions (steps or epochs), values (NaN/Inf kept), epochs if known."""
-
-    x: list[float] = field(default_factory=list)
-    values: list[float] = field(default_factory=list)
-    epochs: list[float] | None = None
-    name: str = ""
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-
-@dataclass
-class Curves:
-    """Normalised training logs: the train and eval loss series, their x unit, their source."""
-
-    train: Series
-    eval: Series
-    x_unit: Literal["step", "epoch"]
-    source_format: Literal["trainer_state", "keras_csv", "keras_history", "tensorboard"]
-    path: str = ""
-    trainer: Literal["trainer", "keras", "unknown"] = "unknown"
-    notes: list[str] = field(default_factory=list)
-
-
-# == reading ==================================================================================
-def read_curves(path: str | Path) -> Curves:
-    """Read training logs from a file or folder, detecting the format."""
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise LogsError(f"The training log {str(p)!r} does not exist; give {FORMATS}.")
-    if p.is_dir():
-        return _read_dir(p)
-    if p.name.startswith("events.out.tfevents"):
-        return _read_tensorboard(p.parent, p)
-    if p.suffix.lower() == ".json":
-        return _read_json(p)
-    if p.suffix.lower() in (".csv", ".tsv", ".txt", ".log"):
-        return _read_csv(p)
-    text = _text(p)
-    if text.lstrip().startswith(("{", "[")):
-        return _read_json(p, text)
-    if text and "loss" in text.splitlines()[0]:
-        return _read_csv(p, text)
-    raise _unknown(p, "it is neither JSON nor a CSV with a `loss` column")
-
-
-def _unknown(p: Path, why: str) -> LogsError:
-    return LogsError(f"Cannot read training logs from {str(p)!r}: {why}; give {FORMATS}.")
-
-
-def _text(p: Path) -> str:
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise _unknown(p, "it is not a text file") from None
-    except OSError as exc:
-        raise _unknown(p, f"it cannot be opened ({exc.strerror or exc})") from None
-
-
-def _read_dir(p: Path) -> Curves:
-    if (p / "trainer_state.json").is_file():
-        return _read_json(p / "trainer_state.json")
-    ckpts = [(int(m.group(1)), c) for c in p.iterdir()
-             if (m := re.fullmatch(r"checkpoint-(\d+)", c.name)) and (c / "trainer_state.json").is_file()]
-    if ckpts:
-        step, latest = max(ckpts)
-        curves = _read_json(latest / "trainer_state.json")
-        curves.notes.append(f"read the latest checkpoint, checkpoint-{step}, of {len(ckpts)}")
-        return curves
-    if any(_event_files(p)):
-        return _read_tensorboard(p)
-    raise _unknown(p, "the folder has no trainer_state.json, no checkpoint-* folder with one, "
-                      "and no TensorBoard events.out.tfevents.* file")
-
-
-# -- JSON: trainer_state.json, a bare log_history list, a Keras History dict --------------------
-def _read_json(p: Path, text: str | None = None) -> Curves:
-    text = _text(p) if text is None else text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _unknown(p, f"it is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if isinstance(data, dict) and isinstance(data.get("log_history"), list):
-        return _from_log_history(p, data["log_history"])
-    if isinstance(data, list) and data and all(isinstance(e, dict) for e in data):
-        return _from_log_history(p, data)
-    if isinstance(data, dict) and isinstance(data.get("history"), dict):
-        data = data["history"]  # {"history": history.history, "epoch": [...]}-style dumps
-    if isinstance(data, dict) and any(k in data for k in ("loss", "val_loss")):
-        return _from_history(p, data)
-    raise _unknown(p, "the JSON has neither a Trainer `log_history` nor Keras `loss`/`val_loss` lists")
-
-
-def _from_log_history(p: Path, history: list[dict[str, Any]]) -> Curves:
-    train, ev = Series(epochs=[], name="loss"), Series(epochs=[], name="eval_loss")
-    for i, entry in enumerate(history):
-        if not isinstance(entry, dict):
-            continue
-        for key, series in (("loss", train), ("eval_loss", ev)):
-            if key in entry:
-                step = _num(entry.get("step", i))
-                series.x.append(step if math.isfinite(step) else float(i))
-                series.values.append(_num(entry[key]))
-                series.epochs.append(_num(entry.get("epoch", float("nan"))))
-    if not len(train) and not len(ev):
-        raise _unknown(p, "its log_history has no `loss` or `eval_loss` entry yet (the run "
-                          "logged nothing: lower logging_steps or train longer)")
-    return Curves(train, ev, "step", "trainer_state", str(p), "trainer")
-
-
-def _from_history(p: Path, hist: dict[str, Any]) -> Curves:
-    out = []
-    for key in ("loss", "val_loss"):
-        vals = hist.get(key, [])
-        if not isinstance(vals, list):
-            raise _unknown(p, f"its `{key}` is not a list of numbers")
-        epochs = hist.get("epoch")
-        if not isinstance(epochs, list) or len(epochs) != len(vals):
-            epochs = list(range(len(vals)))  # History.epoch: Keras counts from 0
-        out.append(Series([_num(e) for e in epochs], [_num(v) for v in vals], name=key))
-    _need_values(p, out)
-    return Curves(out[0], out[1], "epoch", "keras_history", str(p), "keras", [KERAS_NOTE])
-
-
-# -- CSV: Keras CSVLogger ---------------------------------------------------------------------
-def _read_csv(p: Path, text: str | None = None) -> Curves:
-    text = _text(p) if text is None else text
-    try:
-        dialect = csv.Sniffer().sniff(text.splitlines()[0] if text else "", delimiters=",;\t")
-    except csv.Error:
-        dialect = csv.excel
-    rows = list(csv.DictReader(io.StringIO(text), dialect=dialect))
-    cols = {c.strip().lower(): c for c in (rows[0].keys() if rows else []) if c}
-    if "loss" not in cols and "val_loss" not in cols:
-        raise _unknown(p, "the CSV has no `loss` or `val_loss` column")
-    out = []
-    for key in ("loss", "val_loss"):
-        s = Series(name=key)
-        for i, row in enumerate(rows):
-            raw = (row.get(cols.get(key, ""), "") or "").strip()
-            if key in cols and raw and raw.upper() != "NA":
-                s.values.append(_num(raw, p))
-                s.x.append(_num((row.get(cols.get("epoch", ""), "") or "").strip() or i, p))
-        out.append(s)
-    _need_values(p, out)
-    return Curves(out[0], out[1], "epoch", "keras_csv", str(p), "keras", [KERAS_NOTE])
-
-
-def _need_values(p: Path, series: list[Series]) -> None:
-    if not any(len(s) for s in series):
-        raise _unknown(p, "its `loss` and `val_loss` have no values yet (the run ended before "
-                          "its first epoch)")
-
-
-def _num(v: Any, p: Path | None = None) -> float:
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        if p is None:
-            return float("nan")
-        raise _unknown(p, f"the value {v!r} is not a number") from None
-
-
-# -- TensorBoard ------------------------------------------------------------------------------
-def _event_files(p: Path) -> list[Path]:
-    return sorted(f for f in p.rglob("events.out.tfevents.*") if f.is_file())
-
-
-def _read_tensorboard(p: Path, single: Path | None = None) -> Curves:
-    """Pick one run (the newest) and read its loss scalars with tensorboard's EventAccumulator.
-
-    A run is a folder of event files (Trainer, SummaryWriter), or the parent of Keras's
-    train/ and validation/ folders.
-    """
-    files = [single] if single else _event_files(p)
-    runs: dict[Path, list[Path]] = {}
-    for f in files:
-        run = f.parent.parent if f.parent.name.lower() in TRAIN_DIRS + EVAL_DIRS else f.parent
-        runs.setdefault(run, []).append(f)
-    newest = max(runs, key=lambda r: max(f.stat().st_mtime for f in runs[r]))
-    notes = [f"read the newest of {len(runs)} TensorBoard runs: {newest}"] if len(runs) > 1 else []
-    picked: dict[str, Series] = {}
-    found: list[str] = []
-    for d in sorted({f.parent for f in runs[newest]}):
-        role = d.name.lower() if d != newest else "mixed"
-        role = "train" if role in TRAIN_DIRS else "eval" if role in EVAL_DIRS else "mixed"
-        scalars = _tb_scalars(single or d, p)
-        found += [t if role == "mixed" else f"{d.name}/{t}" for t in scalars]
-        lower = {t.lower(): t for t in scalars}
-        epoch_of = dict(zip(*scalars[lower["train/epoch"]])) if "train/epoch" in lower else {}
-        wanted = {"train": () if role == "eval" else TRAIN_TAGS + GENERIC_TAGS[:3],
-                  "eval": () if role == "train" else EVAL_TAGS + (GENERIC_TAGS if role == "eval" else ())}
-        for target, tags in wanted.items():
-            tag = next((lower[t] for t in tags if t in lower), None)
-            if tag is None or target in picked:
-                continue
-            xs, vs = scalars[tag]
-            epochs = [epoch_of.get(x, float("nan")) for x in xs] if epoch_of else None
-            picked[target] = Series(xs, vs, epochs, name=tag)
-    if not picked:
-        shown = ", ".join(found[:12]) or "none"
-        raise _unknown(p, f"its TensorBoard events have no loss scalar (tags found: {shown})")
-    names = {s.name.lower() for s in picked.values()}
-    keras = any(n.startswith("epoch_") for n in names)
-    trainer = "keras" if keras else "trainer" if names & {"train/loss", "eval/loss"} else "unknown"
-    if keras:
-        notes.append(KERAS_NOTE)
-    return Curves(picked.get("train", Series()), picked.get("eval", Series()),
-                  "epoch" if keras else "step", "tensorboard", str(p), trainer, notes)
-
-
-def _tb_scalars(path: Path, shown: Path) -> dict[str, tuple[list[float], list[float]]]:
-    """All scalar series in one event folder (legacy simple_value and TF2 scalar tensors)."""
-    try:
-        from tensorboard.backend.event_processing.event_accumulator import (
-            EventAccumulator,
-        )
-        from tensorboard.util import tensor_util
-    except ImportError:
-        raise LogsError(f"Reading the TensorBoard logs in {str(shown)!r} needs the tensorboard "
-                          "package; pip install tensorboard.") from None
-    try:
-        acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "tensors": 0})
-        acc.Reload()
-        tags = acc.Tags()
-    except Exception as exc:  # corrupt or truncated event files
-        raise _unknown(shown, f"its TensorBoard events cannot be read ({type(exc).__name__})") from None
-    out: dict[str, tuple[list[float], list[float]]] = {}
-    for tag in tags.get("scalars", []):
-        out[tag] = _dedupe([(e.step, e.value) for e in acc.Scalars(tag)])
-    for tag in tags.get("tensors", []):
-        pts = []
-        for e in acc.Tensors(tag):
-            try:
-                arr = tensor_util.make_ndarray(e.tensor_proto)
-            except Exception:
-                break
-            if arr.size != 1 or arr.dtype.kind not in "fiu":
-                break
-            pts.append((e.step, float(arr.reshape(-1)[0])))
-        else:
-            if pts:
-                out.setdefault(tag, _dedupe(pts))
-    return out
-
-
-def _dedupe(pts: list[tuple[int, float]]) -> tuple[list[float], list[float]]:
-    """Sort by step; a step logged twice (a resumed run) keeps its last value."""
-    by_step = {float(s): float(v) for s, v in pts}
-    steps = sorted(by_step)
-    return steps, [by_step[s] for s in steps]
 
 
 # == analysis =================================================================================
@@ -324,10 +67,11 @@ def analyse_curves(curves: Curves) -> list[Finding]:
         problems.append(nan)
         marks.append({"x": nan.evidence["x"], "label": f"first {nan.evidence['value']}"})
     train, ev = _finite_prefix(curves.train), _finite_prefix(curves.eval)
-    checks = (("overfitting", _overfitting), ("plateau", _plateau), ("spikes", _spikes),
-              ("oscillation", _oscillation))
+    checks = (("overfitting", _overfitting), ("divergence", _divergence), ("plateau", _plateau),
+              ("spikes", _spikes), ("oscillation", _oscillation))
     for name, check in checks:
-        result = check(curves, train, ev)
+        diverges = name == "plateau" and any(f.id == DIVERGENCE_ID for f in problems)
+        result = "the training loss diverges" if diverges else check(curves, train, ev)
         if isinstance(result, str):
             skipped[name] = result
             continue
@@ -350,7 +94,8 @@ def probe_curves(case: Any, ctx: Any = None) -> list[Finding]:
                         evidence={"logs": str(case.logs), "error": str(exc)},
                         explanation=str(exc),
                         fix="logs: output_dir/checkpoint-500/trainer_state.json   # or a Keras "
-                            "CSVLogger file, a History .json, a TensorBoard log folder")]
+                            "CSVLogger file, a History .json, a TensorBoard log folder, or the "
+                            "console output saved as a .txt/.log file")]
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -367,6 +112,29 @@ def _rolling_median(v: np.ndarray, w: int) -> np.ndarray:
         return v.copy()
     h = w // 2
     return np.array([np.median(v[max(0, i - h):i + h + 1]) for i in range(len(v))])
+
+
+def _rel_noise(v: np.ndarray, robust: bool = True) -> float:
+    """Relative noise of a loss series (a standard deviation, 0.1 = 10 %) from its second
+    differences, in log space when all values are positive, so that smooth trends, exponential
+    ones included, do not count as noise. robust: their MAD (spikes do not count); else the larger
+    of that and their RMS (a cautious, higher estimate on short runs)."""
+    if len(v) < 4:
+        return 0.0
+    w = np.log(v) if np.all(v > 0) else v / max(float(np.median(np.abs(v))), 1e-12)
+    d2 = np.diff(w, 2)
+    mad = 1.4826 * float(np.median(np.abs(d2 - np.median(d2))))
+    return (mad if robust else max(mad, float(np.sqrt(np.mean(d2 ** 2))))) / math.sqrt(6)
+
+
+def _warming_up(curves: Curves) -> str | None:
+    """Why a flat start is expected: a printed learning rate that is still rising."""
+    lr = next((s for k, s in curves.metrics.items() if k.lower() in ("learning_rate", "lr")), None)
+    v = np.asarray(lr.values if lr else [], dtype=float)
+    v = v[np.isfinite(v)]
+    if len(v) >= 3 and v[0] > 0 and v[-1] >= WARMUP_RISE * v[0] and v[-1] >= v.max():
+        return f"the learning rate is still warming up ({_r(float(v[0]))} -> {_r(float(v[-1]))})"
+    return None
 
 
 def _where(curves: Curves, s: Series, i: int) -> str:
@@ -390,12 +158,13 @@ def _pct(v: float) -> float:
     return round(100 * v, 1)
 
 
-def _fix(curves: Curves, trainer: str, keras: str) -> str:
+def _fix(curves: Curves, trainer: str, keras: str, torch: str = "") -> str:
     if curves.trainer == "trainer":
         return trainer
     if curves.trainer == "keras":
         return keras
-    return f"# Trainer\n{trainer}\n\n# Keras\n{keras}"
+    loop = f"\n\n# PyTorch loop\n{torch}" if torch else ""
+    return f"# Trainer\n{trainer}\n\n# Keras\n{keras}{loop}"
 
 
 # -- detectors --------------------------------------------------------------------------------
@@ -491,6 +260,9 @@ def _plateau(curves: Curves, train: Series, ev: Series) -> Finding | None | str:
     s, label = (train, "training") if len(train) else (ev, "validation")
     if len(s) < PLATEAU_MIN_POINTS:
         return f"needs {PLATEAU_MIN_POINTS} finite losses, has {len(s)}"
+    warming = _warming_up(curves)
+    if warming:
+        return warming
     v = np.asarray(s.values)
     chunks = np.array([np.median(c) for c in np.array_split(v, min(8, len(v)))])
     start = float(chunks[0])
@@ -499,34 +271,107 @@ def _plateau(curves: Curves, train: Series, ev: Series) -> Finding | None | str:
     half = chunks[: max(2, (len(chunks) + 1) // 2)]
     first_half = float(np.max(np.abs(half - start)) / abs(start))
     drop = float((start - chunks.min()) / abs(start))
-    if first_half >= PLATEAU_FIRST_HALF_CHANGE or drop >= PLATEAU_TOTAL_DROP:
+    flat = first_half < PLATEAU_FIRST_HALF_CHANGE and drop < PLATEAU_TOTAL_DROP
+    noisy = None if flat else _no_decrease(v)
+    if not flat and noisy is None:
         return None
     evidence: dict[str, Any] = {
         "series": "train" if s is train else "eval", "points": len(s),
         "start_loss": _r(start), "end_loss": _r(float(chunks[-1])), "min_loss": _r(float(v.min())),
-        "first_half_change_pct": _pct(first_half), "total_drop_pct": _pct(drop)}
+        "first_half_change_pct": _pct(first_half), "total_drop_pct": _pct(drop), **(noisy or {})}
     k = round(math.exp(start)) if start < 7 else 0
     guess = ""
     if 2 <= k <= 1000 and abs(start - math.log(k)) / math.log(k) < 0.01:
         evidence["uniform_guess_classes"] = k
         guess = (f" It sits at ln({k}) = {math.log(k):.4f}, the loss of a uniform guess over "
                  f"{k} classes: the model predicts the same thing for every input.")
+    if noisy:
+        title = f"The {label} loss does not decrease: nothing is learned"
+        change = noisy["half_drop_pct"]
+        halves = (f"only {change} % below the first half's (at most {noisy['drop_bound_pct']} % "
+                  f"given the noise of {noisy['noise_pct']} % a point)" if change >= 0 else
+                  f"{-change} % above the first half's")
+        what = (f"The {label} loss does not go down: the median of the second half of the run is "
+                f"{halves}, and the first points are no higher than the rest.")
+    else:
+        title = f"The {label} loss is flat from the start: nothing is learned"
+        what = (f"Over the first half of the run the {label} loss stays within "
+                f"{_pct(first_half)} % of its start ({_r(start)}), and over the whole run "
+                f"it never gets more than {_pct(drop)} % below it.")
     return Finding(
-        "curves.plateau", "fail", f"The {label} loss is flat from the start: nothing is learned",
-        evidence=evidence,
-        explanation=(f"Over the first half of the run the {label} loss stays within "
-                     f"{_pct(first_half)} % of its start ({_r(start)}), and over the whole run "
-                     f"it never gets more than {_pct(drop)} % below it.{guess} Usual causes: a "
-                     "learning rate far too high (Keras's 'adam' means 1e-3) or far too low, "
-                     "labels that do not match the inputs, frozen weights, or a loss wired "
-                     "to the wrong outputs. (A run resumed from an already converged model "
-                     "also looks flat; then there is nothing to fix.)"),
+        "curves.plateau", "fail", title, evidence=evidence,
+        explanation=(f"{what}{guess} Usual causes: a learning rate far too high (Keras's 'adam' "
+                     "means 1e-3) or far too low, labels that do not match the inputs, frozen "
+                     "weights, a loss wired to the wrong outputs, or (in a hand-written loop) no "
+                     "optimizer.step() or zero_grad() in the wrong place. (A run resumed from an "
+                     "already converged model also looks flat; then there is nothing to fix.)"),
         fix=_fix(curves,
                  "args = TrainingArguments(..., learning_rate=5e-5, warmup_steps=100)\n"
                  "# check the batch and overfit one batch: python -m wizard check case.yaml",
                  "import tf_keras\n"
                  "model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))  # not 'adam' (1e-3)\n"
-                 "# check the batch and overfit one batch: python -m wizard check case.yaml"))
+                 "# check the batch and overfit one batch: python -m wizard check case.yaml",
+                 "optimizer.zero_grad(); loss.backward(); optimizer.step()  # all three, each step\n"
+                 "optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)"))
+
+
+def _no_decrease(v: np.ndarray) -> dict[str, Any] | None:
+    """A noisy loss that does not go down: its two halves have the same median (within the noise)
+    and its first points are not above the rest by more than 5 % + 2 noise sd (a fast early drop
+    is learning)."""
+    n = len(v)
+    if n < PLATEAU_NOISY_MIN_POINTS or np.any(v <= 0):
+        return None
+    a, b = v[: n // 2], v[n // 2:]
+    ma, mb, level = float(np.median(a)), float(np.median(b)), float(np.median(v))
+    noise = _rel_noise(v, robust=False)
+    drop = (ma - mb) / ma
+    bound = drop + 3 * 1.25 * noise * math.sqrt(1 / len(a) + 1 / len(b))
+    head = max(float(v[0]), float(np.median(v[:3])))
+    if drop >= PLATEAU_NOISY_DROP or bound >= PLATEAU_NOISY_BOUND or \
+            head > level * math.exp(PLATEAU_TOTAL_DROP + 2 * noise):
+        return None
+    return {"half_drop_pct": _pct(drop), "drop_bound_pct": _pct(bound), "noise_pct": _pct(noise)}
+
+
+def _divergence(curves: Curves, train: Series, ev: Series) -> Finding | None | str:
+    if len(train) < DIVERGE_MIN_POINTS:
+        return f"needs {DIVERGE_MIN_POINTS} finite training losses, has {len(train)}"
+    v = np.asarray(train.values, dtype=float)
+    parts = np.array_split(np.arange(len(v)), len(v) // max(2, len(v) // 5))
+    meds = np.array([np.median(v[p]) for p in parts])
+    j = int(np.argmin(meds[:-1]))
+    best, end, last = float(meds[j]), float(meds[-1]), v[parts[-1]]
+    if best <= 0:
+        return None
+    noise = _rel_noise(v, robust=False)
+    se = 1.25 * noise * math.sqrt(1 / len(parts[j]) + 1 / len(last))
+    ratio = end / best
+    if not (ratio >= 1 + DIVERGE_RISE and last.min() >= best * (1 + DIVERGE_LAST_RISE)
+            and math.log(ratio) >= DIVERGE_Z * se):
+        return None
+    i = int(parts[j][np.argmin(v[parts[j]])])
+    where = _where(curves, train, i)
+    return Finding(
+        DIVERGENCE_ID, "fail",
+        f"The training loss diverges: after {where} it climbs to {ratio:.3g}x its lowest level",
+        evidence={"onset_x": _fmt_x(train.x[i]), "x_unit": curves.x_unit,
+                  "lowest_loss": _r(best), "last_loss": _r(end), "ratio": round(ratio, 2),
+                  "points_after": len(v) - 1 - i, "first_loss": _r(float(v[0])),
+                  "noise_pct": _pct(noise),
+                  "_marks": [{"x": _fmt_x(train.x[i]), "label": f"divergence ({where})",
+                              "color": "#d62728"}]},
+        explanation=(f"After {where} the training loss goes up instead of down: the median of "
+                     f"the last {len(last)} points ({_r(end)}) is {ratio:.3g}x the lowest stretch "
+                     f"of the run ({_r(best)}), far beyond the point-to-point noise. The updates "
+                     "are too large: a learning rate too high (or no warmup), exploding gradients "
+                     "without clipping, or fp16 overflow. A diverging loss usually ends in NaN."),
+        fix=_fix(curves,
+                 "args = TrainingArguments(..., learning_rate=2e-5, warmup_steps=100, max_grad_norm=1.0)",
+                 "import tf_keras\n"
+                 "model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5, clipnorm=1.0))",
+                 "optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)  # lower: /3 to /10\n"
+                 "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # after backward()"))
 
 
 def _spikes(curves: Curves, train: Series, ev: Series) -> Finding | None | str:
@@ -537,11 +382,12 @@ def _spikes(curves: Curves, train: Series, ev: Series) -> Finding | None | str:
         if len(v) < 2 * 2 + 1:
             continue
         judged += 1
+        noise = _rel_noise(v)
         for i in range(2, len(v) - 2):
             left, right = v[max(0, i - SPIKE_WINDOW):i], v[i + 1:i + 1 + SPIKE_WINDOW]
             ref = max(float(np.median(left)), float(np.median(right)))
             nb = np.concatenate([v[max(0, i - SPIKE_SCALE_WINDOW):i], v[i + 1:i + 1 + SPIKE_SCALE_WINDOW]])
-            mad = 1.4826 * float(np.median(np.abs(nb - np.median(nb))))
+            mad = max(1.4826 * float(np.median(np.abs(nb - np.median(nb)))), noise * ref)
             if ref > 0 and v[i] >= SPIKE_RATIO * ref and v[i] - ref >= SPIKE_ROBUST_Z * mad:
                 found.append({"series": label, "x": _fmt_x(s.x[i]), "where": _where(curves, s, i),
                               "loss": _r(float(v[i])), "baseline": _r(ref),
@@ -579,11 +425,14 @@ def _oscillation(curves: Curves, train: Series, ev: Series) -> Finding | None | 
         signs = np.sign(d[d != 0])
         if len(signs) < OSC_MIN_POINTS - 2:
             continue
-        flips = float(np.mean(signs[1:] != signs[:-1]))
+        turns = int(np.sum(signs[1:] != signs[:-1]))
+        flips = turns / (len(signs) - 1)
+        m = len(signs) + 1  # turning points of m iid values: mean 2(m-2)/3, var (16m-29)/90
+        z = (turns - 2 * (m - 2) / 3) / math.sqrt((16 * m - 29) / 90)
         level = float(np.median(np.abs(v)))
         swing = float(np.median(np.abs(d)))
         rel = swing / level if level else 0.0
-        if flips >= OSC_SIGN_CHANGES and rel >= OSC_REL_SWING:
+        if flips >= OSC_SIGN_CHANGES and rel >= OSC_REL_SWING and z >= OSC_MIN_Z:
             which = "training" if label == "train" else "validation"
             return Finding(
                 "curves.oscillation", "warn",
@@ -620,6 +469,9 @@ def _summary(curves: Curves, marks: list[dict[str, Any]], ran: list[str],
     epochs = [e for s in (curves.train, curves.eval) for e in (s.epochs or []) if math.isfinite(e)]
     if epochs:
         ev["epochs_seen"] = _r(max(epochs))
+    last = {k: [v for v in m.values if math.isfinite(v)] for k, m in curves.metrics.items()}
+    if last:
+        ev["metrics_last"] = {k: _r(v[-1]) if v else None for k, v in list(last.items())[:MAX_LISTED]}
     ev["checks"] = ran
     if skipped:
         ev["skipped"] = skipped

@@ -736,6 +736,16 @@ _check("curves.overfitting", "Validation loss rises while training loss falls",
        "are own heuristics: >= 4 evaluations, >= 2 after the minimum, smoothed end >= 5 % above "
        "the minimum, each of the last two >= 2.5 % above it, train loss >= 2 % lower at the end "
        "than at the onset")
+_check("curves.divergence", "The training loss climbs (divergence)",
+       "A training loss whose last stretch (its last fifth, at least 2 points) has a median >= 1.5x "
+       "the lowest stretch before it, every point of it >= 1.25x that level, and the rise >= 4 "
+       "standard errors of the point-to-point noise; with the step where the climb starts.",
+       "The updates are too large (learning rate, no warmup, no clipping, fp16 overflow): the run "
+       "gets worse with every step and usually ends in NaN.",
+       "args = TrainingArguments(..., learning_rate=2e-5, warmup_steps=100, max_grad_norm=1.0)\n"
+       "# Keras: tf_keras.optimizers.Adam(learning_rate=5e-5, clipnorm=1.0)",
+       "Own heuristic: stretch medians (robust to single spikes), noise from the MAD/RMS of the "
+       "second differences of log(loss) (exponential growth is not noise)")
 _check("curves.plateau", "The loss is flat from the start (nothing learned)",
        "Training loss (validation if there is none) that stays flat over the first half of the "
        "run and never falls meaningfully below its start; notes when it sits at ln(C).",

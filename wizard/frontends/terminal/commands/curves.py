@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wizard.checks.curves import LogsError, analyse_curves, read_curves
+from wizard.checks.curves import LogsError, analyse_curves, read_curves, read_curves_text
 from wizard.reports.plots import PlotError, render
 
 DEFAULT_PLOT = "wizard-out/curves.png"
@@ -21,14 +21,17 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "curves", help="read training logs and diagnose the loss curves",
         description="Read a Trainer trainer_state.json (or its checkpoint/output folder), a Keras "
-                    "CSVLogger .csv or History .json, or a TensorBoard event folder; report "
-                    "overfitting, plateaus, spikes, oscillation and NaN, and save the loss plot.")
+                    "CSVLogger .csv or History .json, a TensorBoard event folder, or console output "
+                    "saved as text (Keras fit() lines, the Trainer's printed logs or notebook "
+                    "table, a loop's `step 10 loss 2.31` prints; '-' reads it from stdin); report "
+                    "overfitting, divergence, plateaus, spikes, oscillation and NaN, and save the "
+                    "loss plot.")
     _arguments(p)
     p.set_defaults(func=run)
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", help="training log file or folder")
+    p.add_argument("path", help="training log file or folder, or - for console output on stdin")
     p.add_argument("--json", action="store_true", help="print the findings as JSON on stdout")
     p.add_argument("--plot", default=DEFAULT_PLOT, metavar="FILE",
                    help=f"where to save the loss plot (default: {DEFAULT_PLOT})")
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """Read, analyse, plot, print; 0 when the logs were analysed, 2 for bad input."""
 
     try:
-        curves = read_curves(args.path)
+        curves = read_curves_text(sys.stdin.read()) if args.path == "-" else read_curves(args.path)
     except LogsError as exc:
         print(str(exc), file=sys.stderr)
         return 2
