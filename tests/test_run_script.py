@@ -308,3 +308,15 @@ def test_trailing_wizard_options_unless_the_script_owns_them():
     args = argparse.Namespace(script_args=["--steps", "5"], steps=None, json=None, report=None,
                               format=None, keep_going=False, quiet=False)
     assert split_trailing(args, {"--steps"}) == ["--steps", "5"] and args.steps is None
+
+
+def test_the_live_loss_is_judged_by_the_curve_rules_not_only_nan():
+    """A loss that climbs over the steps `run` followed is a finding; a healthy noisy one is not."""
+    from wizard.live.run import live_curve_findings
+
+    climbing = [2.3, 2.0, 1.9, 1.8, 2.6, 4.1, 7.9, 12.5, 20.4, 33.0, 41.2, 55.0]
+    assert {f.id for f in live_curve_findings(climbing, "train.py")} & {
+        "curves.divergence", "curves.spikes"}
+    healthy = [2.3, 2.1, 2.15, 1.9, 1.85, 1.7, 1.72, 1.6, 1.5, 1.52, 1.4, 1.35]
+    assert live_curve_findings(healthy, "train.py") == []
+    assert live_curve_findings(climbing[:4], "train.py") == []  # too few steps to judge

@@ -21,6 +21,8 @@ from wizard.engine.session import Result, Session
 from wizard.engine.verdict import combine_findings, decide
 from wizard.evidence.environment import environment_info
 from wizard.live.instrument import Capture, run_script
+from wizard.checks.curves import analyse_curves
+from wizard.checks.curves_read import Curves, Series
 from wizard.script.fixes import fit_fixes
 from wizard.script.reader import ScriptReading, case_from_script
 from wizard.settings import PROBE_TIMEOUT
@@ -29,6 +31,7 @@ from wizard.triage.match import probe_triage
 # Steps run on the live objects before the script's first update: none of them changes the
 # model's weights. A step that trains (overfit one batch) must work on a copy before it joins.
 LIVE_STEPS = ("environment", "data", "model", "hyperparameters")
+LIVE_CURVE_MIN_POINTS = 8   # steps of loss before the curve rules judge a run
 ENTRY_TRAINER = {"keras.fit": "keras", "trainer.train": "trainer", "torch.forward": "loop"}
 ENTRY_WORDS = {"keras.fit": "Keras fit()", "trainer.train": "Trainer.train()",
                "torch.forward": "the model's first training forward"}
@@ -252,6 +255,7 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
     head = [f for f in merged if f.id == "script.read"]
     rest = [f for f in merged if f.id != "script.read"]
     extra = [_nonfinite_finding(capture)] if capture.nonfinite is not None else []
+    extra += live_curve_findings(capture.losses, capture.script)
     all_findings = head + [run_finding(reading, capture, notes)] + rest + extra
     fit_fixes(all_findings, reading.names, case.training.batch_size)
     verdict = decide(case, all_findings)
@@ -351,3 +355,17 @@ def _plain(d: Any) -> Any:
     if isinstance(d, (int, str, bool, type(None))):
         return d
     return str(d)
+
+
+def live_curve_findings(losses: list[float], script: str) -> list[Finding]:
+    """The loss the run printed, judged by the curve rules (divergence, spikes, plateau, no
+    decrease), not only NaN (the NaN finding is the run's own)."""
+    finite = [v for v in losses if math.isfinite(v)]
+    if len(finite) < LIVE_CURVE_MIN_POINTS:
+        return []
+    curves = Curves(train=Series(x=[float(i + 1) for i in range(len(losses))],
+                                 values=[float(v) for v in losses], name="loss"),
+                    eval=Series(), x_unit="step", source_format="text_log",
+                    path=f"the loss of each step of {Path(script).name}")
+    return [f for f in analyse_curves(curves)
+            if f.status in ("warn", "fail") and f.id != "curves.nan"]
