@@ -541,3 +541,16 @@ def test_decoder_counts_from_the_config_match_the_model_built_on_the_meta_device
     assert exact is not None and exact.total == meta.total and exact.tensors == meta.tensors
     assert exact.factored_elements == meta.factored_elements
     assert exact_decoder_count({**config.to_dict(), "architectures": ["LlamaModel"]}) is None
+
+
+def test_a_tf_checkpoint_is_counted_from_its_h5_file_without_tensorflow(demo_dir):
+    """A TF-only folder (tf_model.h5) is counted from the HDF5 shapes: the same number as the
+    PyTorch weights of the same model, with no framework imported (the wizard's own process)."""
+    pytest.importorskip("h5py")
+    if not (demo_dir / "model-tf").is_dir():
+        pytest.skip("the demo fixtures were built without TensorFlow")
+    from wizard.estimate.memory import count_local
+
+    tf_count = count_local(demo_dir / "model-tf")
+    assert tf_count is not None and tf_count.source == "tf-h5"
+    assert tf_count.total == count_local(demo_dir / "model").total

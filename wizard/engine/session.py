@@ -126,8 +126,9 @@ class Session:
             worker.close()
         verdict = decide(self.case, self.findings)
         self._emit("verdict", verdict=verdict)
-        device = worker.resolved_device or (self.ctx.device if self.ctx is not None
-                                            and self.ctx.is_loaded("backend") else None)
+        live_backend = self.ctx is not None and getattr(self.ctx, "is_loaded", lambda n: False)(
+            "backend")  # a stand-in context (tests, plugins) has no framework of its own
+        device = worker.resolved_device or (self.ctx.device if live_backend else None)
         result = Result(self.case, environment, device or _fallback_device(self.device),
                         self.path, self.findings, verdict, seconds=time.perf_counter() - start)
         self._save(environment, result.device, result)

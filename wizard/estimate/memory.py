@@ -115,7 +115,30 @@ def count_local(folder: str | Path) -> ParamCount | None:
     bins = sorted(folder.glob("pytorch_model*.bin"))
     if bins:
         return _count_torch_bins(bins, str(folder))
+    h5 = folder / "tf_model.h5"
+    if h5.is_file():
+        return _count_h5(h5, str(folder))
     return None
+
+
+def _count_h5(path: Path, location: str) -> ParamCount | None:
+    """A TF checkpoint's weights from its HDF5 file (h5py reads the shapes; TensorFlow is not
+    imported); None without h5py."""
+    try:
+        import h5py
+    except ImportError:
+        return None
+    names = {"float32": "F32", "float16": "F16", "bfloat16": "BF16", "float64": "F64"}
+    headers: dict[str, dict[str, Any]] = {path.name: {}}
+
+    def visit(name: str, obj: Any) -> None:
+        if isinstance(obj, h5py.Dataset) and obj.shape:
+            headers[path.name][name] = {"dtype": names.get(str(obj.dtype), "F32"),
+                                        "shape": list(obj.shape)}
+
+    with h5py.File(path, "r") as fh:
+        fh.visititems(visit)
+    return count_from_headers(headers, "tf-h5", location) if headers[path.name] else None
 
 
 def _count_torch_bins(files: list[Path], location: str) -> ParamCount:
@@ -367,8 +390,11 @@ def read_config(model: str | Path, revision: str | None = None, endpoint: str | 
 
 def resolve_params(model: str | Path, config: dict[str, Any], config_file: Path | None,
                    task: str | None = None, revision: str | None = None,
-                   endpoint: str | None = None, token: str | bool | None = None) -> ParamCount:
-    """Cheapest parameter count: local weight headers, Hub headers, cache, meta model, formula."""
+                   endpoint: str | None = None, token: str | bool | None = None,
+                   build: bool = True) -> ParamCount:
+    """Cheapest parameter count: local weight headers, Hub headers, cache, an exact formula,
+    the model built on the meta device (imports torch; not when `build` is False), the
+    approximate formula."""
     p = Path(model)
     if p.is_dir():
         found = count_local(p)
@@ -388,6 +414,8 @@ def resolve_params(model: str | Path, config: dict[str, Any], config_file: Path 
     if exact is not None:
         return exact
     try:
+        if not build:
+            raise LookupError("no framework import here")
         from transformers import AutoConfig
 
         cfg_obj = AutoConfig.from_pretrained(str(config_file.parent if config_file else p))

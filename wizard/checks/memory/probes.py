@@ -190,7 +190,10 @@ def probe_memory(case: Any, ctx: Any = None, *, capacity_bytes: int | None = Non
         if tf_finding is not None:
             findings.append(tf_finding)
     try:
-        est = _estimate_for_case(case, dev["device"], endpoint)
+        # run by the wizard's own process (no context): it never imports a framework, so a
+        # checkpoint without weight headers is counted by formula, not built on the meta device
+        est = _estimate_for_case(case, dev["device"], endpoint,
+                                 build=ctx is not None and not isinstance(ctx, dict))
     except ModelNotFound as exc:
         return findings + [Finding("memory.estimate", "skip", "Memory could not be estimated",
                                    {"model": case.model, "reason": str(exc)}, str(exc))]
@@ -217,14 +220,14 @@ def probe_memory(case: Any, ctx: Any = None, *, capacity_bytes: int | None = Non
 
 
 def _estimate_for_case(case: Any, device: str, endpoint: str | None = None,
-                       **changes: Any) -> MemoryEstimate:
+                       build: bool = True, **changes: Any) -> MemoryEstimate:
     config, config_file = read_config(case.model, case.revision, endpoint)
     g = ModelGeometry.from_config(config)
     if case.num_labels:
         g.num_labels = int(case.num_labels)
     st = replace(setup_from_case(case, device, g.max_positions), **changes)
     params = resolve_params(case.model, config, config_file, g.head_kind(st.task), case.revision,
-                            endpoint)
+                            endpoint, build=build)
     return estimate_memory(params, g, st, model=str(case.model))
 
 
