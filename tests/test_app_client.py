@@ -24,7 +24,14 @@ pytest.importorskip("gradio_client")
 
 from gradio_client import Client  # noqa: E402
 
-from wizard.frontends.app.form import answers_from_case, case_from_answers, form_questions, reachable  # noqa: E402
+from wizard.frontends.app.form import (  # noqa: E402
+    FormError,
+    answers_from_case,
+    case_from_answers,
+    form_errors,
+    form_questions,
+    reachable,
+)
 from wizard.core.case import Case, CaseError  # noqa: E402
 from wizard.engine.plan import QUESTIONS, STEPS  # noqa: E402
 
@@ -68,8 +75,10 @@ def named(names: list[str], outputs: Any) -> dict[str, Any]:
 
 
 def visible_errors(out: dict[str, Any]) -> dict[str, str]:
+    """The error boxes shown, in the page's order (the general box is hidden by its class)."""
     return {k: value(v) for k, v in out.items()
-            if k.startswith("error:") and isinstance(v, dict) and v.get("visible")}
+            if k.startswith("error:") and isinstance(v, dict) and v.get("visible")
+            and value(v) and "wz-off" not in (v.get("elem_classes") or [])}
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +128,7 @@ def test_fields_show_and_hide_as_the_tree_walks() -> None:
     assert "traceback" in reachable({**answers, "symptom": "error"})
     keras = {**answers, "framework": "tensorflow", "trainer": "keras"}
     assert {"loss", "labels"} <= set(reachable(keras))    # Keras-only questions
-    assert "learning_rate" not in reachable(keras)
+    assert "learning_rate" in reachable(keras)            # a Keras script can set it apart too
     assert not {"loss", "labels"} & set(reachable(answers))
 
 
@@ -148,6 +157,61 @@ def test_bad_answers_name_their_field(demo_dir: Path) -> None:
     assert exc.value.field_name == "training.trainer"
 
 
+def test_every_bad_answer_at_once_in_the_users_words(demo_dir: Path) -> None:
+    from wizard.demo.cases import course_case
+    from wizard.frontends.app.run import dataset_columns
+
+    good = answers_from_case(course_case(demo_dir, "pytorch"))
+    assert form_errors(good, columns=dataset_columns) == []
+    bad = {**good, "model": str(demo_dir / "no-such-model"), "num_labels": "three",
+           "text_columns": ["premise", "hypothesiz"], "label_column": "labelz",
+           "learning_rate": "fast", "optimizer": " "}
+    errors = form_errors(bad, columns=dataset_columns)
+    assert [e.qid for e in errors] == ["model", "num_labels", "text_columns", "label_column",
+                                       "optimizer", "learning_rate"]  # the form's order
+    said = {e.qid: e.message for e in errors}
+    assert said["model"].endswith("does not exist here; give a folder written by "
+                                  "save_pretrained, or a Hub id such as distilbert-base-uncased.")
+    assert said["num_labels"] == ("'three' is not a whole number; write it like 3, or leave it "
+                                  "empty.")
+    assert said["text_columns"].startswith("'hypothesiz' is not in the dataset (its columns: ")
+    assert "'labelz' is not in the dataset" in said["label_column"]
+    assert said["learning_rate"] == "'fast' is not a number; write it like 5e-5, or leave it empty."
+    assert said["optimizer"].startswith("Write the optimizer as your script has it")
+    for message in said.values():  # no case-file names, no prompt pasted into a sentence
+        assert "`" not in message and "dataset." not in message and "training." not in message
+        assert "if you set it" not in message
+    missing = form_errors({**good, "dataset": "", "text_columns": []})
+    assert [(e.qid, e.message.split(":")[0]) for e in missing] == [
+        ("dataset", "Give the dataset"), ("text_columns", "Pick at least one text column")]
+    # Keras: the learning rate is asked (and checked) too
+    keras = {**good, "framework": "tensorflow", "trainer": "keras", "learning_rate": "-1"}
+    assert form_errors(keras) == [FormError("learning_rate", "-1 is not above 0; write it "
+                                                             "like 5e-5, or leave it empty.")]
+    assert case_from_answers({**keras, "learning_rate": "3e-5"}).training.learning_rate == 3e-5
+
+
+def test_the_terminal_says_it_as_the_form_does(demo_dir: Path) -> None:
+    """One source of the wording: the terminal wizard's re-asked questions and the form's boxes
+    carry the same sentences."""
+    from wizard.frontends.terminal.interactive import Validation
+    from wizard.frontends.terminal.interactive import parse_answer as terminal_answer
+
+    good = answers_from_case(Case())
+    for qid, raw in (("batch_size", "sixteen"), ("num_labels", "many"), ("learning_rate", "fast"),
+                     ("model", str(demo_dir / "missing")), ("dataset", str(demo_dir / "gone")),
+                     ("learning_rate", "0")):
+        with pytest.raises(Validation) as said:
+            terminal_answer(QUESTIONS[qid], raw, Case(), None)
+        answers = {**good, "model": "m", "dataset": "d", qid: raw}
+        form = {e.qid: e.message for e in form_errors(answers)}
+        assert form[qid] == str(said.value), qid
+    with pytest.raises(Validation) as said:
+        terminal_answer(QUESTIONS["label_column"], "labelz", Case(), ["premise", "label"])
+    assert str(said.value) == ("'labelz' is not in the dataset (its columns: premise, label); "
+                               "pick one of those.")
+
+
 # -- app.py in a subprocess: the demo case and bad input ------------------------------------------
 def test_demo_case_full_run(served: str, api: dict[str, Any], tmp_path: Path) -> None:
     client = Client(served, verbose=False, download_files=str(tmp_path))
@@ -155,7 +219,7 @@ def test_demo_case_full_run(served: str, api: dict[str, Any], tmp_path: Path) ->
     assert "built-in demo" in value(filled["demo_note"])
     fields = [value(filled[f"field:{q}"]) for q in api["fields"]]
     answers = dict(zip(api["fields"], fields))
-    assert answers["symptom"] == "error" and answers["model"].endswith("model")
+    assert answers["symptom"] == "error" and Path(answers["model"]).name in ("model", "model-tf")
     assert answers["text_columns"] == ["premise", "hypothesis"]
 
     job = client.submit(*fields, None, api_name="/check")
@@ -176,18 +240,19 @@ def test_demo_case_full_run(served: str, api: dict[str, Any], tmp_path: Path) ->
     assert {"report.md", "report-github.md", "report-forum.md", "report-hub.md", "case.yaml",
             "result.json", "label-balance.png"} <= names
 
+    # a user error: the report is the fix, to keep; nothing to file, so no format or link for it
     report = named(api["report"], client.predict("github", api_name="/report"))
     assert "Labels reach 2" in value(report["text"])
+    assert report["format"]["value"] == "markdown"
+    assert [c[1] for c in report["format"]["choices"]] == ["markdown"]
+    assert "This report is the fix" in value(report["note"])
     links = client.predict(True, "huggingface/transformers", api_name="/share_links")
-    links = value(links)
-    assert "https://github.com/huggingface/transformers/issues/new?title=" in links
-    assert "https://discuss.huggingface.co/new-topic?title=" in links
-    assert "local folder" in links  # the demo model has no Hub page
+    assert value(links) == ""
     assert value(client.predict(False, "huggingface/transformers", api_name="/share_links")) == ""
 
 
-def test_bad_input_shows_one_sentence_next_to_the_field(served: str, api: dict[str, Any],
-                                                        demo_dir: Path, tmp_path: Path) -> None:
+def test_bad_input_shows_every_sentence_next_to_its_field(served: str, api: dict[str, Any],
+                                                           demo_dir: Path, tmp_path: Path) -> None:
     from wizard.demo.cases import course_case
 
     client = Client(served, verbose=False)
@@ -198,21 +263,24 @@ def test_bad_input_shows_one_sentence_next_to_the_field(served: str, api: dict[s
         return named(api["check"], client.submit(*fields, None, api_name="/check").result(timeout=120))
 
     missing = check(model=str(demo_dir / "no-such-model"))
-    assert set(visible_errors(missing)) == {"error:model"}
+    assert list(visible_errors(missing)) == ["error:model", "error:general"]
     message = visible_errors(missing)["error:model"]
-    assert "does not exist" in message and "Traceback" not in message
+    assert "does not exist here" in message and "Traceback" not in message
     assert message.count(". ") == 0 and len(message) < 300  # one sentence
+    assert "1 answer above needs a fix" in visible_errors(missing)["error:general"]
+
+    # several wrong answers: all of them at once, in the form's order, each in its field's box
+    many = check(label_column="labelz", learning_rate="fast", num_labels="three", dataset="")
+    shown = visible_errors(many)
+    assert list(shown) == ["error:num_labels", "error:dataset", "error:learning_rate",
+                           "error:general"]
+    assert "Give the dataset" in shown["error:dataset"] and "not a number" in shown[
+        "error:learning_rate"]
+    assert shown["error:general"].endswith("num_labels, Dataset, Learning rate.")
 
     column = check(label_column="labelz")
-    assert set(visible_errors(column)) == {"error:label_column"}
+    assert list(visible_errors(column)) == ["error:label_column", "error:general"]
     assert "'labelz' is not in the dataset" in visible_errors(column)["error:label_column"]
-
-    rate = check(learning_rate="fast")
-    assert set(visible_errors(rate)) == {"error:learning_rate"}
-    assert "must be a number" in visible_errors(rate)["error:learning_rate"]
-
-    empty = check(dataset="")
-    assert set(visible_errors(empty)) == {"error:dataset"}
 
     columns = client.predict(str(demo_dir / "dataset"), "", [], None, api_name="/columns")
     picked = [value(c) for c in columns[:2]]
@@ -396,6 +464,13 @@ def test_report_shows_the_reproduction_script(scripted_app: tuple[str, list], ap
     assert Path(downloaded).name == "repro.py"
     assert Path(downloaded).read_text().strip() == script.strip()  # what the page shows
     assert "```python" in value(report["text"])  # the issue text carries it too
+    # a library bug: every format, and the links once the text is read
+    assert report["format"]["value"] == "github"
+    assert [c[1] for c in report["format"]["choices"]] == ["markdown", "github", "forum", "hub"]
+    links = value(client.predict(True, "huggingface/transformers", api_name="/share_links"))
+    assert "https://github.com/huggingface/transformers/issues/new?title=" in links
+    assert "https://discuss.huggingface.co/new-topic?title=" in links
+    assert "local folder" in links and "prefilled link above" not in links  # no Hub page
 
     # a result without a reproduction shows none
     def no_repro(case: Case) -> dict[str, Any]:

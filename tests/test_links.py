@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from wizard.reports.links import (TITLE_MAX, forum_topic_url, github_issue_url, hub_discussion_prefill_url,
-                           hub_discussion_url, paste_note)
+                           hub_discussion_url, paste_note, share_targets, split_title)
 
 TRICKY = ("a & b = c; 100% sure #1 + 2 ?x=y /path\\back `code` \"quoted\" 'single' <tag>\n"
           "tabs\tand newlines\r\n… ünïcödé 中文 🤗 \u00a0nbsp")
@@ -154,3 +154,24 @@ def test_hub_discussion_urls(monkeypatch: pytest.MonkeyPatch) -> None:
             hub_discussion_url(bad)
     monkeypatch.setenv("HF_ENDPOINT", "https://hf-mirror.example/")
     assert hub_discussion_url("gpt2") == "https://hf-mirror.example/gpt2/discussions"
+
+
+def test_sharing_follows_the_verdict() -> None:
+    def result(kind: str, **evidence: object) -> dict:
+        found = [{"id": "report.reproduction", "status": "warn", "evidence": evidence}]
+        return {"verdict": {"kind": kind}, "findings": found}
+
+    assert share_targets(result("library-bug")) == ("github", "forum", "hub")
+    assert share_targets(result("inconclusive")) == ("forum",)          # a question
+    assert share_targets(result("inconclusive", nonfinite_weights=4)) == ("forum", "hub")
+    assert share_targets(result("user-error")) == ()                    # the report is the fix
+    assert share_targets(result("healthy")) == ()
+    assert share_targets({}) == ()
+
+
+def test_split_title_takes_the_title_out_of_the_text() -> None:
+    assert split_title("<!-- Title: A bug -->\n<!-- New issue -->\n### System Info\n") == (
+        "A bug", "<!-- New issue -->\n### System Info\n")
+    assert split_title("**Category:** X\n\n**Title:** Why?\n\nHi!\n") == (
+        "Why?", "**Category:** X\n\nHi!\n")
+    assert split_title("# A report\n") == (None, "# A report\n")

@@ -144,6 +144,50 @@ def test_user_error_reports_keep_the_findings_and_no_script():
         assert "repro.py" not in text
 
 
+def test_a_user_error_is_the_fix_in_every_format_not_an_issue_to_file():
+    """A fault of the setup goes nowhere: each sharing format is the fix-focused report."""
+    result = load("user_error_pytorch")
+    for fmt in ("github", "forum", "hub"):
+        text = render_report(result, fmt)
+        assert text.startswith("# Your setup has 2 faults to fix"), fmt
+        assert "nothing to file" in text and "not in a library" in text
+        for issue_part in ("### System Info", "### Expected behavior", "runs without the error",
+                           "**Title:**", "<!-- Title:", "Has anyone seen this", "Hi! "):
+            assert issue_part not in text, (fmt, issue_part)
+        fixes = text.split("\n## ")
+        assert fixes[1].startswith("❌ Labels reach 2") and "num_labels=3" in fixes[1]
+    healthy = copy.deepcopy(result)
+    healthy["verdict"] = {"kind": "healthy", "primary": None, "summary": "No fault found: the "
+                          "setup looks healthy.", "reasons": []}
+    healthy["findings"] = [f for f in healthy["findings"] if f["status"] == "pass"]
+    text = render_report(healthy, "github")
+    assert text.startswith("# No fault found in your setup") and "Nothing to file" in text
+
+
+def test_an_inconclusive_result_asks_the_forum():
+    result = load("datasets_bug")  # inconclusive: did not reproduce on its own
+    assert result["verdict"]["kind"] == "inconclusive"
+    forum = render_report(result, "forum")
+    title = forum.split("**Title:** ")[1].split("\n")[0]
+    assert title.startswith("Why do I get TypeError: Couldn't cast array") and title.endswith("?")
+    assert "**My question:** what could cause this" in forum
+    assert "worth a GitHub issue" not in forum
+    github = render_report(result, "github")  # a draft to finish, marked as not confirmed
+    assert "<!-- Not confirmed as a library bug yet: ask on the forum first" in github
+    library = render_report(load("library_bug_pytorch"), "github")
+    assert "Not confirmed" not in library and "Has anyone seen this" in render_report(
+        load("library_bug_pytorch"), "forum")
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_case_tables_have_a_header(name):
+    for fmt in ("markdown", "github", "forum", "hub"):
+        text = render_report(load(name), fmt)
+        assert "| | |" not in text
+        if "|---|---|" in text:
+            assert "| setting | value |\n|---|---|" in text
+
+
 def test_secrets_and_home_paths_never_reach_a_report(tmp_path):
     result = copy.deepcopy(load("library_bug_pytorch"))
     token = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"

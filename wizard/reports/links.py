@@ -140,3 +140,36 @@ def hub_discussion_prefill_url(repo_id: str, title: str, description: str,
     base = f"{_hub_base(repo_id, repo_type)}/discussions/new"
     return _fit(base, [], ("title", redact(title), ""), ("description", redact(description), ""),
                 [], max_len, report_file, "description")
+
+
+# -- where a report is worth sharing ------------------------------------------------------------
+SHARE_TARGETS = ("github", "forum", "hub")
+_TITLE_LINE = re.compile(r"^(?:<!-- Title: (?P<comment>.*?) -->|\*\*Title:\*\* (?P<bold>.*))$",
+                         re.MULTILINE)
+
+
+def share_targets(result: dict) -> tuple[str, ...]:
+    """Where a result's report is worth sharing, from its verdict: a library bug goes to the
+    library's GitHub issues, the forum and the model's Hub discussion; an inconclusive result
+    is a question for the forum (and for the model's discussion when its checkpoint's weights
+    hold NaN/Inf); a user error or a healthy setup goes nowhere: its report is the fix."""
+    kind = (result.get("verdict") or {}).get("kind")
+    if kind == "library-bug":
+        return SHARE_TARGETS
+    if kind == "inconclusive":
+        damaged = any(f.get("id") == "report.reproduction"
+                      and (f.get("evidence") or {}).get("nonfinite_weights")
+                      for f in result.get("findings") or [])
+        return ("forum", "hub") if damaged else ("forum",)
+    return ()
+
+
+def split_title(text: str) -> tuple[str | None, str]:
+    """The title a report text carries (`<!-- Title: ... -->` or `**Title:** ...`) and the
+    text without that line, for a link whose title field takes it; (None, text) if none."""
+    match = _TITLE_LINE.search(text)
+    if match is None:
+        return None, text
+    title = (match.group("comment") or match.group("bold") or "").strip()
+    body = (text[:match.start()] + text[match.end():].lstrip("\n")).lstrip("\n")
+    return title or None, body

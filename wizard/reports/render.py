@@ -7,6 +7,7 @@ from typing import Any
 from wizard.evidence.environment import environment_block
 from wizard.evidence.repro import write_script
 from wizard.reports.jinja import environment
+from wizard.reports.links import share_targets
 from wizard.reports.plots import render_all
 from wizard.reports.redact import redact
 
@@ -22,14 +23,16 @@ def shown_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
-    """The report text for `result` (a Result.to_dict()), redacted."""
+    """The report text for `result` (a Result.to_dict()), redacted. The github, forum and hub
+    formats of a result with nowhere to share it (a user error: see links.share_targets) are
+    the fix-focused report instead of an issue to file."""
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
     text = environment().get_template(f"{fmt}.md.j2").render(
         result=result, case=result["case"], verdict=result["verdict"],
         findings=result["findings"], env_block=environment_block(result.get("environment")),
-        shown=shown_findings(result),
+        shown=shown_findings(result), share=share_targets(result),
         passed=[f for f in result["findings"] if f["status"] in ("pass", "info", "skip")])
     return redact(text)
 

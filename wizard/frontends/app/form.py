@@ -1,27 +1,52 @@
 """The setup form of the web app, derived from the decision tree's QUESTIONS (no gradio here).
 
 The app shows one field per question, in the tree's order; a field is visible when walking the
-tree over the current answers reaches its question, exactly as the terminal would ask it.
-Answers are turned into a Case by walking `QuestionWalk` over them, so both front ends fill
-the same fields the same way; a bad answer raises CaseError naming the question's field.
+tree over the current answers reaches its question, as the terminal would ask it (the learning
+rate too for Keras: a Keras script can set it apart from the optimizer, e.g. create_optimizer).
+Answers are turned into a Case by walking the tree over them, so both front ends fill the same
+fields the same way; `form_errors` lists every bad answer at once, in the form's order, in the
+user's words (wizard.frontends.app.wording).
 """
 from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
 
+from wizard.context import is_local_ref
 from wizard.core.case import Case, CaseError
 from wizard.engine.plan import (
     FIRST_QUESTION,
     QUESTIONS,
     Question,
-    QuestionWalk,
     get_field,
     set_field,
 )
+from wizard.frontends.app.wording import (
+    field_name,
+    in_users_words,
+    missing_path,
+    not_a_number,
+    not_offered,
+    not_positive,
+    not_whole_number,
+    required,
+    too_small,
+    unknown_columns,
+)
 
 _DEFAULTS = Case()  # the value an unasked question's field keeps
+ALSO_ASKED = frozenset({"learning_rate"})  # asked by the form whatever the framework
+
+
+@dataclass(frozen=True)
+class FormError:
+    """One bad answer: the question whose field shows it (None: no field of the form does)."""
+
+    qid: str | None
+    message: str
 
 
 def form_questions() -> list[Question]:
@@ -37,37 +62,35 @@ def form_questions() -> list[Question]:
     return [QUESTIONS[q] for q in order] + [q for q in QUESTIONS.values() if q.id not in order]
 
 
-def question_for_field(field_name: str | None) -> str | None:
+def question_for_field(dotted: str | None) -> str | None:
     """The id of the question that fills a (dotted) case field, if one does."""
     for q in QUESTIONS.values():
-        if field_name and (q.field == field_name or field_name.startswith(q.field + ".")):
+        if dotted and (q.field == dotted or dotted.startswith(q.field + ".")):
             return q.id
     return None
 
 
-def field_label(field_name: str) -> str:
-    """A case field as the form names it (the question's prompt, shortened), else its name."""
-    qid = question_for_field(field_name)
-    return _short(QUESTIONS[qid]) if qid else field_name
+def field_label(dotted: str) -> str:
+    """A case field as the form names it ("Dataset" for dataset.path)."""
+    return field_name(question_for_field(dotted) or dotted)
 
 
 def reachable(answers: dict[str, Any], base: Case | None = None) -> list[str]:
     """The ids of the questions a walk over these answers asks, in order (lenient: a bad answer
     counts as empty, so the form can show and hide fields while the user types)."""
-    case, asked = _walk(answers, base, strict=False)
-    return asked
+    return _walk(answers, base, strict=False)[1]
 
 
 def choices_for(qid: str, answers: dict[str, Any], base: Case | None = None) -> list[tuple[str, Any]]:
     """(label, value) pairs a select question offers for these answers (e.g. trainers by framework)."""
-    case, _ = _walk(answers, base, strict=False, stop_at=qid)
+    case = _walk(answers, base, strict=False, stop_at=qid)[0]
     return [(c.label, c.value) for c in QUESTIONS[qid].choices_for(case)]
 
 
 def case_from_answers(answers: dict[str, Any], base: Case | None = None) -> Case:
     """A validated Case: `base` (the demo or an uploaded case, else the defaults) with the asked
     questions' answers; the fields of questions the walk does not ask keep their defaults."""
-    case, _ = _walk(answers, base, strict=True)
+    case = _walk(answers, base, strict=True)[0]
     try:
         return Case.from_dict(case.to_dict())
     except CaseError:
@@ -116,23 +139,26 @@ def parse_answer(q: Question, raw: Any, case: Case) -> Any:
         if q.optional or q.kind == "optional-text":
             return default
         if q.kind in ("text", "column", "columns"):
-            return "" if q.kind != "columns" else []  # Case.validate names what is missing
-        raise CaseError(f"{_short(q)} is required; fill it in.", q.field)
+            return "" if q.kind != "columns" else []  # form_errors names what is missing
+        raise CaseError(required(q), q.field)
     if q.kind == "select":
-        offered = [c.value for c in q.choices_for(case)]
-        if raw not in offered:
-            raise CaseError(f"{_short(q)}: {raw!r} is not one of {', '.join(map(str, offered))}; "
-                            "choose one of those.", q.field)
+        offered = q.choices_for(case)
+        if raw not in [c.value for c in offered]:
+            raise CaseError(not_offered(q, raw, [c.label for c in offered]), q.field)
         return raw
     if q.kind == "number":
         number = _number(raw)
         if number is None or not float(number).is_integer():
-            raise CaseError(f"{_short(q)} must be a whole number such as 16, not {raw!r}.", q.field)
+            raise CaseError(not_whole_number(q, raw), q.field)
+        if number < 1:
+            raise CaseError(too_small(q, raw), q.field)
         return int(number)
     if q.kind == "float":
         number = _number(raw)
         if number is None:
-            raise CaseError(f"{_short(q)} must be a number such as 5e-5, not {raw!r}.", q.field)
+            raise CaseError(not_a_number(q, raw), q.field)
+        if number <= 0:
+            raise CaseError(not_positive(q, raw), q.field)
         return float(number)
     if q.kind == "columns":
         values = [raw] if isinstance(raw, str) else list(raw)
@@ -144,12 +170,59 @@ def parse_answer(q: Question, raw: Any, case: Case) -> Any:
     return str(raw).strip()
 
 
-def _short(q: Question) -> str:
-    """The question's prompt up to its first bracket or colon, as a field name for messages."""
-    text = q.prompt
-    for stop in (" (", ":", "?"):
-        text = text.split(stop)[0]
-    return text.strip() or q.id
+def form_errors(answers: dict[str, Any], base: Case | None = None,
+                columns: Callable[[str, str | None], list[str]] | None = None) -> list[FormError]:
+    """Every bad answer of the questions the form asks, at once, in the form's order: values
+    that cannot be read, answers the checks need left empty, local paths that do not exist and,
+    with `columns` (the dataset's column names, for a local dataset), columns it lacks."""
+    case, asked, errors = _walk(answers, base, strict=False)
+
+    def check(qid: str, message: str | None) -> None:
+        if message and qid in asked and qid not in errors:
+            errors[qid] = message
+
+    check("model", required(QUESTIONS["model"]) if not case.model.strip() else
+          _missing("model", case.model))
+    data = case.dataset
+    check("dataset", required(QUESTIONS["dataset"]) if not data.path.strip() and not
+          data.data_files else _missing("dataset", data.path))
+    check("logs", _missing("logs", case.logs or ""))
+    check("optimizer", required(QUESTIONS["optimizer"])
+          if not str(case.training.optimizer or "").strip() else None)
+    for qid in ("text_columns", "label_column"):
+        check(qid, required(QUESTIONS[qid]) if not get_field(case, QUESTIONS[qid].field) else None)
+    if columns is not None and "dataset" in asked and "dataset" not in errors and \
+            data.path.strip() and is_local_ref(data.path):
+        try:
+            names = columns(data.path, data.config)
+        except CaseError:
+            names = []  # the run's own check of the dataset says what is wrong with it
+        for qid, wanted in (("text_columns", data.text_columns), ("label_column",
+                                                                  [data.label_column])):
+            unknown = [c for c in wanted if c and c not in names]
+            check(qid, unknown_columns(QUESTIONS[qid], unknown, names) if names and unknown
+                  else None)
+    if not errors:
+        try:
+            Case.from_dict(case.to_dict())
+        except CaseError as exc:
+            return [error_for(exc)]
+        except (TypeError, ValueError) as exc:
+            return [FormError(None, f"The setup is not valid ({exc}); check the fields.")]
+    order = [q.id for q in form_questions()]
+    return [FormError(qid, errors[qid]) for qid in order if qid in errors]
+
+
+def error_for(exc: CaseError) -> FormError:
+    """A CaseError of the engine (naming a case field) as the form shows it."""
+    return FormError(question_for_field(exc.field_name), in_users_words(str(exc), exc.field_name))
+
+
+def _missing(qid: str, path: str) -> str | None:
+    path = path.strip()
+    if path and is_local_ref(path) and not Path(path).expanduser().exists():
+        return missing_path(qid, path)
+    return None
 
 
 def _number(raw: Any) -> float | None:
@@ -164,23 +237,38 @@ def _number(raw: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _asks(q: Question, case: Case) -> bool:
+    return q.id in ALSO_ASKED or q.when(case)
+
+
 def _walk(answers: dict[str, Any], base: Case | None, strict: bool,
-          stop_at: str | None = None) -> tuple[Case, list[str]]:
+          stop_at: str | None = None) -> tuple[Case, list[str], dict[str, str]]:
+    """Walk the tree over the answers: the case, the ids of the questions asked, and the
+    message of each answer that could not be read (strict: the first raises instead)."""
     case = copy.deepcopy(base) if base is not None else Case()
     for q in QUESTIONS.values():  # unasked questions leave their fields at the defaults
         set_field(case, q.field, copy.deepcopy(get_field(_DEFAULTS, q.field)))
-    walk = QuestionWalk(case)
-    while (q := walk.current()) is not None:
+    asked: list[str] = []
+    errors: dict[str, str] = {}
+    qid = FIRST_QUESTION
+    while qid != "checks":
+        q = QUESTIONS[qid]
+        if not _asks(q, case):
+            qid = q.next_id(case)
+            continue
         if q.id == stop_at:
             break
         try:
             value = parse_answer(q, answers.get(q.id), case)
-        except CaseError:
+        except CaseError as exc:
             if strict:
                 raise
+            errors[q.id] = str(exc)
             value = copy.deepcopy(get_field(_DEFAULTS, q.field))
             if q.kind == "select":
                 offered = [c.value for c in q.choices_for(case)]
                 value = offered[0] if offered else value
-        walk.answer(value)
-    return case, list(walk.history)
+        set_field(case, q.field, value)
+        asked.append(q.id)
+        qid = q.next_id(case)
+    return case, asked, errors

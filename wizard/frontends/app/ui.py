@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,12 +25,14 @@ from wizard.demo.fixtures import build_fixtures, default_cache_dir
 from wizard.engine.plan import QUESTIONS, Question, plan, set_field
 from wizard.frameworks import default_demo_framework
 from wizard.frontends.app.form import (
+    FormError,
     answers_from_case,
     case_from_answers,
     choices_for,
+    error_for,
+    form_errors,
     form_questions,
     parse_answer,
-    question_for_field,
     reachable,
 )
 from wizard.frontends.app.run import (
@@ -51,21 +54,27 @@ from wizard.frontends.app.views import (
     fixes,
     hub_model_id,
     log_line,
+    other_checks_label,
     plan_markdown,
+    FORMAT_LABELS,
     plot_frame,
+    report_formats,
+    report_note,
     report_title,
     result_summary,
     share_links,
+    step_status,
     verdict_html,
 )
 from wizard.frontends.app.views import script_note as script_note_md
+from wizard.frontends.app.wording import field_name, in_users_words
+from wizard.reports.links import share_targets, split_title
 from wizard.reports.render import render_report
 from wizard.settings import PROBE_TIMEOUT
 from wizard.settings import current as current_settings
 
 _GRADIO = tuple(int(p) for p in gr.__version__.split(".")[:2] if p.isdigit())
-FORMAT_CHOICES = [("Markdown (to keep)", "markdown"), ("GitHub issue", "github"),
-                  ("Forum post", "forum"), ("Hub discussion", "hub")]
+FORMAT_CHOICES = [(label, fmt) for fmt, label in FORMAT_LABELS.items()]
 CSS = """
 .wz-off { display: none !important; }
 .wz-error p, .wz-error { color: #b91c1c; font-weight: 600; margin: 0; }
@@ -81,7 +90,49 @@ CSS = """
 .wz-card-warn { border-left: 5px solid #ca8a04 !important; }
 .wz-card-pass { border-left: 5px solid #16a34a !important; }
 .wz-card-info, .wz-card-skip { border-left: 5px solid #64748b !important; }
+/* the stepper: the first and last labels start and end at their dots (centred, "Describe your
+   setup" ran off the left edge) */
+.stepper .step-item:first-child .step-label { left: 0; text-align: left; }
+.stepper .step-item:last-child .step-label { right: 0; text-align: right; }
+/* tables: a column is as wide as its longest word (narrow columns broke words letter by
+   letter); only a word longer than a whole line breaks, and code anywhere */
+.prose table th, .prose table td { word-break: normal !important;
+                                   overflow-wrap: break-word !important; hyphens: manual; }
+.prose table td code { overflow-wrap: anywhere !important; white-space: normal !important; }
+#findings-table summary { cursor: pointer; font-weight: 600; margin: 0.6em 0; }
+#report-preview { border: 1px solid var(--border-color-primary); border-radius: 8px;
+                  padding: 0 14px; }
+@media (max-width: 640px) {
+  .stepper .step-label { white-space: normal; width: 92px; max-width: none; font-size: 12px;
+                         top: calc(100% + 2px); bottom: auto; }
+  .stepper { margin-bottom: 16px; }
+  /* the findings table as one small block per finding: status and check on a line, the
+     finding under them */
+  #findings-table table, #findings-table tbody, #findings-table tr { display: block; width: 100%; }
+  #findings-table thead { display: none; }
+  #findings-table tr { padding: 6px 0; border-bottom: 1px solid var(--border-color-primary); }
+  #findings-table td { display: inline; border: none !important; padding: 0 6px 0 0 !important; }
+  #findings-table td:last-child { display: block; }
+}
 """
+# Outside the app's own element, which gradio scopes the CSS above to: a phone's narrow page
+# keeps its width for the form (gradio pads it by 32 px a side).
+HEAD_CSS = """<style>
+@media (max-width: 640px) {
+  .gradio-container .main.app { padding-left: 8px !important; padding-right: 8px !important; }
+}
+</style>"""
+# The checks' elapsed time goes on between two events of the run, as the terminal's does: each
+# `.wz-elapsed.wz-from-N` counts on from N seconds (in the page: no request to the server).
+TICK_JS = """() => {
+  setInterval(() => {
+    for (const el of document.querySelectorAll('.wz-elapsed')) {
+      if (!el.dataset.seen) { el.dataset.seen = String(Date.now()); }
+      const from = Number((el.className.match(/wz-from-(\\d+)/) || [0, 0])[1]);
+      el.textContent = Math.floor(from + (Date.now() - Number(el.dataset.seen)) / 1000) + ' s';
+    }
+  }, 1000);
+}"""
 # Shown/hidden columns toggle a class rather than `visible`: gradio versions differ on
 # whether a column made visible later mounts ("hidden" hides in 6.17 but not in later ones).
 HIDE = ["wz-off"]
@@ -125,12 +176,20 @@ class AppConfig:
 def launch_kwargs(config: AppConfig) -> dict[str, Any]:
     """Arguments for Blocks.launch that belong to the app (host and port come from
     GRADIO_SERVER_NAME / GRADIO_SERVER_PORT as usual)."""
-    return {"max_file_size": config.max_file_size, "css": CSS, "show_error": False}
+    # the ticker goes in the page's head: gradio 6.17 does not run launch(js=...)
+    return {"max_file_size": config.max_file_size, "css": CSS,
+            "head": f"{HEAD_CSS}<script>({TICK_JS})();</script>", "show_error": False}
 
 
 # -- building the form from the tree -----------------------------------------------------------
+# the form's own label where the tree's prompt speaks of one framework only
+LABELS = {"learning_rate": "Learning rate, if your script sets it apart from the optimizer "
+                           "(TrainingArguments(learning_rate=...), create_optimizer(init_lr=...); "
+                           "empty if not)"}
+
+
 def _label(q: Question) -> str:
-    return q.prompt.replace("; finish with an empty line", "")  # a terminal-only instruction
+    return LABELS.get(q.id) or q.prompt.replace("; finish with an empty line", "")
 
 
 def _component(q: Question, value: Any, case: Case) -> gr.components.Component:
@@ -185,15 +244,34 @@ class _Form:
         return [q for q in self.questions if q.kind == "select"]
 
 
-def _error_updates(form: _Form, exc: CaseError | None, general: Any = None) -> list[Any]:
-    """One update per field's error box, then the general one: the message goes next to the
-    field it names, or to the general box when no question fills that field."""
-    qid = question_for_field(exc.field_name) if exc is not None else None
-    out = [gr.update(value=f"⚠ {exc}", visible=True) if exc is not None and q.id == qid
+def _error_updates(form: _Form, errors: list[FormError], shown: set[str] | None = None
+                   ) -> list[Any]:
+    """One update per field's error box, then the general one (next to the Run button): each
+    message goes next to its field; the general box counts them and holds the messages no
+    shown field can (a case file's split, say)."""
+    by_field: dict[str, str] = {}
+    general: list[str] = []
+    for e in errors:
+        if e.qid in form.comps and (shown is None or e.qid in shown) and e.qid not in by_field:
+            by_field[e.qid] = e.message
+        else:
+            general.append(e.message if e.qid is None else f"{field_name(e.qid)}: {e.message}")
+    out = [gr.update(value=f"⚠ {by_field[q.id]}", visible=True) if q.id in by_field
            else gr.update(value="", visible=False) for q in form.questions]
-    out.append(gr.update(value=f"⚠ {exc}", visible=True) if exc is not None and qid is None
-               else gr.update(value="", visible=False))
+    lines = [f"⚠ {m}" for m in general]
+    if by_field:
+        names = ", ".join(field_name(q.id) for q in form.questions if q.id in by_field)
+        n = len(by_field)
+        lines.insert(0, f"⚠ {n} answer{'s' if n > 1 else ''} above need{'' if n > 1 else 's'} "
+                        f"a fix before the checks can run: {names}.")
+    out.append(_general(lines))
     return out
+
+
+def _general(lines: list[str]) -> Any:
+    """The general error box (next to the Run button) with these lines, hidden when none."""
+    return gr.update(value="\n\n".join(lines), visible=True,
+                     elem_classes=["wz-error"] if lines else ["wz-error", *HIDE])
 
 
 def _visibility_updates(form: _Form, answers: dict[str, Any], base: Case | None) -> list[Any]:
@@ -291,15 +369,20 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                                            elem_id=f"row-{q.id}") as col:
                                 form.comps[q.id] = _component(q, defaults[q.id], default_case)
                                 if q.id == "logs":
+                                    # the hint above the box, not floating over its icon
+                                    gr.Markdown("…or upload them (trainer_state.json, a Keras "
+                                                "CSV, TensorBoard event files):",
+                                                elem_classes="wz-note", elem_id="logs-hint")
                                     logs_upload = gr.File(
-                                        label="…or upload them (trainer_state.json, a Keras CSV, "
-                                              "TensorBoard event files)",
+                                        label="Training logs to upload", show_label=False,
                                         file_count="multiple", height=120, elem_id="logs-upload")
                                 form.errs[q.id] = gr.Markdown("", visible=False,
                                                               elem_classes="wz-error",
                                                               elem_id=f"err-{q.id}")
                             form.cols[q.id] = col
-                general_err = gr.Markdown("", visible=False, elem_classes="wz-error",
+                # shown and hidden by its class: gradio 6.17 did not always draw it when it
+                # was made visible later
+                general_err = gr.Markdown("", elem_classes=["wz-error", *HIDE],
                                           elem_id="err-general")
                 run_btn = gr.Button("Run the checks →", variant="primary", elem_id="run-btn")
             # -- 2. checks -----------------------------------------------------------------
@@ -312,9 +395,14 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 @gr.render(inputs=[live])
                 def _cards(found: list[dict[str, Any]]) -> None:
                     found = found or []  # what needs attention first, then the rest, in order
-                    for f in [f for f in found if f.get("status") in PROBLEMS] + \
-                             [f for f in found if f.get("status") not in PROBLEMS]:
+                    for f in [f for f in found if f.get("status") in PROBLEMS]:
                         _finding_card(f)
+                    rest = [f for f in found if f.get("status") not in PROBLEMS]
+                    if rest:
+                        with gr.Accordion(other_checks_label(len(rest)), open=False,
+                                          elem_id="other-checks"):
+                            for f in rest:
+                                _finding_card(f)
 
                 with gr.Row():
                     back1_btn = gr.Button("← Change the setup", elem_id="back-to-setup")
@@ -347,9 +435,10 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             with gr.Step("Report", id=4, elem_id="step-report"):
                 fmt = gr.Radio(FORMAT_CHOICES, value="markdown", label="Report for",
                                elem_id="report-format")
+                note_md = gr.Markdown("", elem_id="report-note")
                 with gr.Tabs():
                     with gr.Tab("Preview", id="preview"):
-                        preview_md = gr.Markdown("", elem_id="report-preview")
+                        preview_md = gr.Markdown("", elem_id="report-preview", max_height=720)
                     with gr.Tab("Text to copy or edit", id="text", elem_id="report-text-tab"):
                         report_code = gr.Code("", language="markdown", interactive=True,
                                               lines=16, max_lines=40, elem_id="report-code",
@@ -366,22 +455,23 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 bundle_btn = gr.DownloadButton("Download the bundle (.zip: reports, plots, "
                                                "case.yaml)", value=None, interactive=False,
                                                elem_id="bundle")
-                confirm = gr.Checkbox(False, label="I have read the final text above; it holds "
-                                      "nothing I don't want to make public.", elem_id="confirm")
+                with gr.Column(elem_classes=HIDE, elem_id="confirm-box") as confirm_col:
+                    confirm = gr.Checkbox(False, label="I have read the final text above; it "
+                                          "holds nothing I don't want to make public.",
+                                          elem_id="confirm")
                 with gr.Column(elem_classes=HIDE, elem_id="share") as share_col:
-                    repo_box = gr.Textbox(config.github_repo, label="GitHub repository for the "
-                                          "issue", elem_id="github-repo")
+                    with gr.Column(elem_classes=HIDE, elem_id="github-repo-box") as repo_col:
+                        repo_box = gr.Textbox(config.github_repo, label="GitHub repository for "
+                                              "the issue", elem_id="github-repo")
                     links_html = gr.HTML("", elem_id="share-links")
                     hub_status = gr.Markdown("", elem_id="hub-status")
-                    if config.oauth_enabled:
-                        gr.LoginButton()
-                        hub_btn = gr.Button("Open the discussion on the model's Hub page, "
-                                            "signed in as you", elem_id="hub-open")
-                    else:
-                        hub_btn = None
-                        gr.Markdown("Opening the discussion for you needs **Sign in with Hugging "
-                                    "Face**, which works when this app runs as a Space; here, "
-                                    "use the prefilled link above.", elem_classes="wz-note")
+                    with gr.Column(elem_classes=HIDE, elem_id="hub-box") as hub_col:
+                        if config.oauth_enabled:
+                            gr.LoginButton()
+                            hub_btn = gr.Button("Open the discussion on the model's Hub page, "
+                                                "signed in as you", elem_id="hub-open")
+                        else:
+                            hub_btn = None
                 with gr.Row():
                     back3_btn = gr.Button("← Back to the verdict", elem_id="back-to-verdict")
                     restart_btn = gr.Button("Start over", elem_id="start-over")
@@ -414,7 +504,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             try:
                 columns = dataset_columns(path, config_name, token)
             except CaseError as exc:
-                return [gr.skip(), gr.skip(), gr.update(value=f"⚠ {exc}", visible=True)]
+                return [gr.skip(), gr.skip(), gr.update(
+                    value=f"⚠ {in_users_words(str(exc), exc.field_name)}", visible=True)]
             keep = [c for c in text_cols or [] if c in columns]
             label = label_col if label_col in columns else ("label" if "label" in columns else None)
             return [gr.Dropdown(choices=columns, value=keep or [c for c in columns if c != label][:1]),
@@ -467,7 +558,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 else:
                     updates.append(gr.update(value=value))
             return [st, *updates, *_visibility_updates(form, answers, base),
-                    *_error_updates(form, None), note, script_text_note, script_text]
+                    *_error_updates(form, []), note, script_text_note, script_text]
 
         def load_demo(st: dict[str, Any], progress: gr.Progress = gr.Progress()) -> list[Any]:
 
@@ -485,8 +576,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             try:
                 case = Case.from_file(path)
             except CaseError as exc:
-                return [st, *[gr.skip()] * (len(comps) + len(cols)), *_error_updates(form, exc), "",
-                        gr.skip(), gr.skip()]
+                return [st, *[gr.skip()] * (len(comps) + len(cols)),
+                        *_error_updates(form, [FormError(None, str(exc))]), "", gr.skip(),
+                        gr.skip()]
             return fill_from_case(st, case, f"Filled in from {path.name}.")
 
         demo_btn.click(load_demo, [state], fill_outputs, api_name="demo",
@@ -513,7 +605,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 except CaseError:
                     pass  # an unusable answer: the case's default stays
             data = reading.to_dict()
-            return fill_from_case(st, case, "", script={"findings": data["findings"]}, token=token,
+            return fill_from_case(st, case, "", script={"findings": data["findings"],
+                                                        "names": reading.names.to_dict()},
+                                  token=token,
                                   script_text_note=script_note_md(data),
                                   script_text=gr.skip() if shown is None else shown) + [
                 gr.update(value="", visible=False)]
@@ -575,14 +669,16 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         def _run(st: dict[str, Any], *values: Any, progress: Any,
                  token: str | None = None) -> Iterator[list[Any]]:
 
+            started = time.monotonic()  # the elapsed time counts from the press of Run
             *answers_in, uploads = values
             st = copy.deepcopy(st or {})
             answers = form.answers(tuple(answers_in))
             skip_rest = [gr.skip()] * 8
 
-            def bad_input(exc: CaseError) -> list[Any]:
+            def bad_input(errors: list[FormError]) -> list[Any]:
+                shown = set(reachable(answers, _base(st)))
                 return [gr.Walkthrough(selected=1), st, gr.skip(), gr.skip(),
-                        *_error_updates(form, exc), *skip_rest]
+                        *_error_updates(form, errors, shown), *skip_rest]
 
             try:
                 session_dir = _session_dir(st, config)
@@ -590,28 +686,32 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 run_dir = session_dir / f"run-{st['runs']}"
                 if uploads:
                     answers["logs"] = gather_logs([_path(u) for u in uploads], run_dir / "logs")
+                errors = form_errors(answers, _base(st), columns=dataset_columns)
+                if errors:  # every bad answer at once, each next to its field
+                    yield bad_input(errors)
+                    return
                 case = case_from_answers(answers, _base(st))
                 preflight(case)
             except CaseError as exc:
-                yield bad_input(exc)
+                yield bad_input([error_for(exc)])
                 return
             steps = [s for s in plan(case) if config.steps is None or s.id in config.steps]
             st["result"] = None
             lines: list[str] = []
             found: list[dict[str, Any]] = []
-            yield [gr.Walkthrough(selected=2), st, [], {}, *_error_updates(form, None),
-                   plan_markdown(steps), "**Running the checks…**", "", gr.skip(), gr.skip(),
-                   "", gr.DownloadButton(value=None, interactive=False),
+            yield [gr.Walkthrough(selected=2), st, [], {}, *_error_updates(form, []),
+                   plan_markdown(steps), step_status(0, len(steps), "", time.monotonic() - started),
+                   "", gr.skip(), gr.skip(), "", gr.DownloadButton(value=None, interactive=False),
                    gr.Button(interactive=False)]
             done = shown = 0
+            total, title = len(steps), "Starting"
             progress(0, desc="Starting")
             for event in runner(case.to_dict(), config.device, config.probe_timeout,
                                 config.steps, autosave=str(run_dir / "session.json"),
                                 hub_token=token, isolated=config.oauth_enabled):
                 kind = event["kind"]
                 if kind == "case-error":
-                    exc = CaseError(event["message"], event.get("field"))
-                    yield bad_input(exc)
+                    yield bad_input([error_for(CaseError(event["message"], event.get("field")))])
                     return
                 if kind == "crash":
                     yield [gr.skip(), st, gr.skip(), gr.skip(), *[gr.skip()] * n_err, gr.skip(),
@@ -621,8 +721,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 if kind == "result":
                     # the script's own findings (with their lines) join the run's, as in
                     # `python -m wizard check --script`
-                    result = merge_static_findings(event["result"],
-                                                   (st.get("script") or {}).get("findings") or [])
+                    script = st.get("script") or {}
+                    result = merge_static_findings(event["result"], script.get("findings") or [],
+                                                   script.get("names"))
                     found = list(result["findings"])
                     done_note = f"**Done:** {result_summary(result)}."
                     try:
@@ -645,11 +746,16 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 line = log_line(event)
                 if line is not None:
                     lines.append(line)
+                status: Any = gr.skip()
                 if kind == "step":
-                    progress(done / max(len(steps), 1), desc=event["title"])
-                    done += 1
+                    total = int(event.get("total") or total)
+                    done, title = int(event.get("index", done)) + 1, event["title"]
+                    status = step_status(done, total, title, time.monotonic() - started)
+                    progress((done - 1) / max(total, 1), desc=f"Step {done} of {total} · {title}")
                 elif kind == "progress":
-                    progress(max(done - 1, 0) / max(len(steps), 1), desc=event["message"])
+                    status = step_status(done, total, title, time.monotonic() - started,
+                                         event["message"])
+                    progress(max(done - 1, 0) / max(total, 1), desc=event["message"])
                 # The cards are re-rendered once per step, not once per finding: every render is
                 # a round trip through the queue, and a burst of them can stall the page.
                 new_live = gr.skip()
@@ -658,11 +764,12 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 elif kind == "step" and len(found) != shown:
                     new_live, shown = found, len(found)
                 yield [gr.skip(), gr.skip(), new_live, gr.skip(), *[gr.skip()] * n_err, gr.skip(),
-                       gr.skip(), "\n".join(lines), *[gr.skip()] * 5]
+                       status, "\n".join(lines), *[gr.skip()] * 5]
 
         run_btn.click(run_signed_in if config.oauth_enabled else run,
                       [state, *comps, logs_upload], run_outputs, api_name="check",
-                      show_progress_on=[status_md], time_limit=config.run_time_limit)
+                      show_progress_on=[status_md], show_progress="minimal",
+                      time_limit=config.run_time_limit)
 
         # -- navigation -----------------------------------------------------------------------
         for button, step in ((back1_btn, 1), (to_verdict_btn, 3), (back2_btn, 2), (back3_btn, 3)):
@@ -679,7 +786,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
 
         # -- the report -----------------------------------------------------------------------
         report_outputs = [walk, state, preview_md, report_code, confirm, share_col, hub_status,
-                          repro_col, repro_code, repro_btn]
+                          repro_col, repro_code, repro_btn, fmt, note_md, confirm_col, repo_col,
+                          hub_col]
 
         def repro_updates(st: dict[str, Any]) -> list[Any]:
             """The reproduction script, shown only when the result has one."""
@@ -692,18 +800,34 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     gr.DownloadButton(value=str(path) if path else None,
                                       interactive=path is not None)]
 
+        def sharing_updates(result: dict[str, Any], fmt_value: str) -> list[Any]:
+            """The formats the verdict offers, what the step says about sharing, and the tick,
+            the GitHub repository and the Hub sign-in only where the verdict shares there."""
+            targets = share_targets(result) if result else ()
+            return [gr.Radio(choices=report_formats(result) if result else FORMAT_CHOICES[:1],
+                             value=fmt_value),
+                    report_note(result) if result else "", _column(bool(targets)),
+                    _column("github" in targets),
+                    _column("hub" in targets and hub_model_id(result) is not None)]
+
         def show_report(st: dict[str, Any], fmt_value: str, go: bool = True) -> list[Any]:
+            """The report in the picked format (the Markdown one where the verdict does not
+            offer that format); `go`: move to the report step, and set its choices."""
 
             st = copy.deepcopy(st or {})
             result = st.get("result")
             if not result:
                 return [gr.Walkthrough(selected=2) if go else gr.skip(), st,
                         "Run the checks first: the report is written from their result.", "",
-                        False, _column(False), "", *repro_updates({})]
-            st["texts"] = {f: render_report(result, f) for _, f in FORMAT_CHOICES}
+                        False, _column(False), "", *repro_updates({}),
+                        *sharing_updates({}, "markdown")]
+            offered = [f for _, f in report_formats(result)]
+            fmt_value = fmt_value if fmt_value in offered else "markdown"
+            st["texts"] = {f: render_report(result, f) for f in offered}
             text = st["texts"][fmt_value]
+            sharing = sharing_updates(result, fmt_value) if go else [gr.skip()] * 5
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
-                    _column(False), "", *repro_updates(st)]
+                    _column(False), "", *repro_updates(st), *sharing]
 
         # gradio 6.17 draws a step's components the first time the step is selected; here that
         # happens inside this event's own answer, and a tracker on an output drawn that way is
@@ -712,8 +836,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         # none (as the checks' final answer draws the verdict step with none on it).
         to_report_btn.click(show_report, [state, fmt], report_outputs, api_name="report",
                             show_progress_on=[to_report_btn])
-        fmt.change(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
-                   queue=False, api_visibility="private")
+        # `input`, not `change`: the report step sets the choices itself
+        fmt.input(lambda st, f: show_report(st, f, go=False), [state, fmt], report_outputs,
+                  queue=False, api_visibility="private")
 
         def edited(st: dict[str, Any], fmt_value: str, text: str) -> list[Any]:
             st = copy.deepcopy(st or {})
@@ -726,7 +851,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         def confirmed(st: dict[str, Any], ok: bool, repo: str) -> list[Any]:
             if not ok or not (st or {}).get("texts") or not st.get("result"):
                 return [_column(False), ""]
-            return [_column(True), share_links(st["result"], st["texts"], repo)]
+            links = share_links(st["result"], st["texts"], repo, sign_in=config.oauth_enabled)
+            return [_column(bool(links)), links]
 
         confirm.change(confirmed, [state, confirm, repo_box], [share_col, links_html],
                        api_name="share_links")
@@ -748,6 +874,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 general_err: "error:general"}),
             "report": _api_names(report_outputs, form, {preview_md: "preview",
                                                         report_code: "text", confirm: "confirm",
+                                                        fmt: "format", note_md: "note",
                                                         hub_status: "hub_status",
                                                         repro_code: "repro",
                                                         repro_btn: "repro_file"}),
@@ -770,12 +897,15 @@ def open_discussion(st: dict[str, Any], ok: bool, oauth_token: gr.OAuthToken | N
     result, texts = st.get("result"), st.get("texts") or {}
     if not result or "hub" not in texts:
         return "⚠ Run the checks and open the report first."
+    if "hub" not in share_targets(result):
+        return "⚠ This result is not one to post on the model's page: see the report step."
     repo_id = hub_model_id(result)
     if not repo_id:
         return "⚠ The model is a local folder: it has no Hub page to open a discussion on."
     token = getattr(oauth_token, "token", None) if oauth_token is not None else None
     try:
-        url = create_hub_discussion(repo_id, report_title(result), texts["hub"], token)
+        title, body = split_title(texts["hub"])
+        url = create_hub_discussion(repo_id, title or report_title(result), body, token)
     except PermissionError as exc:
         return f"⚠ {exc}"
     return f"Opened: [{url}]({url})"
@@ -791,7 +921,7 @@ def _finding_card(f: dict[str, Any]) -> None:
         evidence = evidence_text(f)
         if evidence:
             gr.Code(evidence, language="json", label="Evidence", interactive=False,
-                    max_lines=25)
+                    max_lines=12)
         traceback = (f.get("evidence") or {}).get("traceback")
         if traceback:
             gr.Code(str(traceback), label="Traceback", interactive=False, max_lines=15)

@@ -13,6 +13,8 @@ from wizard.reports.links import (
     forum_topic_url,
     github_issue_url,
     hub_discussion_prefill_url,
+    share_targets,
+    split_title,
 )
 from wizard.reports.render import shown_findings
 
@@ -29,6 +31,16 @@ def plan_markdown(steps: list[Any]) -> str:
     lines = ["**The checks, in this order** (the symptom picks the order):", ""]
     lines += [f"{i}. **{s.title}** — {s.why}" for i, s in enumerate(steps, 1)]
     return "\n".join(lines)
+
+
+def step_status(index: int, total: int, title: str, seconds: float, doing: str = "") -> str:
+    """Where the checks are, as the terminal's progress bar says it: "Step 3 of 9 · Check your
+    data · 12 s", then what runs now."""
+    where = f"Step {index} of {total} · {title}" if index else "Starting the checks"
+    # the page counts the seconds on between two events (ui.TICK_JS; the class carries the
+    # seconds: the Markdown drops data- attributes)
+    elapsed = f'<span class="wz-elapsed wz-from-{seconds:.0f}">{seconds:.0f} s</span>'
+    return f"**{where} · {elapsed}**" + (f" — {html.escape(doing)}" if doing else "")
 
 
 def log_line(event: dict[str, Any]) -> str | None:
@@ -76,11 +88,32 @@ def result_summary(result: dict[str, Any]) -> str:
 
 
 def findings_table(result: dict[str, Any]) -> str:
-    rows = ["| | check | finding |", "|---|---|---|"]
-    for f in result.get("findings") or []:
+    """The findings as a Markdown table: those that need attention, then the others (passed,
+    or for information) folded under one line."""
+    found = result.get("findings") or []
+    problems = [f for f in found if f["status"] in PROBLEMS]
+    rest = [f for f in found if f["status"] not in PROBLEMS]
+    if not found:
+        return "No findings."
+    parts = [_table(problems) if problems else "No problems found."]
+    if rest:
+        parts += [f"<details><summary>{other_checks_label(len(rest))}</summary>", "",
+                  _table(rest), "", "</details>"]
+    return "\n\n".join(parts[:1]) + ("\n\n" + "\n".join(parts[1:]) if rest else "")
+
+
+def other_checks_label(n: int) -> str:
+    """The line the passed and informational findings are folded under."""
+    return f"The other {n} checks: passed, or for information" if n != 1 else \
+        "The other check: passed, or for information"
+
+
+def _table(found: list[dict[str, Any]]) -> str:
+    rows = ["| status | check | finding |", "|---|---|---|"]
+    for f in found:
         title = str(f["title"]).replace("|", "\\|")
         rows.append(f"| {ICON.get(f['status'], '?')} {f['status']} | `{f['id']}` | {title} |")
-    return "\n".join(rows) if len(rows) > 2 else "No findings."
+    return "\n".join(rows)
 
 
 def fixes(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -218,34 +251,91 @@ def hub_model_id(result: dict[str, Any]) -> str | None:
     return model if model and not is_local_ref(model) and model.count("/") <= 1 else None
 
 
-def share_links(result: dict[str, Any], texts: dict[str, str],
-                github_repo: str = "huggingface/transformers") -> str:
-    """HTML with the prefilled GitHub issue, forum topic and Hub discussion links."""
+FORMAT_LABELS = {"markdown": "Markdown (to keep)", "github": "GitHub issue",
+                 "forum": "Forum post", "hub": "Hub discussion"}
 
-    title = report_title(result)
+
+def report_formats(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, format) of the reports the report step offers: the Markdown report, then a
+    format for each place the verdict makes worth sharing (links.share_targets)."""
+    targets = share_targets(result)
+    labels = {**FORMAT_LABELS, **({"forum": "Forum question"} if "github" not in targets else {})}
+    return [(labels[f], f) for f in ("markdown", *targets)]
+
+
+def report_note(result: dict[str, Any]) -> str:
+    """What the report step says about sharing, from the verdict."""
+    kind = (result.get("verdict") or {}).get("kind")
+    targets = share_targets(result)
+    if kind == "user-error":
+        return ("**This report is the fix, to keep.** The fault is in your setup, not in a "
+                "library, so there is nothing to file: no GitHub issue, forum post or Hub "
+                "discussion. Apply the fix (on the verdict step, and in the report), then train "
+                "again.")
+    if not targets:
+        return ("**Nothing to file:** the checks found no fault in your setup. Keep the report "
+                "(or the bundle) for the record.")
+    if "github" not in targets:
+        return ("**Not confirmed as a library bug:** ask on the forum. Pick **Forum question**, "
+                "read its final text, then tick the box under it for its prefilled link.")
+    return ("**This looks like a library bug.** Pick where to report it, read the final text, "
+            "then tick the box under it for the prefilled links.")
+
+
+def share_links(result: dict[str, Any], texts: dict[str, str],
+                github_repo: str = "huggingface/transformers", sign_in: bool = False) -> str:
+    """HTML with the prefilled links for the places the verdict makes worth sharing: the
+    GitHub issue, the forum topic, the Hub discussion ("" for none). Each link's title is the
+    one its text carries. `sign_in`: the app can open the discussion as the signed-in user."""
+
+    targets = share_targets(result)
     items: list[str] = []
-    try:
-        url, fit = github_issue_url(github_repo, title, texts["github"],
-                                    report_file="report-github.md")
-        items.append(_link(url, f"Open a GitHub issue on {github_repo}", fit, "report-github.md"))
-    except ValueError as exc:
-        items.append(f"<li class='wz-error'>{html.escape(str(exc))}</li>")
-    url, fit = forum_topic_url(title, texts["forum"], category="transformers",
-                               report_file="report-forum.md")
-    items.append(_link(url, "Post on the Hugging Face forum", fit, "report-forum.md"))
-    repo_id = hub_model_id(result)
-    if repo_id:
+
+    def title_body(fmt: str) -> tuple[str, str]:
+        title, body = split_title(texts[fmt])
+        return title or report_title(result), body
+
+    if "github" in targets:
+        title, body = title_body("github")
         try:
-            url, fit = hub_discussion_prefill_url(repo_id, title, texts["hub"],
+            url, fit = github_issue_url(github_repo, title, body, report_file="report-github.md")
+            items.append(_link(url, f"Open a GitHub issue on {github_repo}", fit,
+                               "report-github.md"))
+        except ValueError as exc:
+            items.append(f"<li class='wz-error'>{html.escape(str(exc))}</li>")
+    if "forum" in targets:
+        title, body = title_body("forum")
+        url, fit = forum_topic_url(title, body, category=_forum_category(texts["forum"]),
+                                   report_file="report-forum.md")
+        label = "Post on" if "github" in targets else "Ask your question on"
+        items.append(_link(url, f"{label} the Hugging Face forum", fit, "report-forum.md"))
+    repo_id = hub_model_id(result)
+    if "hub" in targets and repo_id:
+        title, body = title_body("hub")
+        try:
+            url, fit = hub_discussion_prefill_url(repo_id, title, body,
                                                   report_file="report-hub.md")
             items.append(_link(url, f"Open a discussion on {repo_id} (prefilled page)", fit,
                                "report-hub.md"))
+            if not sign_in:
+                items.append("<li class='wz-note'>Opening the discussion for you, in your name, "
+                             "needs <b>Sign in with Hugging Face</b>, which works when this app "
+                             "runs as a Space; here, use the prefilled link above.</li>")
         except ValueError as exc:
             items.append(f"<li class='wz-error'>{html.escape(str(exc))}</li>")
-    else:
+    elif "hub" in targets:
         items.append("<li>The model is a local folder, so it has no Hub page to open a "
                      "discussion on.</li>")
-    return "<ul class='wz-links'>" + "".join(items) + "</ul>"
+    return "<ul class='wz-links'>" + "".join(items) + "</ul>" if items else ""
+
+
+def _forum_category(text: str) -> str:
+    """The forum category a forum text names (**Category:** 🤗Datasets -> datasets)."""
+    for line in text.splitlines():
+        if line.startswith("**Category:**"):
+            name = line.split("**Category:**", 1)[1].strip().lstrip("🤗").strip().lower()
+            return name or "transformers"
+    return "transformers"
 
 
 def _link(url: str, label: str, fit: bool, file_name: str) -> str:

@@ -39,6 +39,7 @@ from wizard.engine.plan import (
 from wizard.engine.session import Session
 from wizard.errors import WizardError
 from wizard.frameworks import default_demo_framework
+from wizard.frontends.app import wording
 from wizard.frontends.terminal.console import (
     EventPrinter,
     exit_code,
@@ -142,7 +143,8 @@ def load_progress(path: Path) -> QuestionWalk:
 
 # -- answers: parse and validate -------------------------------------------------------------------
 def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -> Any:
-    """Turn what was typed or picked into the field's value, or raise Validation."""
+    """Turn what was typed or picked into the field's value, or raise Validation (worded as the
+    web form words it: wizard.frontends.app.wording)."""
     text = raw.strip() if isinstance(raw, str) else raw
     if q.kind == "select" and any(c.value == raw for c in q.choices_for(case)):
         return raw  # a picked choice, False included
@@ -152,47 +154,43 @@ def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -
         try:
             value = int(text)
         except (TypeError, ValueError):
-            raise Validation(f"{text!r} is not a whole number.")
+            raise Validation(wording.not_whole_number(q, text))
         if value < 1:
-            raise Validation("It must be at least 1.")
+            raise Validation(wording.too_small(q, value))
         return value
     if q.kind == "float":
         try:
             value = float(text)
         except (TypeError, ValueError):
-            raise Validation(f"{text!r} is not a number; write it like 5e-5.")
+            raise Validation(wording.not_a_number(q, text))
         if value <= 0:
-            raise Validation("It must be a positive number such as 5e-5.")
+            raise Validation(wording.not_positive(q, value))
         return value
     if q.kind in ("columns", "column"):
         values = text if isinstance(text, list) else [c.strip() for c in str(text).split(",") if c.strip()]
         if not values:
-            raise Validation("Pick at least one column.")
+            raise Validation(wording.required(q))
         if columns is not None:
             unknown = [c for c in values if c not in columns]
             if unknown:
-                raise Validation(f"Column {unknown[0]!r} is not in the dataset (columns: "
-                                 f"{', '.join(columns)}).")
+                raise Validation(wording.unknown_columns(q, unknown, columns))
         return values if q.kind == "columns" else values[0]
     if q.field in ("model", "dataset.path"):
         return _validate_ref(str(text), "model" if q.field == "model" else "dataset")
     if q.field == "logs" and text and not Path(str(text)).expanduser().exists():
-        raise Validation(f"{text!r} does not exist; give the path of trainer_state.json, a CSV "
-                         "log or a TensorBoard folder, or leave it empty.")
+        raise Validation(wording.missing_path(q, str(text)))
     if not text and not q.optional:
-        raise Validation("This answer is needed.")
+        raise Validation(wording.required(q))
     return text
 
 
 def _validate_ref(text: str, what: str) -> str:
     if not text:
-        raise Validation(f"Give a Hub id or a local folder for the {what}.")
+        raise Validation(wording.required(QUESTIONS[what]))
     if is_local_ref(text) or not HUB_ID.match(text):
         path = Path(text).expanduser()
         if not path.exists():
-            raise Validation(f"{text!r} does not exist here; give a local folder written by "
-                             f"{'save_pretrained' if what == 'model' else 'save_to_disk'} or a "
-                             "Hub id like org/name.")
+            raise Validation(wording.missing_path(what, text))
         return str(path.resolve())
     return text
 
@@ -341,7 +339,7 @@ def run_interactive(out_dir: Path, resume: Path | None = None, device: str = "au
         try:
             walk.case.validate()
         except CaseError as exc:
-            console.print(f"[red]✗ {escape(str(exc))}[/]")
+            console.print(f"[red]✗ {escape(wording.in_users_words(str(exc), exc.field_name))}[/]")
             return 2
         case_file = save_progress(walk, out_dir, script)
         console.print(f"\n[green]Setup complete[/] — saved as a case file: {case_file}\n"
