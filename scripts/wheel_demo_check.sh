@@ -7,7 +7,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 "$root/.venv-tf/bin/python" - <<'PY'
-import wizard, wizard.reports.render as r
+import wizard, wizard.reports.jinja as r
 assert "site-packages" in wizard.__file__, f"not the installed wheel: {wizard.__file__}"
 assert any("site-packages" in str(d) for d in r.template_dirs()), r.template_dirs()
 PY
