@@ -624,3 +624,23 @@ def test_an_unreachable_model_skips_the_steps_it_prevents_and_is_no_fault(
     skipped = [f for f in result.findings if f.id == "wizard.step-skipped"]
     assert {f.evidence["step"] for f in skipped} >= {"data", "model"}
     assert result.verdict.kind == "inconclusive" and "could not run" in result.verdict.summary
+
+
+def test_a_saved_dataset_is_described_from_its_own_files_without_importing_datasets(demo_dir):
+    """The hub probe runs in the wizard's own process: a save_to_disk folder is read from its
+    JSON and Arrow files, with the same splits, features and first rows datasets gives."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from wizard.hub.dataset import resolve_dataset; "
+            f"d = resolve_dataset({str(demo_dir / 'dataset')!r}); "
+            "print(json.dumps([d.splits, sorted(d.features), d.first_rows[0], "
+            "'datasets' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    splits, features, first, imported = json.loads(out.stdout.strip().splitlines()[-1])
+    import datasets
+
+    ds = datasets.load_from_disk(str(demo_dir / "dataset"))
+    assert splits == {k: len(v) for k, v in ds.items()} and not imported
+    assert features == sorted(ds["train"].features) and first == dict(ds["train"][0])

@@ -7,6 +7,7 @@ offline (`HF_HUB_OFFLINE=1`) or when the Hub cannot be reached, from the dataset
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterator, Mapping
 from itertools import islice
@@ -221,6 +222,14 @@ def _cached_dataset(dref: DatasetRef, split: str | None, note: str) -> DatasetRe
 
 
 def _disk_dataset(ref: str, folder: Path, split: str | None, source: str) -> DatasetRef:
+    described = _describe_saved(folder)  # its own files: no `datasets` import (about 0.6 s)
+    if described is not None:
+        splits, features, rows = described
+        dref = DatasetRef(kind="disk", ref=ref, path=str(folder.resolve()), source="local",
+                          token_source=source, splits=splits)
+        dref.features, dref.first_rows = features, [_jsonable(r) for r in rows]
+        _check_split(dref, split)
+        return dref
     import datasets
 
     try:
@@ -239,6 +248,34 @@ def _disk_dataset(ref: str, folder: Path, split: str | None, source: str) -> Dat
                        for r in first.select(range(min(PREVIEW_ROWS, len(first))))]
     _check_split(dref, split)
     return dref
+
+
+def _describe_saved(folder: Path) -> tuple[dict[str, int], dict[str, Any], list[dict]] | None:
+    """A save_to_disk folder read from its own files (dataset_dict.json, each split's
+    dataset_info.json, state.json and Arrow files): the row count of each split, the features
+    and the first rows of the default split; None when the layout is not the usual one."""
+    try:
+        import pyarrow as pa
+
+        listing = folder / "dataset_dict.json"
+        names = json.loads(listing.read_text())["splits"] if listing.is_file() else None
+        dirs = {n: folder / n for n in names} if names else {"train": folder}
+        splits: dict[str, int] = {}
+        heads: dict[str, Any] = {}
+        for name, d in dirs.items():
+            splits[name] = 0
+            for entry in json.loads((d / "state.json").read_text())["_data_files"]:
+                for batch in pa.ipc.open_stream(pa.memory_map(str(d / entry["filename"]))):
+                    splits[name] += batch.num_rows  # memory-mapped: the data is not read
+                    if batch.num_rows and name not in heads:
+                        heads[name] = batch
+        first = default_split(splits) or next(iter(splits))
+        features = json.loads((dirs[first] / "dataset_info.json").read_text())["features"]
+        head = heads.get(first)
+        rows = head.slice(0, PREVIEW_ROWS).to_pylist() if head is not None else []
+        return splits, features, rows
+    except Exception:  # noqa: BLE001  (another layout: datasets reads it)
+        return None
 
 
 def _files_dataset(path: str, files: dict[str, list[str]] | None, split: str | None, source: str,
