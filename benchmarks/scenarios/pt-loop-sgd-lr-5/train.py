@@ -1,0 +1,31 @@
+import torch
+from torch.utils.data import DataLoader
+from datasets import load_from_disk
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding
+
+checkpoint = "@FIXTURES@/models/bert"
+raw_datasets = load_from_disk("@FIXTURES@/data/topics")
+tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+
+
+def tokenize(examples):
+    return tokenizer(examples["text"], truncation=True)
+
+
+tokenized_datasets = raw_datasets.map(tokenize, batched=True, remove_columns=["text"])
+tokenized_datasets = tokenized_datasets.rename_column("label", "labels")
+train_dataloader = DataLoader(tokenized_datasets["train"], batch_size=16, shuffle=True,
+                              collate_fn=DataCollatorWithPadding(tokenizer))
+
+model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=4)
+optimizer = torch.optim.SGD(model.parameters(), lr=5.0)
+
+model.train()
+for epoch in range(2):
+    for batch in train_dataloader:
+        outputs = model(**batch)
+        loss = outputs.loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    print(f"epoch {epoch}: loss {loss.item():.4f}")
