@@ -24,7 +24,7 @@ import random
 import sys
 from pathlib import Path
 
-VERSION = "2"
+VERSION = "3"
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 POSITIONS = 64
 
@@ -216,10 +216,12 @@ def build_datasets(out: Path) -> None:
     save("sentiment_gaps", holes, sent_val, sent)
 
     # a label-sorted file cut in two: train holds world/sports/business, validation science
-    rows = topic_rows(640, 17)
-    unique = list(dict.fromkeys(zip(rows["text"], rows["label"])))[:320]
-    unique.sort(key=lambda row: row[1])
-    ordered = {"text": [t for t, _ in unique], "label": [y for _, y in unique]}
+    rows = topic_rows(800, 17)
+    by_class: dict[int, list[str]] = {}
+    for text, y in dict.fromkeys(zip(rows["text"], rows["label"])):
+        by_class.setdefault(y, []).append(text)
+    ordered = {"text": [t for y in range(4) for t in by_class[y][:80]],
+               "label": [y for y in range(4) for _ in range(80)]}
     save("topics_sorted", {k: v[:240] for k, v in ordered.items()},
          {k: v[240:] for k, v in ordered.items()}, topics)
 

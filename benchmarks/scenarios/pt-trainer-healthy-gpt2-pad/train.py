@@ -24,13 +24,13 @@ def compute_metrics(eval_pred):
     return {"accuracy": float((predictions == labels).mean())}
 
 
-args = TrainingArguments("out", learning_rate=5e-5,
-                         per_device_train_batch_size=16,
-                         per_device_eval_batch_size=32, num_train_epochs=2,
-                         eval_strategy="epoch", save_strategy="no", report_to="none",
-                         logging_steps=5)
-trainer = Trainer(model=model, args=args, train_dataset=tokenized_datasets["train"],
-                  eval_dataset=tokenized_datasets["validation"], data_collator=DataCollatorWithPadding(tokenizer),
-                  compute_metrics=compute_metrics)
+args = TrainingArguments(
+    "out", learning_rate=5e-5, per_device_train_batch_size=16, per_device_eval_batch_size=32,
+    num_train_epochs=2, eval_strategy="epoch", save_strategy="no", report_to="none",
+    logging_steps=5)
+trainer = Trainer(
+    model=model, args=args, train_dataset=tokenized_datasets["train"],
+    eval_dataset=tokenized_datasets["validation"], data_collator=DataCollatorWithPadding(tokenizer),
+    compute_metrics=compute_metrics)
 trainer.train()
 print(trainer.evaluate())
