@@ -135,7 +135,7 @@ class Case:
         """Make relative local paths (model, dataset, logs) relative to the case file."""
         for obj, name in ((self, "model"), (self.dataset, "path"), (self, "logs")):
             value = getattr(obj, name)
-            if value and not Path(value).is_absolute() and (base_dir / value).exists():
+            if value and not Path(value).is_absolute() and _is_file_or_dir(base_dir / value):
                 setattr(obj, name, str((base_dir / value).resolve()))
 
     # -- validation ---------------------------------------------------------------------
@@ -256,3 +256,11 @@ def _types(annotation: Any) -> list[str]:
     text = annotation if isinstance(annotation, str) else str(annotation)
     return [t.strip() for t in text.split("|")] if "|" in text else [text.strip()]
 
+
+def _is_file_or_dir(path: Path) -> bool:
+    """Whether `path` exists; False for text that cannot be a path (too long, a NUL byte), such
+    as a pasted log given where a file name was expected."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
