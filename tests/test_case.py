@@ -89,7 +89,8 @@ def test_arbitrary_text_never_raises_anything_but_case_error(text):
 def test_pasted_logs_in_place_of_a_file_name_are_kept(tmp_path):
     # a Keras console log pasted under `logs:` is text, not a path: one line of it is longer
     # than a file name may be, which must not stop the case from loading
-    pasted = "Epoch 1/3\n" + "1563/1563 [" + "=" * 300 + "] - 51s 32ms/step - loss: 0.6931\n"
+    pasted = "".join(f"{{'loss': 0.69{i}, 'grad_norm': 1.2, 'learning_rate': 5e-05, 'epoch': 0.{i}}} "
+                     for i in range(6)) + "\n"
     path = tmp_path / "case.yaml"
     path.write_text(yaml.safe_dump({**MINIMAL, "logs": pasted}))
     case = Case.from_file(path)
