@@ -392,7 +392,10 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 log_box = gr.Textbox(label="Log", lines=10, max_lines=18, autoscroll=True,
                                      interactive=False, elem_id="run-log")
 
-                @gr.render(inputs=[live])
+                # renders are quick and answered directly (queue=False): queued, they shared
+                # the run's event stream, and under load the browser could close that stream
+                # with the run's last updates (the verdict) still on their way
+                @gr.render(inputs=[live], queue=False)
                 def _cards(found: list[dict[str, Any]]) -> None:
                     found = found or []  # what needs attention first, then the rest, in order
                     for f in [f for f in found if f.get("status") in PROBLEMS]:
@@ -413,7 +416,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 verdict_box = gr.HTML("<p>No verdict yet: run the checks first.</p>",
                                       elem_id="verdict")
 
-                @gr.render(inputs=[result_st])
+                @gr.render(inputs=[result_st], queue=False)
                 def _fix_list(result: dict[str, Any]) -> None:
                     todo = fixes(result or {})
                     if todo:
