@@ -60,8 +60,8 @@ def test_a_tensorflow_case_gets_a_worker_with_tensorflow_enabled(monkeypatch):
     """USE_TF=0 left in this process by a PyTorch session must not reach a TF case's worker."""
     monkeypatch.setenv("USE_TF", "0")
     tf_case = Case.from_dict({"model": "m", "dataset": {"path": "d"}, "framework": "tensorflow"})
-    with Worker(tf_case, device="cpu", timeout=60) as w:
+    with Worker(tf_case, device="cpu", timeout=300) as w:  # TF starts slowly on a busy machine
         flags = _one(w.run(P + "flags")).evidence
     assert flags == {"USE_TF": None, "TF_USE_LEGACY_KERAS": "1"}
-    with Worker(CASE, device="cpu", timeout=60) as w:  # a PyTorch case keeps it
+    with Worker(CASE, device="cpu", timeout=300) as w:  # a PyTorch case keeps it
         assert _one(w.run(P + "flags")).evidence["USE_TF"] == "0"
