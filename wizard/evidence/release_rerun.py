@@ -66,8 +66,9 @@ def _venv_python(folder: Path) -> Path:
 
 
 def _pip_install(python: Path, distribution: str, index_url: str | None,
-                 find_links: str | None, timeout: float) -> tuple[bool, str]:
-    cmd = [str(python), "-m", "pip", "install", "--upgrade",
+                 find_links: str | None, timeout: float, no_deps: bool = False
+                 ) -> tuple[bool, str]:
+    cmd = [str(python), "-m", "pip", "install", "--upgrade"] + (["--no-deps"] if no_deps else []) + [
            "--disable-pip-version-check", "--no-input", "--retries", "0", "--timeout", "15",
            distribution]
     if find_links:
@@ -81,6 +82,9 @@ def _pip_install(python: Path, distribution: str, index_url: str | None,
         return False, f"pip did not finish within {timeout:.0f} s"
     if proc.returncode == 0:
         return True, ""
+    if "--no-deps" not in cmd and "No matching distribution" in (proc.stderr or ""):
+        # a new dependency the index lacks: upgrade the package alone, over the user's others
+        return _pip_install(python, distribution, index_url, find_links, timeout, no_deps=True)
     lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
     return False, next((ln.removeprefix("ERROR: ") for ln in reversed(lines)
                         if ln.startswith("ERROR")), lines[-1] if lines else "pip failed")
@@ -133,7 +137,8 @@ def rerun_on_latest(script: str, expected: Signature, package: str,
                     index_url: str | None = None, find_links: str | None = None,
                     env: dict[str, str] | None = None, python: str | None = None,
                     run_timeout: float = 120.0, budget: float = BUDGET,
-                    layers: list[str] | None = None,
+                    layers: list[str] | None = None, same_major: bool = False,
+                    same_major_why: str = "",
                     on_progress: Callable[[str], None] | None = None) -> Rerun:
     """Upgrade only `package` in a throwaway venv over this environment and rerun `script`
     (`layers`: the package folders beneath the venv's own; this interpreter's by default)."""
@@ -160,7 +165,15 @@ def rerun_on_latest(script: str, expected: Signature, package: str,
             info.status, info.latest = "not-newer", newest.latest
             info.why = "the index has nothing newer."
             return info
-        target = f"{dist}=={newest.newer[0]}"
+        newer = [v for v in newest.newer if not same_major or
+                 v.split(".")[0] == (installed or "").split(".")[0]]
+        if not newer:
+            info.status, info.latest = "not-newer", newest.latest_same_major
+            info.why = (f"the index has {newest.latest}, a major release this setup cannot use "
+                        f"({same_major_why})." if same_major_why else
+                        "the index has nothing newer.")
+            return info
+        target = f"{dist}=={newer[0]}"
     folder = Path(tempfile.mkdtemp(prefix="wizard-latest-"))
     try:
         say(f"latest release: a throwaway venv over this one, upgrading only {dist}")

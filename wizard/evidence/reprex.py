@@ -126,10 +126,26 @@ def shrink(code: str, reproduces: Callable[[str], bool], deadline: float) -> str
     while i >= 0 and time.monotonic() < deadline:
         trial = statements[:i] + statements[i + 1:]
         text = "\n".join(trial) + "\n"
-        if _compiles(text) and reproduces(text):
+        if _compiles(text) and not _leaves_undefined(statements[i], trial[i:]) and \
+                reproduces(text):
             statements = trial
         i -= 1
     return "\n".join(statements) + "\n"
+
+
+def _leaves_undefined(removed: str, later: list[str]) -> bool:
+    """Whether dropping `removed` leaves a name it binds used by the statements after it
+    (such a trial would only fail with a NameError: not worth a run)."""
+    bound = {n.id for n in ast.walk(ast.parse(removed))
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for node in ast.parse(removed).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+    used = {n.id for text in later for n in ast.walk(ast.parse(text))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return bool(bound & used)
 
 
 def _compiles(code: str) -> bool:

@@ -5,8 +5,8 @@ inlines what the script read from outside (`sys.argv[i]`, `os.environ[...]`, rel
 absolute), swaps the data it loads (`load_dataset`, `load_from_disk`) for a few rows of the same
 columns, and, for the first candidate, swaps a model checkpoint for a tiny random model of the
 same config class (`X.from_config(AutoConfig.for_model(model_type, <small sizes>))`). Candidates
-go from the smallest (the slice, a tiny model) to the largest (the whole script up to the
-failing line, the real checkpoint). Nothing is executed here.
+go from the smallest (the slice with a tiny model, then with the real checkpoint) to the whole
+script up to the failing line (tiny model, then the checkpoint). Nothing is executed here.
 """
 from __future__ import annotations
 
@@ -123,8 +123,10 @@ def _call_name(node: ast.Call) -> str:
 class _Swap(ast.NodeTransformer):
     """Data loads -> a few rows; model checkpoints -> a tiny random model (when asked)."""
 
-    def __init__(self, data: list[dict[str, Any]], tiny: bool, read_config: ConfigReader):
+    def __init__(self, data: list[dict[str, Any]], tiny: bool, read_config: ConfigReader,
+                 constants: dict[str, str] | None = None):
         self.data, self.tiny, self.read_config = list(data), tiny, read_config
+        self.constants = constants or {}
         self.loads_seen = 0
         self.swapped_data = False
         self.swapped_models: list[str] = []
@@ -141,9 +143,9 @@ class _Swap(ast.NodeTransformer):
             return node
         if name == "from_pretrained" and isinstance(node.func, ast.Attribute) and \
                 isinstance(node.func.value, ast.Name) and is_model_class(node.func.value.id) \
-                and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
-            checkpoint = node.args[0].value
+                and node.args and self._string(node.args[0]) is not None:
+            checkpoint = self._string(node.args[0])
+            assert checkpoint is not None
             self.checkpoints.append(checkpoint)
             if self.tiny:
                 tiny = self._tiny(node, checkpoint)
@@ -151,6 +153,14 @@ class _Swap(ast.NodeTransformer):
                     self.swapped_models.append(checkpoint)
                     return ast.copy_location(tiny, node)
         return node
+
+    def _string(self, node: ast.expr) -> str | None:
+        """A string constant, or a name the script binds once to one."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.constants.get(node.id)
+        return None
 
     def _tiny(self, node: ast.Call, checkpoint: str) -> ast.expr | None:
         config = self.read_config(checkpoint)
@@ -207,6 +217,24 @@ def _unused_imports_dropped(statements: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+def string_constants(statements: list[ast.stmt]) -> dict[str, str]:
+    """Names bound exactly once, to a string constant, at module level."""
+    values: dict[str, str] = {}
+    count: dict[str, int] = {}
+    for node in statements:
+        for name in _bound(node):
+            count[name] = count.get(name, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str):
+            values[node.targets[0].id] = node.value.value
+    return {k: v for k, v in values.items() if count.get(k) == 1}
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def build_candidates(source: str, line: int, argv: list[str] | None = None,
                      environ: Mapping[str, str] | None = None, cwd: str | Path = ".",
                      data: list[dict[str, Any]] | None = None,
@@ -226,11 +254,11 @@ def build_candidates(source: str, line: int, argv: list[str] | None = None,
     bodies.append(("script up to the failing line", flat[:index + 1]))
     out: list[Candidate] = []
     seen: set[str] = set()
-    for tiny in (True, False):
-        for label, body in bodies:
+    for label, body in bodies:
+        for tiny in (True, False):
             module = ast.Module(body=[copy.deepcopy(s) for s in body], type_ignores=[])
             module = _Inline(list(argv or []), dict(environ or {}), Path(cwd)).visit(module)
-            swap = _Swap(data or [], tiny, read_config)
+            swap = _Swap(data or [], tiny, read_config, string_constants(module.body))
             module = swap.visit(module)
             if tiny and not swap.swapped_models:
                 continue

@@ -1,0 +1,167 @@
+"""`wizard run`'s report step: when the user's script raised inside library code and the
+checks of the setup are clean, a reproduction written from the script itself, verified in a
+fresh interpreter and shrunk (report.reproduction), then rerun on the latest release of the
+library the error comes from (report.latest-release)."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from wizard.core.findings import Finding
+from wizard.engine.verdict import user_side_errors, user_side_faults
+from wizard.evidence.release_rerun import Rerun, rerun_on_latest
+from wizard.evidence.reprex import (MAX_LINES, Reprex, Signature, default_runner, signature_of,
+                                    verify_and_shrink)
+from wizard.live.instrument import Capture
+from wizard.script.reprex_source import ROWS, Candidate, build_candidates
+from wizard.settings import current as current_settings
+from wizard.triage.parse import parse_traceback
+
+FRAMEWORK_ENV = {"TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
+                 "TOKENIZERS_PARALLELISM": "false"}
+
+
+def failing_line(capture: Capture) -> int | None:
+    """The line of the user's script the error passed through last."""
+    script = os.path.realpath(capture.script)
+    line = None
+    for frame in parse_traceback(capture.traceback).frames:
+        if frame.file and os.path.realpath(frame.file) == script and frame.line:
+            line = frame.line
+    return line
+
+
+def data_rows(capture: Capture, rows: int = ROWS) -> list[dict[str, Any]]:
+    """For each dataset the script loaded, in order, its first rows by split (or {})."""
+    out: list[dict[str, Any]] = []
+    for rec in capture.loads:
+        res = rec.get("result")
+        try:
+            if hasattr(res, "keys") and hasattr(res, "column_names") and isinstance(
+                    res.column_names, dict):
+                out.append({"kind": "dict", "splits": {
+                    str(k): _plain(res[k].select(range(min(rows, len(res[k])))).to_dict())
+                    for k in res.keys()}})
+            elif hasattr(res, "select") and hasattr(res, "to_dict"):
+                out.append({"kind": "dataset",
+                            "columns": _plain(res.select(range(min(rows, len(res)))).to_dict())})
+            else:
+                out.append({})
+        except Exception:
+            out.append({})
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return str(value)
+
+
+def should_reproduce(capture: Capture, findings: list[Finding]) -> Signature | None:
+    """The error's signature when a reproduction is worth writing: the script raised, the
+    error comes from library code, and no check of the setup failed or could not run."""
+    if capture.ended != "raised" or not capture.traceback:
+        return None
+    expected = signature_of(capture.traceback)
+    if expected is None or expected.package is None:
+        return None
+    if user_side_faults(findings) or user_side_errors(findings):
+        return None
+    if failing_line(capture) is None:
+        return None
+    return expected
+
+
+def reproduce_script(capture: Capture, expected: Signature,
+                     on_progress: Callable[[str], None] | None = None,
+                     budget: float | None = None, do_shrink: bool = True
+                     ) -> tuple[Reprex, list[Candidate]]:
+    """Build the candidates from the script and keep the first that fails the same way."""
+    source = Path(capture.script).read_text(encoding="utf-8")
+    candidates = build_candidates(source, failing_line(capture) or 0,
+                                  argv=[capture.script, *capture.argv], environ=os.environ,
+                                  cwd=os.getcwd(), data=data_rows(capture))
+    runner = default_runner(python=sys.executable, env=dict(FRAMEWORK_ENV))
+    result = verify_and_shrink([(c.label, c.source) for c in candidates], expected, runner,
+                               budget=budget or current_settings().repro_budget,
+                               do_shrink=do_shrink, on_progress=on_progress)
+    return result, candidates
+
+
+def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding:
+    """report.reproduction: warn with the verified script, info (no script) otherwise."""
+    chosen = next((c for c in candidates if c.label == result.label), None)
+    ev: dict[str, Any] = {"verified": result.verified, "from": "script",
+                          "expected": result.expected.describe(),
+                          "attempts": [t.to_dict() for t in result.tries],
+                          "command": "python repro.py"}
+    if result.stopped:
+        ev["stopped"] = result.stopped
+    if not result.verified or chosen is None:
+        why = result.stopped or f"none of {len(result.tries)} candidate script(s) raised " \
+                                f"{result.expected.describe()}"
+        return Finding("report.reproduction", "info",
+                       "No reproduction: the candidates written from your script did not fail "
+                       "the same way", evidence=ev,
+                       explanation=f"{why} (see the attempts), so no script is offered as a "
+                                   "reproduction. Something outside the script's own statements "
+                                   "is involved (the environment, files it reads, state).")
+    ev.update({"tiny_config": chosen.tiny, "weights_matter": not chosen.tiny,
+               "sliced": chosen.sliced, "synthetic_data": chosen.swapped_data,
+               "lines": result.lines, "seconds": round(result.seconds, 1),
+               "output": result.output[-4000:]})
+    model = ("a tiny random model of the same config class" if chosen.tiny else
+             "your checkpoint (the fault needs the real weights or files)"
+             if chosen.checkpoints else "no model download")
+    title = (f"Reproduced in {result.lines} lines from your script: {result.expected.describe()}"
+             f" ({model}; verified in a fresh interpreter, {result.seconds:.0f} s)")
+    long = f" It is longer than {MAX_LINES} lines: trim it by hand." \
+        if result.lines > MAX_LINES else ""
+    return Finding("report.reproduction", "warn", title, evidence=ev,
+                   explanation="Your script, sliced to the statements the failing line needs, "
+                               "with the paths inlined" +
+                               (", the data swapped for a few rows of the same columns"
+                                if chosen.swapped_data else "") +
+                               ", then shrunk while it still fails the same way. Run it with "
+                               f"`python repro.py`; it is written next to the report.{long}",
+                   fix=result.script)
+
+
+def latest_release_finding(rerun: Rerun) -> Finding:
+    status = {"still-fails": "warn", "fixed": "pass"}.get(rerun.status, "skip")
+    title = rerun.line
+    fix = f'pip install -U "{rerun.distribution}=={rerun.latest}"' if rerun.status == "fixed" \
+        else ""
+    return Finding("report.latest-release", status, title, evidence=rerun.to_dict(),
+                   explanation="The reproduction was rerun in a throwaway virtual environment "
+                               "layered over yours, with only this package upgraded."
+                   if rerun.status in ("still-fails", "fixed") else "", fix=fix)
+
+
+def report_findings(capture: Capture, findings: list[Finding],
+                    on_progress: Callable[[str], None] | None = None) -> list[Finding]:
+    """The report step of `wizard run` (empty when no library bug is suspected)."""
+    expected = should_reproduce(capture, findings)
+    if expected is None:
+        return []
+    say = on_progress or (lambda _m: None)
+    start = time.monotonic()
+    result, candidates = reproduce_script(capture, expected, on_progress=say)
+    out = [reproduction_finding(result, candidates)]
+    if result.verified and expected.package:
+        tf = expected.package == "transformers" and "tensorflow" in sys.modules
+        rerun = rerun_on_latest(result.script, expected, expected.package,
+                                env=dict(FRAMEWORK_ENV), on_progress=say, same_major=tf,
+                                same_major_why="transformers 5 has no TensorFlow classes"
+                                if tf else "")
+        out.append(latest_release_finding(rerun))
+    say(f"report step done in {time.monotonic() - start:.0f} s")
+    return out
