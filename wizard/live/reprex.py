@@ -24,14 +24,17 @@ FRAMEWORK_ENV = {"TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
                  "TOKENIZERS_PARALLELISM": "false"}
 
 
+def script_lines(capture: Capture) -> list[int]:
+    """The lines of the user's script the error passed through, innermost first."""
+    script = os.path.realpath(capture.script)
+    return [f.line for f in reversed(parse_traceback(capture.traceback).frames)
+            if f.file and f.line and os.path.realpath(f.file) == script]
+
+
 def failing_line(capture: Capture) -> int | None:
     """The line of the user's script the error passed through last."""
-    script = os.path.realpath(capture.script)
-    line = None
-    for frame in parse_traceback(capture.traceback).frames:
-        if frame.file and os.path.realpath(frame.file) == script and frame.line:
-            line = frame.line
-    return line
+    lines = script_lines(capture)
+    return lines[0] if lines else None
 
 
 def data_rows(capture: Capture, rows: int = ROWS) -> list[dict[str, Any]]:
@@ -86,9 +89,13 @@ def reproduce_script(capture: Capture, expected: Signature,
                      ) -> tuple[Reprex, list[Candidate]]:
     """Build the candidates from the script and keep the first that fails the same way."""
     source = Path(capture.script).read_text(encoding="utf-8")
-    candidates = build_candidates(source, failing_line(capture) or 0,
-                                  argv=[capture.script, *capture.argv], environ=os.environ,
-                                  cwd=os.getcwd(), data=data_rows(capture))
+    candidates: list[Candidate] = []
+    rows = data_rows(capture)
+    for line in script_lines(capture):   # inside a function called with arguments: its caller
+        candidates = build_candidates(source, line, argv=[capture.script, *capture.argv],
+                                      environ=os.environ, cwd=os.getcwd(), data=rows)
+        if candidates:
+            break
     runner = default_runner(python=sys.executable, env=dict(FRAMEWORK_ENV))
     result = verify_and_shrink([(c.label, c.source) for c in candidates], expected, runner,
                                budget=budget or current_settings().repro_budget,

@@ -123,11 +123,13 @@ def _call_on(node: ast.stmt, names: set[str]) -> bool:
 
 
 def failing_statement(statements: list[ast.stmt], line: int) -> int | None:
-    """Index of the top-level statement whose lines hold `line`."""
+    """Index of the top-level statement whose lines hold `line` (None inside a definition:
+    a def or class statement does not run the line; the caller's line is the one to use)."""
     for i, node in enumerate(statements):
         end = getattr(node, "end_lineno", node.lineno) or node.lineno
         if node.lineno <= line <= end:
-            return i
+            defines = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            return None if defines else i
     return None
 
 
