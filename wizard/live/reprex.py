@@ -68,10 +68,29 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+LOOKUPS = frozenset({"__getitem__", "__getattr__", "__getattribute__", "__missing__"})
+
+
+def user_lookup_failed(traceback_text: str) -> bool:
+    """Whether the error is a lookup the user's own code asked for (`batch["sentence"]`,
+    `model.foo`) that the library's `__getitem__`/`__getattr__` refused: a KeyError,
+    IndexError or AttributeError one frame below user code is the user's key, not a bug."""
+    parsed = parse_traceback(traceback_text)
+    frames = parsed.frames
+    if len(frames) < 2 or parsed.exc_name not in ("KeyError", "IndexError", "AttributeError"):
+        return False
+    inner, caller = frames[-1], frames[-2]
+    return inner.is_library and inner.function in LOOKUPS and caller.is_user
+
+
 def should_reproduce(capture: Capture, findings: list[Finding]) -> Signature | None:
     """The error's signature when a reproduction is worth writing: the script raised, the
-    error comes from library code, and no check of the setup failed or could not run."""
+    triage calls it a possible library bug (library code, no known user error), and no check
+    of the setup failed or could not run."""
     if capture.ended != "raised" or not capture.traceback:
+        return None
+    if not any(f.id == "triage.possible-library-bug" for f in findings) or \
+            user_lookup_failed(capture.traceback):
         return None
     expected = signature_of(capture.traceback)
     if expected is None or expected.package is None:
