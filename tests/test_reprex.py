@@ -168,3 +168,69 @@ def test_latest_release_skipped_with_the_reason_when_no_index_answers(buggy):
     info = rerun_on_latest(SCRIPT, sig, "buggy", index_url=UNREACHABLE)
     assert info.status == "skipped" and "could not be reached" in info.line
     assert info.line.startswith("Not checked against the latest buggy release")
+
+
+# -- end to end: `wizard run` on a script that hits the fake library's bug -------------------
+FAKE_TRAIN = '''\
+import sys
+from buggy.core import sort_check
+
+def main():
+    data = [int(x) for x in sys.argv[1:]]
+    print("checking", data)
+    extra = len(data)
+    sort_check(data)
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_run_ends_in_library_bug_with_the_reprex_in_the_issue_form(buggy, tmp_path,
+                                                                    monkeypatch):
+    from wizard.live.run import run_instrumented
+    from wizard.reports.render import render_report
+
+    monkeypatch.setenv("PYTHONPATH", str(buggy["site"]))   # the fresh interpreters see buggy
+    script = tmp_path / "train.py"
+    script.write_text(FAKE_TRAIN)
+    events = []
+    r = run_instrumented(script, ["3", "1", "2"], on_event=events.append).result
+    assert r.verdict.kind == "library-bug" and r.verdict.primary == "report.reproduction"
+    repro = next(f for f in r.findings if f.id == "report.reproduction")
+    assert repro.fix == ("from buggy.core import sort_check\n"
+                         "data = [int(x) for x in ['3', '1', '2']]\nsort_check(data)\n")
+    latest = next(f for f in r.findings if f.id == "report.latest-release")
+    assert latest.status == "skip" and "could not be reached" in latest.title
+    assert latest.title in r.verdict.summary
+    progress = [e.data["message"] for e in events if e.kind == "progress"]
+    assert progress[0].startswith("reproduction: trying candidate 1/")
+    issue = render_report(r.to_dict(), "github")
+    for section in ("### System Info", "### Who can help?", "### Reproduction",
+                    "### Expected behavior"):
+        assert section in issue
+    assert "sort_check(data)" in issue and "cut down from my training script" in issue
+    assert "checkpoint" not in issue.split("### Reproduction")[1].split("```")[0]
+
+
+def test_a_clean_run_never_gets_a_reproduction(buggy, tmp_path, monkeypatch):
+    from wizard.live.run import run_instrumented
+
+    monkeypatch.setenv("PYTHONPATH", str(buggy["site"]))
+    script = tmp_path / "train.py"
+    script.write_text(FAKE_TRAIN)
+    r = run_instrumented(script, ["1", "2", "3"]).result
+    assert r.verdict.kind != "library-bug"
+    assert not [f for f in r.findings if f.category == "report"]
+
+
+def test_who_can_help_by_area():
+    from wizard.reports.maintainers import who_can_help
+
+    tf = ".../site-packages/transformers/modeling_tf_pytorch_utils.py"
+    assert who_can_help("transformers", tf) == ("TensorFlow", ("@Rocketknight1",))
+    assert who_can_help("transformers", "transformers/trainer.py")[0] == "trainer"
+    assert who_can_help("transformers", "transformers/models/bert/modeling_bert.py")[0] == \
+        "text models"
+    assert who_can_help("datasets", "datasets/arrow_dataset.py")[1] == ("@lhoestq",)
+    assert who_can_help("buggy", "buggy/core.py") == ("", ())

@@ -192,7 +192,8 @@ def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]
             tiny = repro.evidence.get("tiny_config")
             how.append("it reproduces in a standalone script" +
                        (" with a tiny random model (no download needed)" if tiny else
-                        " with your checkpoint"))
+                        " with your checkpoint" if repro.evidence.get("checkpoints", True)
+                        else ""))
         if diff_points:
             how.append("the other framework behaves differently on the same weights")
         return Verdict("library-bug", primary.id,

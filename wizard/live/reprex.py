@@ -142,6 +142,7 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
                                    "is involved (the environment, files it reads, state).")
     ev.update({"tiny_config": chosen.tiny, "weights_matter": not chosen.tiny,
                "sliced": chosen.sliced, "synthetic_data": chosen.swapped_data,
+               "checkpoints": chosen.checkpoints,
                "lines": result.lines, "seconds": round(result.seconds, 1),
                "output": result.output[-4000:]})
     model = ("a tiny random model of the same config class" if chosen.tiny else

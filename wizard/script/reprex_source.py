@@ -82,13 +82,23 @@ class _Inline(ast.NodeTransformer):
     def __init__(self, argv: list[str], environ: Mapping[str, str], cwd: Path):
         self.argv, self.environ, self.cwd = argv, environ, cwd
 
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if ast.unparse(node) == "sys.argv" and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(_literal(list(self.argv)), node)
+        return self.generic_visit(node)
+
     def visit_Subscript(self, node: ast.Subscript) -> Any:
-        self.generic_visit(node)
         target = ast.unparse(node.value)
         key = node.slice
         if target == "sys.argv" and isinstance(key, ast.Constant) and isinstance(key.value, int):
-            if 0 <= key.value < len(self.argv):
+            if -len(self.argv) <= key.value < len(self.argv):
                 return ast.copy_location(_literal(self.argv[key.value]), node)
+        if target == "sys.argv" and isinstance(key, ast.Slice) and all(
+                v is None or (isinstance(v, ast.Constant) and isinstance(v.value, int))
+                for v in (key.lower, key.upper, key.step)):
+            bounds = [getattr(v, "value", None) for v in (key.lower, key.upper, key.step)]
+            return ast.copy_location(_literal(self.argv[slice(*bounds)]), node)
+        self.generic_visit(node)
         if target == "os.environ" and isinstance(key, ast.Constant) and key.value in self.environ:
             return ast.copy_location(_literal(self.environ[key.value]), node)
         return node
