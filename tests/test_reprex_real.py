@@ -67,6 +67,8 @@ def test_tf_cannot_load_pytorch_safetensors_is_a_verified_library_bug(demo_dir, 
     assert len(lines) <= 30 and repro.evidence["lines"] == len(lines)
     assert "from_pretrained(" in repro.fix and "load_from_disk" not in repro.fix  # sliced
     assert "sys.argv" not in repro.fix and str(ckpt) in repro.fix            # inlined
+    assert "holds: config.json, model.safetensors" in repro.fix  # what the folder held
+    assert "tf_model.h5" not in repro.fix
     # the tiny random model was tried first and ran clean: the fault needs the real files
     tries = repro.evidence["attempts"]
     assert tries[0]["label"] == "slice, tiny model" and not tries[0]["reproduced"]

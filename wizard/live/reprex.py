@@ -148,10 +148,13 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
     model = ("a tiny random model of the same config class" if chosen.tiny else
              "your checkpoint (the fault needs the real weights or files)"
              if chosen.checkpoints else "no model download")
-    title = (f"Reproduced in {result.lines} lines from your script: {result.expected.describe()}"
+    script = folder_notes(chosen) + result.script
+    lines = len(script.strip().splitlines())
+    ev["lines"] = lines
+    long = f" It is longer than {MAX_LINES} lines: trim it by hand." if lines > MAX_LINES else ""
+    title = (f"Reproduced in {lines} lines from your script: {result.expected.describe()}"
              f" ({model}; verified in a fresh interpreter, {result.seconds:.0f} s)")
-    long = f" It is longer than {MAX_LINES} lines: trim it by hand." \
-        if result.lines > MAX_LINES else ""
+
     return Finding("report.reproduction", "warn", title, evidence=ev,
                    explanation="Your script, sliced to the statements the failing line needs, "
                                "with the paths inlined" +
@@ -159,7 +162,22 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
                                 if chosen.swapped_data else "") +
                                ", then shrunk while it still fails the same way. Run it with "
                                f"`python repro.py`; it is written next to the report.{long}",
-                   fix=result.script)
+                   fix=script)
+
+
+def folder_notes(chosen: Candidate) -> str:
+    """A comment naming the files of each local checkpoint folder the script still loads
+    (a maintainer needs to know what was in it: e.g. model.safetensors alone)."""
+    if chosen.tiny:
+        return ""
+    notes = []
+    for ckpt in dict.fromkeys(chosen.checkpoints):
+        path = Path(ckpt).expanduser()
+        if path.is_dir():
+            files = sorted(p.name for p in path.iterdir() if p.is_file())
+            shown = ", ".join(files[:8]) + (", ..." if len(files) > 8 else "")
+            notes.append(f"# {ckpt} holds: {shown}")
+    return "\n".join(notes) + "\n" if notes else ""
 
 
 def latest_release_finding(rerun: Rerun) -> Finding:
