@@ -841,7 +841,10 @@ _check("report.framework-mismatch", "The same weights in the other framework (di
        "from_pt, TensorFlow -> PyTorch by weight conversion), the same batch through both: "
        "warn when the logits disagree beyond the tolerance or only one side fails (points at "
        "that implementation); info when both fail (a shared cause: inputs, config, weights); "
-       "pass when they agree; skip without both frameworks beside transformers 4.x.",
+       "pass when they agree; skip without both frameworks beside transformers 4.x. From a "
+       "script reproduction (`wizard run`): the verified script rerun with the other "
+       "framework's classes (TFAutoModelFor... <-> AutoModelFor...): warn when only one side "
+       "fails, info when both do.",
        "Two implementations of one architecture on the same weights must agree; a gap isolates "
        "the fault to library code, independent of the user's data pipeline.",
        "",

@@ -51,7 +51,8 @@ class Rerun:
             return (f"Fixed in {name} {self.latest}: upgrade (`pip install -U "
                     f"\"{name}=={self.latest}\"`); installed {self.installed}.")
         if self.status == "not-newer":
-            return f"{name} {self.installed} is already the latest release: {self.why}"
+            return (f"Still fails on {name} {self.installed}, already the latest release usable "
+                    f"here: {self.why}")
         return f"Not checked against the latest {name} release: {self.why}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -5,6 +5,7 @@ library the error comes from (report.latest-release)."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -16,7 +17,8 @@ from wizard.evidence.release_rerun import Rerun, rerun_on_latest
 from wizard.evidence.reprex import (MAX_LINES, Reprex, Signature, default_runner, signature_of,
                                     verify_and_shrink)
 from wizard.live.instrument import Capture
-from wizard.script.reprex_source import ROWS, Candidate, build_candidates
+from wizard.checks.library import FRAMEWORK_NAMES, other_framework_available
+from wizard.script.reprex_source import ROWS, Candidate, build_candidates, other_framework
 from wizard.settings import current as current_settings
 from wizard.triage.parse import parse_traceback
 
@@ -144,7 +146,7 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
                "sliced": chosen.sliced, "synthetic_data": chosen.swapped_data,
                "checkpoints": chosen.checkpoints,
                "lines": result.lines, "seconds": round(result.seconds, 1),
-               "output": result.output[-4000:]})
+               "output": quiet(result.output)[-4000:]})
     model = ("a tiny random model of the same config class" if chosen.tiny else
              "your checkpoint (the fault needs the real weights or files)"
              if chosen.checkpoints else "no model download")
@@ -165,6 +167,15 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
                    fix=script)
 
 
+_NOISE = re.compile(r"^(?:[IW]\d{4} [\d:.]+ +\d+ \S+\] |WARNING: All log messages before "
+                    r"absl::InitializeLog)")
+
+
+def quiet(output: str) -> str:
+    """A run's output without TensorFlow's start-up log lines (absl, oneDNN)."""
+    return "\n".join(ln for ln in output.splitlines() if not _NOISE.match(ln))
+
+
 def folder_notes(chosen: Candidate) -> str:
     """A comment naming the files of each local checkpoint folder the script still loads
     (a maintainer needs to know what was in it: e.g. model.safetensors alone)."""
@@ -180,8 +191,41 @@ def folder_notes(chosen: Candidate) -> str:
     return "\n".join(notes) + "\n" if notes else ""
 
 
+def differential_finding(script: str, expected: Signature,
+                         on_progress: Callable[[str], None] | None = None) -> Finding | None:
+    """report.framework-mismatch from the verified script with the other framework's classes:
+    running clean there points at one framework's implementation. None when the script cannot
+    be translated or the other framework is not installed here."""
+    swapped = other_framework(script)
+    if swapped is None:
+        return None
+    other, code = swapped
+    mine = "tensorflow" if other == "pytorch" else "pytorch"
+    if other_framework_available(mine) is not None:
+        return None
+    a, b = FRAMEWORK_NAMES[mine], FRAMEWORK_NAMES[other]
+    (on_progress or (lambda _m: None))(f"differential: the same script with {b} classes")
+    outcome = default_runner(python=sys.executable, env=dict(FRAMEWORK_ENV))(code, 120.0)
+    got = signature_of(outcome.stderr) if outcome.returncode else None
+    ev: dict[str, Any] = {"from": "script", "frameworks": [mine, other], "other_script": code,
+                          other: {"status": "ok" if outcome.returncode == 0 else "raised",
+                                  "error": got.describe() if got else None},
+                          "points_at_library": outcome.returncode == 0}
+    if outcome.returncode == 0:
+        return Finding("report.framework-mismatch", "warn",
+                       f"Only {a} fails: the same script with {b} classes runs", evidence=ev,
+                       explanation=f"The same files and calls work in {b}, so the fault is in "
+                                   f"the {a} implementation in the library.")
+    return Finding("report.framework-mismatch", "info",
+                   f"The same script with {b} classes fails too"
+                   + (f" ({got.describe()})" if got else ""), evidence=ev,
+                   explanation="Both implementations fail: the cause may be shared (the files, "
+                               "the config), not one framework's code.")
+
+
 def latest_release_finding(rerun: Rerun) -> Finding:
-    status = {"still-fails": "warn", "fixed": "pass"}.get(rerun.status, "skip")
+    status = {"still-fails": "warn", "not-newer": "warn", "fixed": "pass"}.get(rerun.status,
+                                                                              "skip")
     title = rerun.line
     fix = f'pip install -U "{rerun.distribution}=={rerun.latest}"' if rerun.status == "fixed" \
         else ""
@@ -201,6 +245,9 @@ def report_findings(capture: Capture, findings: list[Finding],
     start = time.monotonic()
     result, candidates = reproduce_script(capture, expected, on_progress=say)
     out = [reproduction_finding(result, candidates)]
+    if result.verified:
+        diff = differential_finding(result.script, expected, say)
+        out += [diff] if diff is not None else []
     if result.verified and expected.package:
         tf = expected.package == "transformers" and "tensorflow" in sys.modules
         rerun = rerun_on_latest(result.script, expected, expected.package,

@@ -290,3 +290,22 @@ def build_candidates(source: str, line: int, argv: list[str] | None = None,
 def statements_of(code: str) -> list[str]:
     """A script's top-level statements as code, in order (for shrinking)."""
     return [ast.unparse(s) for s in ast.parse(code).body]
+
+
+_TF_CLASS = re.compile(r"\bTF((?:Auto)?[A-Z]\w*(?:Model|For[A-Z]\w*|LMHead\w*))\b")
+_PT_CLASS = re.compile(r"(?<![\w.])((?:Auto)?[A-Z]\w*(?:Model|For[A-Z]\w*|LMHead\w*))\b")
+_FRAMEWORK_CODE = re.compile(r"^\s*(import|from)\s+(torch|tensorflow|tf_keras|keras)\b|\btf\.|"
+                             r"\btorch\.|from_pt=|from_tf=", re.M)
+
+
+def other_framework(code: str) -> tuple[str, str] | None:
+    """(framework, code) of the same reproduction with the other framework's transformers
+    classes (TFAutoModelFor... <-> AutoModelFor...), or None when the script has code of its
+    own framework that a class swap cannot translate."""
+    if _FRAMEWORK_CODE.search(code):
+        return None
+    if _TF_CLASS.search(code):
+        return "pytorch", _TF_CLASS.sub(r"\1", code)
+    swapped = _PT_CLASS.sub(lambda m: "TF" + m.group(1) if is_model_class(m.group(1))
+                            and not m.group(1).startswith("TF") else m.group(1), code)
+    return ("tensorflow", swapped) if swapped != code else None
