@@ -824,7 +824,7 @@ _check("report.reproduction", "A standalone reproduction script, verified",
        "From a case: 1 sample (padding trimmed) -> the failing samples -> the whole batch, each "
        "with a tiny config (hidden 32, 2 layers, 2 heads, FFN 64) then the checkpoint; 120 s per "
        "run, 240 s in all ($WIZARD_REPRO_BUDGET). From a script: the slice then the script up "
-       "to the failing line, each with a tiny model then the checkpoint; 60 s per run, 240 s "
+       "to the failing line, each with a tiny model then the checkpoint; 150 s per run, 420 s "
        "in all, shrinking included")
 _check("report.latest-release", "Does it still fail on the latest release?",
        "The verified reproduction rerun in a throwaway virtual environment layered over yours "

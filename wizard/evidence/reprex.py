@@ -16,8 +16,8 @@ from typing import Any, Callable
 from wizard.evidence.repro import Outcome, run_script
 from wizard.triage.parse import parse_traceback
 
-RUN_TIMEOUT = 60.0          # one candidate
-BUDGET = 240.0              # every run together (candidates and shrinking)
+RUN_TIMEOUT = 150.0         # one candidate (a TensorFlow import alone can take a minute on a busy CPU)
+BUDGET = 420.0              # every run together (candidates and shrinking)
 MAX_LINES = 30
 
 

@@ -11,15 +11,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from wizard.checks.library import FRAMEWORK_NAMES, other_framework_available
 from wizard.core.findings import Finding
 from wizard.engine.verdict import user_side_errors, user_side_faults
 from wizard.evidence.release_rerun import Rerun, rerun_on_latest
-from wizard.evidence.reprex import (MAX_LINES, Reprex, Signature, default_runner, signature_of,
-                                    verify_and_shrink)
+from wizard.evidence.reprex import (BUDGET, MAX_LINES, Reprex, Signature, default_runner,
+                                    signature_of, verify_and_shrink)
 from wizard.live.instrument import Capture
-from wizard.checks.library import FRAMEWORK_NAMES, other_framework_available
 from wizard.script.reprex_source import ROWS, Candidate, build_candidates, other_framework
-from wizard.settings import current as current_settings
 from wizard.triage.parse import parse_traceback
 
 FRAMEWORK_ENV = {"TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
@@ -119,7 +118,7 @@ def reproduce_script(capture: Capture, expected: Signature,
             break
     runner = default_runner(python=sys.executable, env=dict(FRAMEWORK_ENV))
     result = verify_and_shrink([(c.label, c.source) for c in candidates], expected, runner,
-                               budget=budget or current_settings().repro_budget,
+                               budget=budget or BUDGET,
                                do_shrink=do_shrink, on_progress=on_progress)
     return result, candidates
 
