@@ -89,7 +89,7 @@ def test_candidates_inline_the_run_and_swap_data_and_model(tmp_path):
          "architectures": ["BertForMaskedLM"]}))
     line = _line(TRAIN, "model.save_pretrained(out_dir)")
     rows = {"kind": "dict", "splits": {"train": {"text": ["a b", "c"], "label": [0, 1]}}}
-    cands = build_candidates(TRAIN, line, argv=["train.py", str(ckpt), "data"],
+    cands = build_candidates(TRAIN, line, argv=["train.py", "./ckpt", "data"],
                              environ={"OUT_DIR": "/out/here"}, cwd=tmp_path, data=[rows])
     labels = [c.label for c in cands]
     assert labels == ["slice, tiny model", "slice, your checkpoint",
@@ -98,7 +98,7 @@ def test_candidates_inline_the_run_and_swap_data_and_model(tmp_path):
     tiny, real = cands[0].source, cands[1].source
     assert "AutoConfig.for_model('bert'" in tiny and "'hidden_size': 32" in tiny
     assert "'vocab_size': 30522" in tiny and "'num_labels': 3" in tiny   # token ids stay valid
-    assert f"checkpoint = {str(ckpt)!r}" in real and "from_pretrained(checkpoint" in real
+    assert f"checkpoint = {str(ckpt.resolve())!r}" in real   # relative argv path made absolute and "from_pretrained(checkpoint" in real
     assert "out_dir = '/out/here'" in real and "sys.argv" not in real and "os.environ" not in real
     whole = cands[3].source
     assert "DatasetDict({'train': Dataset.from_dict({'text': ['a b', 'c']" in whole

@@ -82,9 +82,23 @@ class _Inline(ast.NodeTransformer):
     def __init__(self, argv: list[str], environ: Mapping[str, str], cwd: Path):
         self.argv, self.environ, self.cwd = argv, environ, cwd
 
+    def _path(self, value: Any) -> Any:
+        """A relative path that exists from the run's folder, made absolute."""
+        if isinstance(value, list):
+            return [self._path(v) for v in value]
+        if isinstance(value, str) and value and not os.path.isabs(value) and "\n" not in value \
+                and len(value) < 300 and ("/" in value or "." in value):
+            candidate = self.cwd / value
+            if candidate.exists():
+                return str(candidate.resolve())
+        return value
+
+    def _value(self, value: Any, node: ast.AST) -> ast.expr:
+        return ast.copy_location(_literal(self._path(value)), node)
+
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         if ast.unparse(node) == "sys.argv" and isinstance(node.ctx, ast.Load):
-            return ast.copy_location(_literal(list(self.argv)), node)
+            return self._value(list(self.argv), node)
         return self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
@@ -92,15 +106,15 @@ class _Inline(ast.NodeTransformer):
         key = node.slice
         if target == "sys.argv" and isinstance(key, ast.Constant) and isinstance(key.value, int):
             if -len(self.argv) <= key.value < len(self.argv):
-                return ast.copy_location(_literal(self.argv[key.value]), node)
+                return self._value(self.argv[key.value], node)
         if target == "sys.argv" and isinstance(key, ast.Slice) and all(
                 v is None or (isinstance(v, ast.Constant) and isinstance(v.value, int))
                 for v in (key.lower, key.upper, key.step)):
             bounds = [getattr(v, "value", None) for v in (key.lower, key.upper, key.step)]
-            return ast.copy_location(_literal(self.argv[slice(*bounds)]), node)
+            return self._value(self.argv[slice(*bounds)], node)
         self.generic_visit(node)
         if target == "os.environ" and isinstance(key, ast.Constant) and key.value in self.environ:
-            return ast.copy_location(_literal(self.environ[key.value]), node)
+            return self._value(self.environ[key.value], node)
         return node
 
     def visit_Call(self, node: ast.Call) -> Any:
@@ -110,19 +124,14 @@ class _Inline(ast.NodeTransformer):
                 isinstance(node.args[0], ast.Constant):
             name = node.args[0].value
             if name in self.environ:
-                return ast.copy_location(_literal(self.environ[name]), node)
+                return self._value(self.environ[name], node)
             if len(node.args) > 1:
                 return node.args[1]
         return node
 
     def visit_Constant(self, node: ast.Constant) -> Any:
-        value = node.value
-        if isinstance(value, str) and value and not os.path.isabs(value) and "\n" not in value \
-                and len(value) < 300 and ("/" in value or "." in value):
-            candidate = self.cwd / value
-            if candidate.exists():
-                return ast.copy_location(_literal(str(candidate.resolve())), node)
-        return node
+        value = self._path(node.value)
+        return node if value == node.value else self._value(value, node)
 
 
 def _call_name(node: ast.Call) -> str:
