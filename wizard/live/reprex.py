@@ -147,8 +147,8 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
                "lines": result.lines, "seconds": round(result.seconds, 1),
                "output": quiet(result.output)[-4000:]})
     model = ("a tiny random model of the same config class" if chosen.tiny else
-             "your checkpoint (the fault needs the real weights or files)"
-             if chosen.checkpoints else "no model download")
+             "your checkpoint: the fault needs its files" if chosen.checkpoints else
+             "no model download")
     script = folder_notes(chosen) + result.script
     lines = len(script.strip().splitlines())
     ev["lines"] = lines
