@@ -71,7 +71,7 @@ def test_github_issue_follows_the_transformers_form_with_the_verified_script():
     positions = [text.index(s) for s in GITHUB_SECTIONS]
     assert positions == sorted(positions)
     who = text.split("### Who can help?")[1].split("### Information")[0]
-    assert "@" not in who                                   # left for the user
+    assert "@ArthurZucker" in who and "(text models)" in who   # the area's maintainers
     assert "- [x] My own modified scripts" in text
     repro = text.split("### Reproduction")[1].split("### Expected behavior")[0]
     assert "```python" in repro and "AutoConfig.for_model('distilbert'" in repro

@@ -804,25 +804,47 @@ _check("triage.possible-library-bug", "Unknown error raised inside library code"
 
 # --- report (reports/) ---------------------------------------------------------------------
 _check("report.reproduction", "A standalone reproduction script, verified",
-       "When the failure points into library code and the user-side checks are clean: a script "
-       "that inlines the failing sample(s) as token ids/masks, uses public APIs only and (where "
-       "the weights do not matter) a tiny random model of the same architecture; run in a fresh "
-       "interpreter, it must fail with the same error signature (exception type + normalised "
-       "message) or raise its NaN/Inf-logits assertion. warn: reproduced (verified, the script "
-       "is in `fix` and written as repro.py); info: not reproduced or nothing to reproduce.",
+       "When the failure points into library code and the user-side checks are clean, written "
+       "two ways. From a case: a script that inlines the failing sample(s) as token ids/masks, "
+       "uses public APIs only and (where the weights do not matter) a tiny random model of the "
+       "same architecture; it must fail with the same error signature (exception type + "
+       "normalised message) or raise its NaN/Inf-logits assertion. From your own script "
+       "(`wizard run`): the script sliced to the statements the failing line depends on (ast "
+       "def-use), sys.argv and paths inlined, the data it loads swapped for a few rows of the "
+       "same columns and, unless the fault needs the real weights, the checkpoint swapped for a "
+       "tiny random model of the same config class; it must raise the same exception type from "
+       "the same library function, then statements are dropped one by one while it still does. "
+       "Each candidate runs in a fresh interpreter. warn: reproduced (verified, the script is "
+       "in `fix` and written as repro.py); info: not reproduced or nothing to reproduce (no "
+       "script is offered as a reproduction).",
        "A library bug is only claimed once a maintainer-ready script reproduces it; the "
-       "smallest one (fewest samples, smallest batch, tiny config) is what a maintainer can act "
-       "on in minutes.",
+       "smallest one (fewest samples, smallest batch, tiny config, fewest statements) is what a "
+       "maintainer can act on in minutes.",
        "python repro.py   # written next to the report; attach it to the issue",
-       "Candidates from the smallest: 1 sample (padding trimmed) -> the failing samples -> the "
-       "whole batch, each with a tiny config (hidden 32, 2 layers, 2 heads, FFN 64) then the "
-       "checkpoint; 120 s per run, 240 s in all ($WIZARD_REPRO_BUDGET)")
+       "From a case: 1 sample (padding trimmed) -> the failing samples -> the whole batch, each "
+       "with a tiny config (hidden 32, 2 layers, 2 heads, FFN 64) then the checkpoint; 120 s per "
+       "run, 240 s in all ($WIZARD_REPRO_BUDGET). From a script: the slice then the script up "
+       "to the failing line, each with a tiny model then the checkpoint; 150 s per run, 420 s "
+       "in all, shrinking included")
+_check("report.latest-release", "Does it still fail on the latest release?",
+       "The verified reproduction rerun in a throwaway virtual environment layered over yours "
+       "(`python -m venv --system-site-packages` plus your package folders), with only the "
+       "library the error comes from upgraded from the package index: warn \"still fails on "
+       "X.Y\", pass \"fixed in X.Y: upgrade\", skip when no index can be reached or nothing newer "
+       "exists (the reason is given).",
+       "The first question a maintainer asks is whether the bug is still there in the newest "
+       "release; a bug fixed already needs an upgrade, not an issue.",
+       'pip install -U "<package>==<latest>"   # when it is fixed there',
+       "pip's configured index or $WIZARD_INDEX_URL (\"off\" skips it); at most 420 s")
 _check("report.framework-mismatch", "The same weights in the other framework (differential run)",
        "The loaded model saved and loaded in the other framework (PyTorch -> TensorFlow with "
        "from_pt, TensorFlow -> PyTorch by weight conversion), the same batch through both: "
        "warn when the logits disagree beyond the tolerance or only one side fails (points at "
        "that implementation); info when both fail (a shared cause: inputs, config, weights); "
-       "pass when they agree; skip without both frameworks beside transformers 4.x.",
+       "pass when they agree; skip without both frameworks beside transformers 4.x. From a "
+       "script reproduction (`wizard run`): the verified script rerun with the other "
+       "framework's classes (TFAutoModelFor... <-> AutoModelFor...): warn when only one side "
+       "fails, info when both do.",
        "Two implementations of one architecture on the same weights must agree; a gap isolates "
        "the fault to library code, independent of the user's data pipeline.",
        "",

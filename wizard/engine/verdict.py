@@ -167,8 +167,12 @@ def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]
     for f in (repro, diff, release):
         if f is not None:
             reasons.append(f"{f.id}: {f.title}")
+    latest = _find(findings, "report.latest-release")
     newer = release is not None and release.status == "warn"
     then = " A newer release exists: try it before opening an issue." if newer else ""
+    if latest is not None:
+        reasons.append(f"{latest.id}: {latest.title}")
+        then = f" {latest.title}"
     if repro is not None and repro.evidence.get("known_error"):
         return Verdict("inconclusive", repro.id,
                        f"The failure matches a known error ({repro.evidence['known_error']}), "
@@ -188,7 +192,8 @@ def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]
             tiny = repro.evidence.get("tiny_config")
             how.append("it reproduces in a standalone script" +
                        (" with a tiny random model (no download needed)" if tiny else
-                        " with your checkpoint"))
+                        " with your checkpoint" if repro.evidence.get("checkpoints", True)
+                        else ""))
         if diff_points:
             how.append("the other framework behaves differently on the same weights")
         return Verdict("library-bug", primary.id,

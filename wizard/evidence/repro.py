@@ -93,6 +93,7 @@ _SIZES: dict[str, tuple[tuple[str, ...], int]] = {
     "experts": (("num_local_experts", "num_experts"), 4),
     "experts_per_token": (("num_experts_per_tok",), 2),
 }
+SIZE_KEYS = frozenset(k for keys, _ in _SIZES.values() for k in keys)   # every size attribute
 _DROP = {"_name_or_path", "transformers_version", "architectures", "torch_dtype", "dtype",
          "_attn_implementation_autoset", "_commit_hash", "auto_map", "quantization_config",
          "model_type", "id2label", "label2id", "max_window_layers"}

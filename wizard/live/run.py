@@ -17,10 +17,11 @@ from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Plot
 from wizard.engine.plan import plan
-from wizard.engine.session import Result, Session
+from wizard.engine.session import Event, Result, Session
 from wizard.engine.verdict import combine_findings, decide
 from wizard.evidence.environment import environment_info
 from wizard.live.instrument import Capture, run_script
+from wizard.live.reprex import report_findings, should_reproduce
 from wizard.checks.curves import analyse_curves
 from wizard.checks.curves_read import Curves, Series
 from wizard.script.fixes import fit_fixes
@@ -257,10 +258,28 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
     extra = [_nonfinite_finding(capture)] if capture.nonfinite is not None else []
     extra += live_curve_findings(capture.losses, capture.script)
     all_findings = head + [run_finding(reading, capture, notes)] + rest + extra
+    all_findings += report_step(capture, all_findings, on_event)
     fit_fixes(all_findings, reading.names, case.training.batch_size)
     verdict = decide(case, all_findings)
     return Result(case, environment, dev, ["script", *path], all_findings, verdict,
                   seconds=capture.seconds)
+
+
+def report_step(capture: Capture, findings: list[Finding],
+                on_event: Callable[[Any], None] | None) -> list[Finding]:
+    """The library-bug report step (wizard.live.reprex), with its progress as session events."""
+    if should_reproduce(capture, findings) is None:
+        return []
+    emit = on_event or (lambda _e: None)
+    emit(Event("step", {"id": "report", "title": "Reproduce it from your script",
+                        "why": "The error comes from library code and your setup checks out: "
+                               "a short script that fails the same way is what a maintainer "
+                               "needs."}))
+    found = report_findings(capture, findings,
+                            on_progress=lambda m: emit(Event("progress", {"message": m})))
+    for f in found:
+        emit(Event("finding", {"finding": f}))
+    return found
 
 
 def run_finding(reading: ScriptReading, capture: Capture, notes: list[str]) -> Finding:

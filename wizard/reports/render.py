@@ -8,6 +8,7 @@ from wizard.evidence.environment import environment_block
 from wizard.evidence.repro import write_script
 from wizard.reports.jinja import environment
 from wizard.reports.links import share_targets
+from wizard.reports.maintainers import who_can_help
 from wizard.reports.plots import render_all
 from wizard.reports.redact import redact
 
@@ -22,6 +23,20 @@ def shown_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(shown, key=lambda f: (f["id"] != primary, rank[f["status"]]))
 
 
+def helpers(result: dict[str, Any]) -> dict[str, Any]:
+    """The area of the library the error comes from and who to tag for it."""
+    for f in result["findings"]:
+        ev = f.get("evidence") or {}
+        if f["id"] == "triage.possible-library-bug" and ev.get("raised_in"):
+            area, handles = who_can_help(ev.get("package"), str(ev["raised_in"]).split(":")[0])
+            return {"area": area, "handles": list(handles)}
+        frame = ev.get("innermost_frame") or {}
+        if f["id"] == "model.forward-raised" and frame.get("file"):
+            area, handles = who_can_help(frame.get("package") or "transformers", frame["file"])
+            return {"area": area, "handles": list(handles)}
+    return {"area": "", "handles": []}
+
+
 def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     """The report text for `result` (a Result.to_dict()), redacted. The github, forum and hub
     formats of a result with nowhere to share it (a user error: see links.share_targets) are
@@ -32,7 +47,7 @@ def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     text = environment().get_template(f"{fmt}.md.j2").render(
         result=result, case=result["case"], verdict=result["verdict"],
         findings=result["findings"], env_block=environment_block(result.get("environment")),
-        shown=shown_findings(result), share=share_targets(result),
+        shown=shown_findings(result), share=share_targets(result), helpers=helpers(result),
         passed=[f for f in result["findings"] if f["status"] in ("pass", "info", "skip")])
     return redact(text)
 

@@ -167,6 +167,8 @@ class _Printer:
             self.console.rule(f"[bold]{event.data['title']}", align="left")
         elif event.kind == "finding":
             self.show(event.data["finding"])
+        elif event.kind == "progress":
+            self.console.print(f"[dim]… {event.data['message']}")
 
     def show(self, f: Any) -> None:
         self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
