@@ -31,7 +31,8 @@ def build(root: Path, n: int = 48) -> dict[str, Path]:
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     out = {"model": root / "tiny-llama", "text": root / "lm-text",
-           "pairs": root / "lm-pairs", "chat": root / "lm-chat"}
+           "pairs": root / "lm-pairs", "chat": root / "lm-chat",
+           "pad_eos": root / "tiny-llama-pad-eos"}
     if all(p.exists() for p in out.values()):
         return out
     vocab = {w: i for i, w in enumerate(SPECIALS + _WORDS + _NAMES + _DAYS)}
@@ -51,6 +52,11 @@ def build(root: Path, n: int = 48) -> dict[str, Path]:
     torch.manual_seed(0)
     LlamaForCausalLM(config).save_pretrained(out["model"])
     fast.save_pretrained(out["model"])
+    # the classic setup: pad_token = eos_token, no chat template
+    LlamaForCausalLM(config).save_pretrained(out["pad_eos"])
+    fast.pad_token = fast.eos_token
+    fast.chat_template = None
+    fast.save_pretrained(out["pad_eos"])
     rng = random.Random(0)
     rows = _rows(rng, n)
     split = int(n * 0.75)

@@ -10,6 +10,9 @@ from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
 
+# attention projections across architectures (Llama/Mistral, BERT, GPT-2, Phi, MPT, Falcon)
+ATTENTION_NAMES = ("q_proj", "k_proj", "v_proj", "o_proj", "query", "key", "value", "c_attn",
+                   "qkv_proj", "Wqkv", "query_key_value")
 SHARE_WARN = 0.5  # trainable share above which the adapter is not what trains
 
 
@@ -28,8 +31,7 @@ def probe_adapter(case: Case, ctx: Context) -> list[Finding]:
             fix="pip install 'hf-debug-wizard[llm]'   # peft and trl"))
     elif error:
         names = info.get("module_names") or []
-        linear = [n for n in names if n.endswith(("proj", "attn", "fc", "dense", "query", "key",
-                                                  "value", "c_fc", "c_proj", "fc1", "fc2"))]
+        attention = [n for n in names if n in ATTENTION_NAMES]
         findings.append(Finding(
             "model.adapter-targets-not-found", "fail",
             f"target_modules={list(case.adapter.target_modules)} match no module of the model",
@@ -37,8 +39,8 @@ def probe_adapter(case: Case, ctx: Context) -> list[Finding]:
                       "model_modules": names},
             explanation="peft puts LoRA on the modules whose names end with the given names; "
                         "this architecture names them differently, so get_peft_model refuses.",
-            fix=f"LoraConfig(..., target_modules={linear[:4]!r})" if linear else
-                'LoraConfig(..., target_modules="all-linear")'))
+            fix=f'LoraConfig(..., target_modules={attention!r})   # or "all-linear"'
+                if attention else 'LoraConfig(..., target_modules="all-linear")'))
     elif info.get("total"):
         findings += _adapter_findings(case, info)
     if wants_4bit(case):

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Plot
+from wizard.core.tasks import CAUSAL_LM, has_label_column
 from wizard.engine.plan import plan
 from wizard.engine.session import Result, Session
 from wizard.engine.verdict import combine_findings, decide
@@ -77,6 +78,8 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
     case.framework = capture.framework or case.framework
     t.trainer = ENTRY_TRAINER.get(capture.entry or "", t.trainer)
     config = getattr(capture.model, "config", None)
+    if "CausalLM" in type(capture.model).__name__:  # AutoModelForCausalLM, PeftModelForCausalLM
+        case.task = CAUSAL_LM
     if not case.model:
         case.model = str(getattr(config, "_name_or_path", "") or "")
     if t.trainer == "keras":
@@ -169,7 +172,7 @@ def _live_raw(case: Case, capture: Capture, notes: list[str]) -> dict[str, Any]:
     if not splits:
         return {}
     columns = splits[spec.train_split].column_names
-    if spec.label_column not in columns:
+    if spec.label_column not in columns and has_label_column(case.task):
         other = next((c for c in ("label", "labels", "label_ids") if c in columns), None)
         if other is None:
             notes.append(f"The dataset has no label column {spec.label_column!r} (columns: "
