@@ -238,3 +238,26 @@ def test_wizard_run_checks_a_lora_trainer_script(fx, tmp_path, pad_eos):
     else:
         assert ids["data.lm-labels"].status == "pass"
         assert not [f.id for f in result.findings if f.status in ("fail", "error")]
+
+
+def test_the_tree_asks_a_causal_lm_its_own_questions(fx):
+    from wizard.engine.plan import QuestionWalk
+
+    walk = QuestionWalk(Case())
+    asked = []
+    answers = {"symptom": "none", "framework": "pytorch", "model": str(fx["model"]),
+               "task": "text-generation", "dataset": str(fx["text"]), "dataset_config": None,
+               "text_columns": ["text"], "lm_labels": "collator", "adapter": "lora",
+               "trainer": "trainer", "optimizer": "adamw", "learning_rate": 2e-4,
+               "batch_size": 8, "logs": None}
+    while not walk.done:
+        q = walk.current()
+        asked.append(q.id)
+        walk.answer(answers[q.id])
+    assert "task" in asked and "lm_labels" in asked and "adapter" in asked
+    assert "label_column" not in asked and "num_labels" not in asked
+    assert walk.case.task == "text-generation" and walk.case.adapter.active
+    classifier = QuestionWalk(Case(framework="pytorch", model=str(fx["text"])))
+    classifier.position = "model"
+    classifier.answer("distilbert-base-uncased")
+    assert classifier.current().id != "task"  # not a causal LM: the course's questions

@@ -40,7 +40,8 @@ def apply_adapter(model: Any, case: Case) -> tuple[Any, dict[str, Any]]:
 
     names = [n for n, m in model.named_modules() if n and not any(True for _ in m.children())]
     try:
-        config = lora_config(case.adapter)
+        config = lora_config(case.adapter, "CAUSAL_LM" if case.task == "text-generation"
+                             else "SEQ_CLS")
         wrapped = get_peft_model(model, config)
     except (ValueError, TypeError) as exc:
         info["error"] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:400]}"

@@ -40,7 +40,7 @@ class TorchBackend:
             if case.num_labels is not None:
                 kwargs["num_labels"] = case.num_labels
         model = auto.from_pretrained(self.ctx.model_location, **kwargs)
-        if case.adapter.method:  # LoRA / QLoRA as the script puts it on (the 4-bit base aside)
+        if case.adapter.active:  # LoRA / QLoRA as the script puts it on (the 4-bit base aside)
             model, self.ctx.scratch["adapter"] = apply_adapter(model, case)
         return model.to(self.device)
 

@@ -75,7 +75,7 @@ def probe_optimizer(case: Case, ctx: Context) -> list[Finding]:
     if lr is None:
         return findings
     found = learning_rate_finding(lr, source, spec, case.framework, case.trainer,
-                                  checkpoint=case.model, adapter=bool(case.adapter.method))
+                                  checkpoint=case.model, adapter=case.adapter.active)
     return findings + ([found] if found else [])
 
 

@@ -21,7 +21,7 @@ PRECISIONS = ("fp32", "fp16", "bf16")
 # the Hub task names a case may carry; those in wizard.core.tasks.TASKS get their own checks
 TASK_NAMES = ("text-classification", "text-generation", "token-classification",
               "question-answering", "text2text-generation", "fill-mask", "multiple-choice")
-ADAPTER_METHODS = ("lora", "qlora")
+ADAPTER_METHODS = ("none", "lora", "qlora")
 
 
 
@@ -49,11 +49,15 @@ class Preprocessing:
 @dataclass
 class Adapter:
     """A LoRA / QLoRA adapter as the script's LoraConfig sets it (method None: no adapter)."""
-    method: str | None = None
+    method: str | None = None  # lora | qlora; None or "none": no adapter
     r: int = 8
     alpha: float | None = None
     dropout: float = 0.0
     target_modules: list[str] = field(default_factory=list)  # empty: peft's default for the model
+
+    @property
+    def active(self) -> bool:
+        return self.method not in (None, "none")
 
 
 @dataclass

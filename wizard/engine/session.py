@@ -106,7 +106,7 @@ class Session:
                 for name in step.probes:
                     info = PROBES.get(name)
                     in_worker = info.in_worker if info else True
-                    if not runs_for(self.case.task, name, bool(self.case.adapter.method)):
+                    if not runs_for(self.case.task, name, self.case.adapter.active):
                         continue  # a check of another task (or of an adapter the case lacks)
                     self._emit("progress", message=info.title if info else name)
                     why = skip_reason(self.case.task, name)

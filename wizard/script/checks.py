@@ -271,5 +271,5 @@ def _learning_rate(reading: "ScriptReading", env: Mapping[str, str],
     found = learning_rate_finding(float(lr), source, spec, case.framework, facts.entry,
                                   line=line_no, evidence={**_where(reading, line_no),
                                                           "code": written_as},
-                                  adapter=bool(case.adapter.method))
+                                  adapter=case.adapter.active)
     return out + ([found] if found else [])
