@@ -10,8 +10,8 @@ venv=".venv-$env"
 wheel=$(ls dist/hf_debug_wizard-*.whl 2>/dev/null | head -n1 || true)
 [ -n "$wheel" ] || { echo "no wheel in dist/: run 'make wheel' first" >&2; exit 1; }
 case "$env" in
-  tf) extras="tf,torch,app,dev" ;;
-  modern) extras="torch,app,dev" ;;
+  tf) extras="tf,torch,llm,app,dev" ;;
+  modern) extras="torch,llm,app,dev" ;;
   *) echo "unknown env '$env' (use tf or modern)" >&2; exit 2 ;;
 esac
 stamp="$venv/.installed"

@@ -261,3 +261,41 @@ def test_the_tree_asks_a_causal_lm_its_own_questions(fx):
     classifier.position = "model"
     classifier.answer("distilbert-base-uncased")
     assert classifier.current().id != "task"  # not a causal LM: the course's questions
+
+
+@needs_peft
+def test_check_script_finds_pad_eos_in_a_lora_trainer_script(fx, tmp_path):
+    import json
+
+    from tests.helpers import run_cli
+
+    script = tmp_path / "train_lora.py"
+    script.write_text(LORA_TRAINER_SCRIPT.replace("MODEL", str(fx["model"]))
+                      .replace("DATA", str(fx["text"])).replace("OUT", str(tmp_path / "o"))
+                      .replace("PAD_LINE", "tokenizer.pad_token = tokenizer.eos_token"))
+    out = tmp_path / "out.json"
+    proc = run_cli("check", "--script", str(script), "--set", "symptom=none", "--json", str(out),
+                   "--out", str(tmp_path / "s"), "--quiet")
+    result = json.loads(out.read_text())
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    case = result["case"]
+    assert case["task"] == "text-generation" and case["adapter"]["method"] == "lora"
+    assert case["preprocessing"]["lm_labels"] == "collator"
+    assert result["verdict"]["primary"] == "data.lm-eos-masked"
+
+
+@needs_peft
+@pytest.mark.skipif(importlib.util.find_spec("trl") is None, reason="needs trl (the llm extra)")
+def test_wizard_run_checks_a_trl_sft_trainer_script(fx, tmp_path):
+    from wizard.live.run import run_instrumented
+
+    script = tmp_path / "sft.py"
+    script.write_text(SFT_SCRIPT.replace("DATA", str(fx["text"])).replace("MODEL", str(fx["model"]))
+                      .replace('output_dir="out"', f'output_dir="{tmp_path / "o"}", use_cpu=True, '
+                               'warmup_steps=5, max_length=48, save_strategy="no"'))
+    result = run_instrumented(script, steps=2).result
+    ids = {f.id: f for f in result.findings}
+    assert ids["script.run"].evidence["entry"] == "trainer.train"
+    assert ids["data.lm-labels"].status == "pass"
+    assert ids["model.adapter"].evidence["matched_names"] == ["q_proj", "v_proj"]
+    assert result.verdict.kind == "healthy", result.verdict

@@ -173,8 +173,12 @@ class Context:
         from transformers import AutoTokenizer
 
         self.progress("loading the tokenizer")
-        return AutoTokenizer.from_pretrained(self.files_location,
-                                             **self.pretrained_kwargs(self.files_location))
+        tok = AutoTokenizer.from_pretrained(self.files_location,
+                                            **self.pretrained_kwargs(self.files_location))
+        pad = self.case.preprocessing.pad_token
+        if pad:  # as the script sets it, e.g. tokenizer.pad_token = tokenizer.eos_token
+            tok.pad_token = getattr(tok, pad, None) if pad.endswith("_token") else pad
+        return tok
 
     @cached_property
     def raw(self) -> Any:

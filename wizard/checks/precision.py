@@ -118,7 +118,7 @@ def _support_finding(case: Case, ctx: Context, precision: str) -> Finding | None
         if device.startswith("cuda"):
             evidence["gpu"] = torch.cuda.get_device_name(0)
             evidence["compute_capability"] = list(torch.cuda.get_device_capability(0))
-        if case.trainer == "trainer":
+        if case.trainer == "trainer" and not ctx.supplied:  # a live run built its own already
             from transformers import TrainingArguments
 
             flag = {"fp16": {"fp16": True}, "bf16": {"bf16": True}}[precision]

@@ -44,6 +44,9 @@ class Preprocessing:
     padding: str = "dynamic"
     # causal LM: how the labels are made (wizard.core.tasks.LM_LABELS)
     lm_labels: str = "collator"
+    # the pad token the script sets: a token, or "eos_token" for `tokenizer.pad_token =
+    # tokenizer.eos_token` (None: the tokenizer's own)
+    pad_token: str | None = None
 
 
 @dataclass

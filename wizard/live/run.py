@@ -100,6 +100,9 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
         t.epochs = max(1, int(round(float(epochs)))) if isinstance(epochs, (int, float)) else t.epochs
         t.mixed_precision = "bf16" if s.get("TrainingArguments.bf16") else (
             "fp16" if s.get("TrainingArguments.fp16") else "fp32")
+        warm = s.get("TrainingArguments.warmup_steps") or s.get("TrainingArguments.warmup_ratio")
+        if isinstance(warm, (int, float)) and not isinstance(warm, bool) and warm > 0:
+            t.warmup_steps = max(1, int(warm))  # a ratio (< 1) counts as warmup set
         optim = str(s.get("TrainingArguments.optim") or "adamw")
         t.optimizer = "adamw" if optim.startswith("adamw") else optim
     else:

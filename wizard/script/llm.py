@@ -40,6 +40,7 @@ def read_llm(r: Any) -> None:
                 value = [value]
             if isinstance(value, (list, tuple, set)):
                 r.set("adapter.target_modules", [str(v) for v in value], lora)
+    _pad_token(r)
     if r.data.get("task") != CAUSAL_LM:
         return
     _lm_labels(r, calls)
@@ -94,3 +95,17 @@ def _sft_text_column(r: Any, calls: list[ast.Call]) -> None:
     r.questions[:] = [q for q in r.questions if q.field != "dataset.text_columns"]
     r.notes[:] = [n for n in r.notes if not n.startswith("No tokenizer call was found")]
     r.set("dataset.text_columns", [value], config if config is not None else None)
+
+
+def _pad_token(r: Any) -> None:
+    """`tokenizer.pad_token = tokenizer.eos_token` (or a literal token) as the script sets it."""
+    for node in ast.walk(r.s.tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr == "pad_token":
+                value = node.value
+                if isinstance(value, ast.Attribute) and value.attr.endswith("_token"):
+                    r.set("preprocessing.pad_token", value.attr, node)
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    r.set("preprocessing.pad_token", value.value, node)
