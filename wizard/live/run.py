@@ -210,6 +210,7 @@ def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: f
         notes.append("The script's raw dataset was not seen, so the label range and balance "
                      "checks were skipped.")
     ctx = Context.from_objects(case, device=dev, **objects)
+    ctx.scratch["live_run"] = True  # the script's own objects, already built without raising
     steps = [dataclasses.replace(s, probes=tuple(p for p in s.probes if p not in drop))
              for s in plan(case) if s.id in LIVE_STEPS]
     try:
