@@ -72,3 +72,54 @@ def build(root: Path, n: int = 48) -> dict[str, Path]:
     dd({"messages": [[{"role": "user", "content": q}, {"role": "assistant", "content": a}]
                      for q, a in rows]}).save_to_disk(str(out["chat"]))
     return out
+
+
+NER_TAGS = ["O", "B-PER", "I-PER", "B-LOC"]
+
+
+def build_ner(root: Path, n: int = 32) -> dict[str, Path]:
+    """A tiny DistilBERT token classifier with a WordPiece tokenizer small enough to split
+    words into subwords, and a CoNLL-shaped dataset (tokens, ner_tags with tag names)."""
+    from datasets import ClassLabel, Dataset, DatasetDict, Features, Sequence, Value
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import DistilBertConfig, DistilBertForTokenClassification, PreTrainedTokenizerFast
+
+    out = {"model": root / "tiny-ner", "data": root / "ner-data"}
+    if all(p.exists() for p in out.values()):
+        return out
+    rng = random.Random(1)
+    names, places = ["annabel", "roberto", "kimberly"], ["lisbon", "toronto", "helsinki"]
+    rows = {"tokens": [], "ner_tags": []}
+    for _ in range(n):
+        who, where = rng.choice(names), rng.choice(places)
+        rows["tokens"].append([who, "smith", "lives", "in", where])
+        rows["ner_tags"].append([1, 2, 0, 0, 3])
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.decoder = decoders.WordPiece()
+    corpus = [" ".join(t) for t in rows["tokens"]]
+    tok.train_from_iterator(corpus, trainers.WordPieceTrainer(
+        vocab_size=60, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    from tokenizers.processors import TemplateProcessing
+
+    tok.post_processor = TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+                                            special_tokens=[("[CLS]", tok.token_to_id("[CLS]")),
+                                                            ("[SEP]", tok.token_to_id("[SEP]"))])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    import torch
+
+    torch.manual_seed(0)
+    config = DistilBertConfig(vocab_size=tok.get_vocab_size(), dim=32, hidden_dim=64, n_layers=2,
+                              n_heads=2, max_position_embeddings=64, num_labels=len(NER_TAGS),
+                              pad_token_id=0)
+    DistilBertForTokenClassification(config).save_pretrained(out["model"])
+    fast.save_pretrained(out["model"])
+    features = Features({"tokens": Sequence(Value("string")),
+                         "ner_tags": Sequence(ClassLabel(names=NER_TAGS))})
+    split = int(n * 0.75)
+    DatasetDict({"train": Dataset.from_dict({k: v[:split] for k, v in rows.items()}, features=features),
+                 "validation": Dataset.from_dict({k: v[split:] for k, v in rows.items()},
+                                                 features=features)}).save_to_disk(str(out["data"]))
+    return out

@@ -11,11 +11,12 @@ import numpy as np
 from wizard.backends.batch import Batch, ForwardResult
 from wizard.backends.data import load_splits
 from wizard.backends.lm_data import encode_lm
+from wizard.backends.token_data import encode_tokens
 from wizard.backends.tf import TFBackend
 from wizard.backends.torch import TorchBackend
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
-from wizard.core.tasks import CAUSAL_LM, has_label_column
+from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS, has_label_column
 from wizard.frameworks import import_torch
 from wizard.hub.download import WEIGHT_PATTERNS, download_model, human_bytes, model_file_patterns
 from wizard.hub.errors import HubError
@@ -225,6 +226,8 @@ class Context:
         self.progress("tokenizing the sample")
         if self.case.task == CAUSAL_LM:
             encode = encode_lm(self.case, tok)  # noqa: F811 - the causal LM's own pipeline
+        elif self.case.task == TOKEN_CLS:
+            encode = encode_tokens(self.case, tok)  # noqa: F811 - words and aligned labels
         return {name: split.map(encode, batched=True) for name, split in self.raw.items()}
 
     @cached_property

@@ -96,11 +96,14 @@ def lm_batch(case: Case, tokenizer: Any, rows: list[dict[str, Any]]) -> dict[str
     return arrays
 
 
-def token_rows(logits: np.ndarray, labels: np.ndarray | None) -> tuple[np.ndarray, Any]:
-    """A causal LM's (batch, positions, vocab) logits as one row per position its loss takes:
-    shifted by one as the model shifts them, -100 positions dropped."""
+def token_rows(logits: np.ndarray, labels: np.ndarray | None,
+               shift: bool = True) -> tuple[np.ndarray, Any]:
+    """(batch, positions, classes) logits as one row per position the loss takes, -100
+    positions dropped; `shift`: a causal LM's, shifted by one as the model shifts them."""
     if labels is None:
         return logits.reshape(-1, logits.shape[-1]), None
-    logits, labels = logits[:, :-1], np.asarray(labels)[:, 1:]
+    labels = np.asarray(labels)
+    if shift:
+        logits, labels = logits[:, :-1], labels[:, 1:]
     keep = labels != IGNORE_INDEX
     return logits[keep], labels[keep]

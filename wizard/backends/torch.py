@@ -11,7 +11,8 @@ import numpy as np
 from wizard.backends.adapters import apply_adapter
 from wizard.backends.batch import Batch, ForwardResult
 from wizard.backends.lm_data import lm_batch
-from wizard.core.tasks import CAUSAL_LM
+from wizard.backends.token_data import token_batch
+from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS
 from wizard.frameworks import import_torch
 
 
@@ -36,7 +37,8 @@ class TorchBackend:
         if case.task == CAUSAL_LM:
             auto = transformers.AutoModelForCausalLM
         else:
-            auto = transformers.AutoModelForSequenceClassification
+            auto = transformers.AutoModelForTokenClassification if case.task == TOKEN_CLS \
+                else transformers.AutoModelForSequenceClassification
             if case.num_labels is not None:
                 kwargs["num_labels"] = case.num_labels
         model = auto.from_pretrained(self.ctx.model_location, **kwargs)
@@ -59,8 +61,9 @@ class TorchBackend:
         label_col = case.dataset.label_column
         n = min(case.training.batch_size, len(split))
         rows = split.select(range(n))
-        if case.task == CAUSAL_LM:
-            arrays = lm_batch(case, ctx.tokenizer, list(rows))
+        if case.task in (CAUSAL_LM, TOKEN_CLS):
+            arrays = lm_batch(case, ctx.tokenizer, list(rows)) if case.task == CAUSAL_LM \
+                else token_batch(ctx.tokenizer, list(rows))
             return Batch(inputs=arrays, labels=arrays["labels"], labels_in_inputs=True,
                          label_key="labels", indices=list(range(n)),
                          native={k: import_torch().as_tensor(v) for k, v in arrays.items()})

@@ -10,6 +10,7 @@ from wizard.checks.data import cross_entropy
 from wizard.context import Context, ForwardResult
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.core.tasks import CAUSAL_LM
 from wizard.triage.parse import parse_traceback
 
 INITIAL_LOSS_TOLERANCE = 0.5  # |loss - ln C| > 0.5 * ln C is a wiring problem, not chance
@@ -21,9 +22,9 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
     if fwd.logits is None:
         return [_forward_raised(fwd)]
     logits, labels = fwd.logits, batch.labels
-    token_level = logits.ndim == 3  # a causal LM: one row per position its loss takes
-    if token_level:
-        logits, labels = token_rows(logits, labels)
+    if logits.ndim == 3:  # a causal LM or a token classifier: one row per position
+        logits, labels = token_rows(logits, labels, shift=case.task == CAUSAL_LM)
+    lm_head = case.task == CAUSAL_LM  # a pretrained head: not the fresh head ln(C) describes
     findings: list[Finding] = []
     bad_rows = np.flatnonzero(~np.isfinite(logits).all(axis=1))
     evidence = {"logits_shape": list(logits.shape), "seconds": round(fwd.seconds, 3),
@@ -62,7 +63,7 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
         loss = float(finite.mean())
         expected = math.log(c) if c > 1 else float("nan")
         off = c > 1 and abs(loss - expected) > INITIAL_LOSS_TOLERANCE * expected
-        if token_level:  # a pretrained LM starts far below ln(vocab); above it is broken
+        if lm_head:  # a pretrained LM starts far below ln(vocab); above it is broken
             off = c > 1 and loss > (1 + INITIAL_LOSS_TOLERANCE) * expected
         findings.append(Finding(
             "model.initial-loss", "warn" if off else "info",

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from wizard.core.tasks import LM_LABELS
+from wizard.core.tasks import LM_LABELS, TOKEN_LABELS
 from wizard.errors import CaseError
 
 FRAMEWORKS = ("tensorflow", "pytorch")
@@ -47,6 +47,8 @@ class Preprocessing:
     # the pad token the script sets: a token, or "eos_token" for `tokenizer.pad_token =
     # tokenizer.eos_token` (None: the tokenizer's own)
     pad_token: str | None = None
+    # token classification: how word labels are put on subwords (wizard.core.tasks.TOKEN_LABELS)
+    token_labels: str = "first-subword"
 
 
 @dataclass
@@ -173,6 +175,11 @@ class Case:
             raise CaseError("Causal LM cases are checked with PyTorch (transformers 5 has no "
                             "TensorFlow LMs to fine-tune); set `framework: pytorch`.", "framework")
         _choice("preprocessing.lm_labels", self.preprocessing.lm_labels, tuple(LM_LABELS))
+        _choice("preprocessing.token_labels", self.preprocessing.token_labels,
+                tuple(TOKEN_LABELS))
+        if self.task == "token-classification" and self.framework == "tensorflow":
+            raise CaseError("Token classification cases are checked with PyTorch; set "
+                            "`framework: pytorch`.", "framework")
         if self.adapter.method is not None:
             _choice("adapter.method", self.adapter.method, ADAPTER_METHODS)
             if self.adapter.r < 1:

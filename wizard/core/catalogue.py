@@ -918,3 +918,19 @@ _check("model.adapter-unavailable", "The adapter could not be checked here",
        "machine lacks: that part is reported, not judged.",
        "Unchecked is not the same as fine.",
        "pip install 'hf-debug-wizard[llm]'   # peft and trl; bitsandbytes needs a CUDA GPU")
+# token classification (wizard/checks/token_cls.py)
+_check("data.token-labels", "Token labels against the words",
+       "The first batch's labels against word_ids(): special tokens and padding at -100, each "
+       "word's tag on its first subword (or on every subword with label_all_tokens).",
+       "Word labels must be re-aligned after subword tokenization.",
+       "", "HF course chapter 7 (token classification): align_labels_with_tokens")
+_check("data.token-labels-misaligned", "Token labels are not aligned with the words",
+       "Special tokens or padding carry a tag, or a subword carries another word's tag: the "
+       "labels were given one per word (not re-aligned with word_ids()).",
+       "The model learns tags shifted against the tokens; the metric stays low with no error.",
+       "labels = [-100 if w is None or w == prev else tags[w] ...]   # see the finding's fix",
+       "any labelled special token, padding position or subword whose tag is not its word's")
+_check("data.token-labels-out-of-range", "Tags beyond the token head's num_labels",
+       "The highest tag id (or the number of tag names) exceeds the head's num_labels.",
+       "An index error on the GPU, a NaN loss, or a silently wrong head.",
+       "AutoModelForTokenClassification.from_pretrained(checkpoint, num_labels=len(label_names))")

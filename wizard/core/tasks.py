@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 CLASSIFICATION = "text-classification"
 CAUSAL_LM = "text-generation"
+TOKEN_CLS = "token-classification"
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,38 @@ CAUSAL_LM_SKIPS = {
     "eval-label-set": _LM_NO_LABELS,
 }
 
+_TOKEN_LABELS = "token labels are checked word by word by the token-label check"
+TOKEN_CLS_SKIPS = {
+    "label-column": "the tags reach the model as labels re-aligned to the tokens, checked by the "
+                    "token-label check",
+    "empty-text": "the text is a list of words per row (is_split_into_words)",
+    "label-values": _TOKEN_LABELS,
+    "labels": _TOKEN_LABELS,
+    "balance": "the tag balance of token labels is not judged (most tokens are O by nature)",
+    "eval-labels": _TOKEN_LABELS,
+    "label-mapping": _TOKEN_LABELS,
+    "from-logits": "a token classifier computes its own loss over each token",
+    "loss-strings": "a token classifier computes its own loss over each token",
+    "metrics": "sequence-level classification metrics do not apply; token classification is "
+               "judged per entity (seqeval)",
+    "eval-label-set": _TOKEN_LABELS,
+    "duplicates": "the text is a list of words per row; duplicates are not compared",
+}
+
 TASKS: dict[str, Task] = {t.id: t for t in [
     Task(CLASSIFICATION, "Text classification (AutoModelForSequenceClassification)",
          "AutoModelForSequenceClassification", True),
     Task(CAUSAL_LM, "Text generation / causal LM, SFT (AutoModelForCausalLM)",
          "AutoModelForCausalLM", False, CAUSAL_LM_SKIPS),
+    Task(TOKEN_CLS, "Token classification / NER (AutoModelForTokenClassification)",
+         "AutoModelForTokenClassification", True, TOKEN_CLS_SKIPS),
 ]}
 
 # checks that exist for some tasks only: probe name -> the tasks it runs for
 TASK_ONLY_PROBES: dict[str, frozenset[str]] = {
     "lm-labels": frozenset({CAUSAL_LM}),
     "chat-template": frozenset({CAUSAL_LM}),
+    "token-labels": frozenset({TOKEN_CLS}),
 }
 # checks that run only when the case has an adapter (LoRA / QLoRA)
 ADAPTER_PROBES = frozenset({"adapter"})
@@ -64,6 +86,15 @@ LM_LABELS = {
     "copy": "labels = input_ids copied in the preprocessing function (padding kept as labels)",
     "completion-only": "the prompt and the padding set to -100, the loss on the completion only "
                        "(TRL's completion_only_loss, a prompt/completion dataset)",
+}
+
+
+# how word labels are put on subword tokens (preprocessing.token_labels)
+TOKEN_LABELS = {
+    "first-subword": "the word's label on its first subword, -100 on the others and on special "
+                     "tokens (word_ids(), the course's align_labels_with_tokens)",
+    "all-subwords": "the word's label on every subword (label_all_tokens=True)",
+    "none": "the word labels given as they are, one per word, not aligned to the tokens",
 }
 
 

@@ -16,7 +16,14 @@ from typing import Any, Callable
 
 from wizard.context import is_local_ref
 from wizard.core.case import SYMPTOMS, Case
-from wizard.core.tasks import CAUSAL_LM, CLASSIFICATION, LM_LABELS, has_label_column
+from wizard.core.tasks import (
+    CAUSAL_LM,
+    CLASSIFICATION,
+    LM_LABELS,
+    TOKEN_CLS,
+    TOKEN_LABELS,
+    has_label_column,
+)
 from wizard.engine.verdict import library_bug_candidate
 from wizard.hub.resolve import needs_trust_remote_code, resolve_model
 from wizard.triage.match import triage
@@ -101,8 +108,9 @@ def _remote_code_hub(model: str, revision: str | None) -> bool:
 
 
 def model_task(model: str, revision: str | None = None) -> str | None:
-    """The task the model's config names (architectures ending in ForCausalLM: a causal LM),
-    from metadata alone; None when it names no task the wizard tells apart or cannot be read."""
+    """The task the model's config names (architectures ending in ForCausalLM: a causal LM,
+    ForTokenClassification: a token classifier), from metadata alone; None when it names no
+    other task than sequence classification or cannot be read."""
     if not model:
         return None
     return (_model_task if is_local_ref(model) else _model_task_hub)(model, revision)
@@ -113,7 +121,9 @@ def _model_task(model: str, revision: str | None) -> str | None:
         archs = resolve_model(model, revision=revision, timeout=10).architectures or []
     except Exception:  # noqa: BLE001 - the environment step reports a model that cannot be
         return None    # resolved; a question's condition must never end the walk
-    return CAUSAL_LM if any(a.endswith("ForCausalLM") for a in archs) else None
+    if any(a.endswith("ForCausalLM") for a in archs):
+        return CAUSAL_LM
+    return TOKEN_CLS if any(a.endswith("ForTokenClassification") for a in archs) else None
 
 
 @lru_cache(maxsize=64)
@@ -122,9 +132,10 @@ def _model_task_hub(model: str, revision: str | None) -> str | None:
 
 
 def _asks_task(case: Case) -> bool:
-    """Asked for a PyTorch case whose model is a causal LM (or whose task is already set)."""
+    """Asked for a PyTorch case whose model is a causal LM or a token classifier (or whose task
+    is already set)."""
     return _pt(case) and (case.task != CLASSIFICATION
-                          or model_task(case.model, case.revision) == CAUSAL_LM)
+                          or model_task(case.model, case.revision) is not None)
 
 
 def _lm(case: Case) -> bool:
@@ -172,7 +183,9 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "checks apply.", "select", (Edge("num_labels"),),
              choices=(Choice(CAUSAL_LM, "Text generation: causal LM / SFT (AutoModelForCausalLM)"),
                       Choice(CLASSIFICATION, "Text classification "
-                                             "(AutoModelForSequenceClassification)")),
+                                             "(AutoModelForSequenceClassification)"),
+                      Choice(TOKEN_CLS, "Token classification / NER "
+                                        "(AutoModelForTokenClassification)")),
              when=_asks_task),
     Question("num_labels", "num_labels", "num_labels you pass to from_pretrained (empty if you "
              "don't pass it)", "A head with fewer outputs than classes gives NaN or index errors.",
@@ -189,7 +202,13 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              (Edge("lm_labels", _lm), Edge("label_column"))),
     Question("label_column", "dataset.label_column", "Label column",
              "Labels are checked against num_labels and for balance.", "column",
-             (Edge("trainer"),), when=lambda c: has_label_column(c.task)),
+             (Edge("token_labels", lambda c: c.task == TOKEN_CLS), Edge("trainer")),
+             when=lambda c: has_label_column(c.task)),
+    Question("token_labels", "preprocessing.token_labels", "How are the word labels put on the "
+             "subwords?", "Tokenizing splits words and adds special tokens: the labels must be "
+             "re-aligned with word_ids().", "select", (Edge("trainer"),),
+             when=lambda c: c.task == TOKEN_CLS,
+             choices=tuple(Choice(k, v) for k, v in TOKEN_LABELS.items())),
     Question("lm_labels", "preprocessing.lm_labels", "How are the labels made?",
              "A causal LM's labels are its input_ids; padding (and, for SFT, the prompt) must be "
              "-100.", "select", (Edge("adapter"),), when=_lm,
@@ -276,7 +295,7 @@ STEPS: dict[str, Step] = {s.id: s for s in [
          # structural checks first: they name the fault when the batch cannot even be built
          ("label-column", "empty-text", "chat-template", "pad-token", "collation",
           "label-values", "vocab", "lengths", "tokenizer-checkpoint", "batch", "lm-labels",
-          "labels-in-inputs", "labels", "balance", "eval-labels", "duplicates")),
+          "token-labels", "labels-in-inputs", "labels", "balance", "eval-labels", "duplicates")),
     Step("model", "Check your model",
          "One batch through the freshly loaded model, no update: NaN and wrong losses show here.",
          ("checkpoint-head", "num-labels", "label-mapping", "adapter", "trainable", "model-loss",

@@ -80,6 +80,8 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
     config = getattr(capture.model, "config", None)
     if "CausalLM" in type(capture.model).__name__:  # AutoModelForCausalLM, PeftModelForCausalLM
         case.task = CAUSAL_LM
+    elif type(capture.model).__name__.endswith("ForTokenClassification"):
+        case.task = "token-classification"
     if not case.model:
         case.model = str(getattr(config, "_name_or_path", "") or "")
     if t.trainer == "keras":

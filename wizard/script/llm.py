@@ -1,6 +1,7 @@
-"""What a causal-LM fine-tuning script says beyond the common reading: peft's LoraConfig (and a
-4-bit base), TRL's SFTTrainer / SFTConfig, how the labels are made (the LM collator, labels
-copied from input_ids, completion-only loss)."""
+"""What a script for another task than sequence classification says beyond the common reading:
+peft's LoraConfig (and a 4-bit base), TRL's SFTTrainer / SFTConfig, how a causal LM's labels are
+made (the LM collator, labels copied from input_ids, completion-only loss), the pad token it
+sets, and how a token classifier's word labels are put on the subwords."""
 from __future__ import annotations
 
 import ast
@@ -41,6 +42,8 @@ def read_llm(r: Any) -> None:
             if isinstance(value, (list, tuple, set)):
                 r.set("adapter.target_modules", [str(v) for v in value], lora)
     _pad_token(r)
+    if r.data.get("task") == "token-classification":
+        _token_labels(r, calls)
     if r.data.get("task") != CAUSAL_LM:
         return
     _lm_labels(r, calls)
@@ -109,3 +112,23 @@ def _pad_token(r: Any) -> None:
                     r.set("preprocessing.pad_token", value.attr, node)
                 elif isinstance(value, ast.Constant) and isinstance(value.value, str):
                     r.set("preprocessing.pad_token", value.value, node)
+
+
+def _token_labels(r: Any, calls: list[ast.Call]) -> None:
+    """word_ids() in the script: labels re-aligned (on every subword with label_all_tokens);
+    without it, the word labels go in as they are."""
+    word_ids = next((c for c in calls if call_name(c) == "word_ids"), None)
+    if word_ids is None:
+        tokenize = r.facts.tokenize
+        if tokenize is not None and tokenize.label_from:
+            r.set("preprocessing.token_labels", "none",
+                  next((c for c in calls if c.lineno == tokenize.line), None))
+        return
+    all_tokens = any(isinstance(n, ast.Name) and n.id == "label_all_tokens"
+                     for n in ast.walk(r.s.tree)) and any(
+        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "label_all_tokens"
+                                          for t in n.targets)
+        and isinstance(n.value, ast.Constant) and n.value.value is True
+        for n in ast.walk(r.s.tree))
+    r.set("preprocessing.token_labels", "all-subwords" if all_tokens else "first-subword",
+          word_ids)
