@@ -134,3 +134,28 @@ def test_the_tree_asks_a_token_classifier_how_its_labels_are_aligned(fx):
     assert {"task", "token_labels", "label_column"} <= set(asked)
     assert "lm_labels" not in asked
     walk.case.validate()
+
+
+@pytest.mark.parametrize("script, fault", [(ALIGNED, None),
+                                           (UNALIGNED, "data.token-labels-misaligned")],
+                         ids=["word_ids", "as-is"])
+def test_wizard_run_checks_a_token_classification_trainer(fx, tmp_path, script, fault):
+    from wizard.live.run import run_instrumented
+
+    path = tmp_path / "ner.py"
+    path.write_text(
+        script.replace("DATA", str(fx["data"])).replace("MODEL", str(fx["model"]))
+        .replace("Trainer, TrainingArguments",
+                 "DataCollatorForTokenClassification, Trainer, TrainingArguments")
+        .replace('TrainingArguments("out")',
+                 f'TrainingArguments("{tmp_path / "o"}", report_to=[], use_cpu=True, '
+                 'save_strategy="no", per_device_train_batch_size=8)')
+        .replace('train_dataset=data["train"])', 'train_dataset=data["train"], '
+                 'data_collator=DataCollatorForTokenClassification(tokenizer))'))
+    result = run_instrumented(path, steps=2).result
+    assert result.case.task == "token-classification"
+    if fault:
+        assert result.verdict.primary == fault
+    else:
+        assert result.verdict.kind == "healthy", result.verdict
+        assert any(f.id == "data.token-labels" and f.status == "pass" for f in result.findings)

@@ -53,6 +53,7 @@ TOKEN_CLS_SKIPS = {
     "balance": "the tag balance of token labels is not judged (most tokens are O by nature)",
     "eval-labels": _TOKEN_LABELS,
     "label-mapping": _TOKEN_LABELS,
+    "num-labels": "the tags are checked against the head's num_labels by the token-label check",
     "from-logits": "a token classifier computes its own loss over each token",
     "loss-strings": "a token classifier computes its own loss over each token",
     "metrics": "sequence-level classification metrics do not apply; token classification is "

@@ -179,6 +179,11 @@ def _live_raw(case: Case, capture: Capture, notes: list[str]) -> dict[str, Any]:
     columns = splits[spec.train_split].column_names
     if spec.label_column not in columns and has_label_column(case.task):
         other = next((c for c in ("label", "labels", "label_ids") if c in columns), None)
+        if case.task == "token-classification":  # tags: the first column of int sequences
+            features = splits[spec.train_split].features
+            other = next((c for c in columns if getattr(getattr(features[c], "feature", None),
+                                                        "dtype", "") in ("int64", "int32")
+                          or hasattr(getattr(features[c], "feature", None), "names")), other)
         if other is None:
             notes.append(f"The dataset has no label column {spec.label_column!r} (columns: "
                          f"{', '.join(columns)}); the label checks were skipped.")
