@@ -10,10 +10,13 @@ import numpy as np
 
 from wizard.backends.batch import Batch, ForwardResult
 from wizard.backends.data import load_splits
+from wizard.backends.lm_data import encode_lm
+from wizard.backends.token_data import encode_tokens
 from wizard.backends.tf import TFBackend
 from wizard.backends.torch import TorchBackend
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
+from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS, has_label_column
 from wizard.frameworks import import_torch
 from wizard.hub.download import WEIGHT_PATTERNS, download_model, human_bytes, model_file_patterns
 from wizard.hub.errors import HubError
@@ -171,8 +174,12 @@ class Context:
         from transformers import AutoTokenizer
 
         self.progress("loading the tokenizer")
-        return AutoTokenizer.from_pretrained(self.files_location,
-                                             **self.pretrained_kwargs(self.files_location))
+        tok = AutoTokenizer.from_pretrained(self.files_location,
+                                            **self.pretrained_kwargs(self.files_location))
+        pad = self.case.preprocessing.pad_token
+        if pad:  # as the script sets it, e.g. tokenizer.pad_token = tokenizer.eos_token
+            tok.pad_token = getattr(tok, pad, None) if pad.endswith("_token") else pad
+        return tok
 
     @cached_property
     def raw(self) -> Any:
@@ -188,6 +195,7 @@ class Context:
         label column is a finding of the label-column probe, unless `label` (a form's check)."""
         spec = self.case.dataset
         columns = splits[spec.train_split].column_names
+        label = label and has_label_column(self.case.task)
         for col in [*spec.text_columns, *([spec.label_column] if label else [])]:
             if col not in columns:
                 field_name = ("dataset.label_column" if col == spec.label_column
@@ -216,6 +224,10 @@ class Context:
             return tok(*texts, **kwargs)
 
         self.progress("tokenizing the sample")
+        if self.case.task == CAUSAL_LM:
+            encode = encode_lm(self.case, tok)  # noqa: F811 - the causal LM's own pipeline
+        elif self.case.task == TOKEN_CLS:
+            encode = encode_tokens(self.case, tok)  # noqa: F811 - words and aligned labels
         return {name: split.map(encode, batched=True) for name, split in self.raw.items()}
 
     @cached_property

@@ -8,7 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from wizard.backends.adapters import apply_adapter
 from wizard.backends.batch import Batch, ForwardResult
+from wizard.backends.lm_data import lm_batch
+from wizard.backends.token_data import token_batch
+from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS
 from wizard.frameworks import import_torch
 
 
@@ -25,14 +29,21 @@ class TorchBackend:
             self.device = wanted
 
     def load_model(self) -> Any:
-        from transformers import AutoModelForSequenceClassification
+        import transformers
 
         import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
         kwargs: dict[str, Any] = {**self.ctx.pretrained_kwargs(), **self.ctx.model_load_kwargs()}
-        if case.num_labels is not None:
-            kwargs["num_labels"] = case.num_labels
-        model = AutoModelForSequenceClassification.from_pretrained(self.ctx.model_location, **kwargs)
+        if case.task == CAUSAL_LM:
+            auto = transformers.AutoModelForCausalLM
+        else:
+            auto = transformers.AutoModelForTokenClassification if case.task == TOKEN_CLS \
+                else transformers.AutoModelForSequenceClassification
+            if case.num_labels is not None:
+                kwargs["num_labels"] = case.num_labels
+        model = auto.from_pretrained(self.ctx.model_location, **kwargs)
+        if case.adapter.active:  # LoRA / QLoRA as the script puts it on (the 4-bit base aside)
+            model, self.ctx.scratch["adapter"] = apply_adapter(model, case)
         return model.to(self.device)
 
     def model_input_names(self) -> list[str]:
@@ -50,6 +61,12 @@ class TorchBackend:
         label_col = case.dataset.label_column
         n = min(case.training.batch_size, len(split))
         rows = split.select(range(n))
+        if case.task in (CAUSAL_LM, TOKEN_CLS):
+            arrays = lm_batch(case, ctx.tokenizer, list(rows)) if case.task == CAUSAL_LM \
+                else token_batch(ctx.tokenizer, list(rows))
+            return Batch(inputs=arrays, labels=arrays["labels"], labels_in_inputs=True,
+                         label_key="labels", indices=list(range(n)),
+                         native={k: import_torch().as_tensor(v) for k, v in arrays.items()})
         keep = [c for c in self.model_input_names() if c in rows.column_names]
         features = [{k: row[k] for k in keep + [label_col]} for row in rows]
         native = DataCollatorWithPadding(ctx.tokenizer, return_tensors="pt")(features)

@@ -23,7 +23,7 @@ def probe_batch_structure(case: Case, ctx: Context) -> list[Finding]:
     for i in range(min(3, len(batch.indices))):
         text = ctx.tokenizer.decode(ids[i], skip_special_tokens=False) if ids is not None else ""
         text = text.replace(f" {ctx.tokenizer.pad_token}", "") if ctx.tokenizer.pad_token else text
-        label = None if batch.labels is None else int(batch.labels[i])
+        label = None if batch.labels is None or np.ndim(batch.labels[i]) else int(batch.labels[i])
         name = _label_name(ctx, label)
         examples.append({"index": batch.indices[i], "decoded": text, "label": label,
                          "label_name": name})

@@ -13,11 +13,14 @@ ADAM_FAMILY = {"adam", "adamw", "nadam", "adamax", "lamb", "lion", "adafactor", 
 LR_START = 5e-5  # the usual start for fine-tuning a pretrained transformer with Adam
 LR_WARN = 1e-4   # top of the usual fine-tuning range (course: 1e-5..1e-4)
 LR_FAIL = 3e-4   # 3x above it: the loss typically stalls high or diverges
+ADAPTER_LR = (2e-4, 1e-3, 3e-3)  # LoRA adapters: (start, warn above, fail above)
 # Plain networks trained from scratch: (start, warn above, fail above) per optimizer family
 PLAIN_LR: dict[str, tuple[float, float, float]] = {"adaptive": (1e-3, 1e-2, 1e-1),
                                                    "sgd": (1e-2, 0.3, 1.0)}
 # Where each range comes from (shown with the finding)
 LR_SOURCES = {
+    "adapter": "LoRA (Hu et al., 2021) and QLoRA (Dettmers et al., 2023: 2e-4 for 7B-13B, 1e-4 "
+               "above); peft and TRL examples use 1e-4..3e-4",
     "fine-tuning": "HF course chapter 8 (Adam 1e-5..1e-4, 5e-5 to start); BERT (Devlin et al., "
                    "2019) fine-tunes at 2e-5..5e-5",
     "adaptive": "the Keras and PyTorch Adam defaults (1e-3) and their examples",
@@ -72,18 +75,19 @@ def probe_optimizer(case: Case, ctx: Context) -> list[Finding]:
     if lr is None:
         return findings
     found = learning_rate_finding(lr, source, spec, case.framework, case.trainer,
-                                  checkpoint=case.model)
+                                  checkpoint=case.model, adapter=case.adapter.active)
     return findings + ([found] if found else [])
 
 
 def learning_rate_finding(lr: float, source: str, spec: OptimizerSpec, framework: str,
                           trainer: str | None, *, plain: bool = False, line: int | None = None,
                           checkpoint: str | None = None,
-                          evidence: dict[str, Any] | None = None) -> Finding | None:
+                          evidence: dict[str, Any] | None = None,
+                          adapter: bool = False) -> Finding | None:
     """`hyperparameters.learning-rate-too-high` for the rate a run uses, judged by the usual range
     of its optimizer family: fine-tuning a pretrained transformer with Adam (1e-5..1e-4), or a
-    plain network trained from scratch (PLAIN_LR). None when no range applies. `line`: where a
-    script sets it."""
+    plain network trained from scratch (PLAIN_LR), or a LoRA adapter (`adapter`: ADAPTER_LR).
+    None when no range applies. `line`: where a script sets it."""
     at = f" (line {line})" if line else ""
     evidence = {**(evidence or {}), "learning_rate": lr, "source": source,
                 "optimizer": spec.written}
@@ -104,6 +108,17 @@ def learning_rate_finding(lr: float, source: str, spec: OptimizerSpec, framework
                        "the loss jumps or turns NaN, and ReLU units can die. Lower it, then raise "
                        "it while the loss still falls smoothly.")
         title = f"Learning rate {lr:g}{at} is {lr / start:.0f}x the usual {start:g} for {spec.name}"
+    elif adapter:
+        if not is_adam_family(spec):
+            return None
+        start, warn, fail = ADAPTER_LR
+        evidence.update({"recommended_range": [1e-4, 3e-4], "recommended_start": start,
+                         "range_source": LR_SOURCES["adapter"], "adapter": True})
+        usual = f"for a LoRA adapter with {spec.name}"
+        explanation = (f"The run uses learning_rate={lr:g} ({source}). LoRA adapters train at "
+                       "about 1e-4..3e-4, higher than a full fine-tune because only the small "
+                       f"adapter matrices move; at {lr:g} the loss spikes or diverges.")
+        title = f"Learning rate {lr:g}{at} is {lr / start:.0f}x the usual {start:g} for LoRA"
     else:
         if not is_adam_family(spec):
             return None
@@ -124,7 +139,9 @@ def learning_rate_finding(lr: float, source: str, spec: OptimizerSpec, framework
                    fix=lr_fix(framework, trainer, start,
                               spec.name if plain or spec.family == "sgd" else "Adam",
                               sgd=spec.family == "sgd",
-                              restart=not plain, checkpoint=checkpoint, keep_loss=plain))
+                              restart=not plain and not adapter, checkpoint=checkpoint,
+                              keep_loss=plain,
+                              note="  # LoRA: try 1e-4..3e-4" if adapter else None))
 
 
 def lr_fix(framework: str, trainer: str | None, lr: float, name: str = "Adam", *,

@@ -5,10 +5,12 @@ import math
 
 import numpy as np
 
+from wizard.backends.lm_data import token_rows
 from wizard.checks.data import cross_entropy
 from wizard.context import Context, ForwardResult
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.core.tasks import CAUSAL_LM
 from wizard.triage.parse import parse_traceback
 
 INITIAL_LOSS_TOLERANCE = 0.5  # |loss - ln C| > 0.5 * ln C is a wiring problem, not chance
@@ -19,7 +21,10 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
     fwd, batch = ctx.forward, ctx.batch
     if fwd.logits is None:
         return [_forward_raised(fwd)]
-    logits = fwd.logits
+    logits, labels = fwd.logits, batch.labels
+    if logits.ndim == 3:  # a causal LM or a token classifier: one row per position
+        logits, labels = token_rows(logits, labels, shift=case.task == CAUSAL_LM)
+    lm_head = case.task == CAUSAL_LM  # a pretrained head: not the fresh head ln(C) describes
     findings: list[Finding] = []
     bad_rows = np.flatnonzero(~np.isfinite(logits).all(axis=1))
     evidence = {"logits_shape": list(logits.shape), "seconds": round(fwd.seconds, 3),
@@ -35,12 +40,12 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
         findings.append(Finding("model.forward", "pass",
                                 f"One batch runs through the model ({logits.shape[0]} x "
                                 f"{logits.shape[1]} finite logits)", evidence=evidence))
-    if batch.labels is None:
+    if labels is None:
         return findings
-    per_sample = cross_entropy(logits, batch.labels)
+    per_sample = cross_entropy(logits, labels)
     nan = np.flatnonzero(~np.isfinite(per_sample))
     if nan.size:
-        labels_at = sorted({int(batch.labels[i]) for i in nan})
+        labels_at = sorted({int(labels[i]) for i in nan})
         findings.append(Finding(
             "model.nan-loss-samples", "warn",
             f"{nan.size} of {len(per_sample)} samples in the first batch have a NaN loss",
@@ -58,6 +63,8 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
         loss = float(finite.mean())
         expected = math.log(c) if c > 1 else float("nan")
         off = c > 1 and abs(loss - expected) > INITIAL_LOSS_TOLERANCE * expected
+        if lm_head:  # a pretrained LM starts far below ln(vocab); above it is broken
+            off = c > 1 and loss > (1 + INITIAL_LOSS_TOLERANCE) * expected
         findings.append(Finding(
             "model.initial-loss", "warn" if off else "info",
             f"Initial loss {loss:.3f} {'is far from' if off else 'is close to'} ln({c}) = {expected:.3f}",

@@ -19,6 +19,7 @@ import numpy as np
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.core.tasks import task_of
 from wizard.frameworks import import_tensorflow, import_torch
 
 IGNORE_LABELS = (-100, -1)  # transformers' ignore index; datasets' "no label" (GLUE test splits)
@@ -27,8 +28,10 @@ _GENERIC = re.compile(r"^LABEL_\d+$")
 
 
 def model_class(case: Case) -> str:
-    return ("TFAutoModelForSequenceClassification" if case.framework == "tensorflow"
-            else "AutoModelForSequenceClassification")
+    """The AutoModel class the case's task loads (wizard.core.tasks)."""
+    task = task_of(case.task)
+    name = task.model_class if task is not None else "AutoModelForSequenceClassification"
+    return f"TF{name}" if case.framework == "tensorflow" else name
 
 
 def label_values(ctx: Context) -> dict[str, np.ndarray]:
@@ -100,9 +103,9 @@ def _load_with_info(case: Case, ctx: Context, **extra: Any) -> tuple[Any, dict[s
             return model, info
 
     import_torch()
-    from transformers import AutoModelForSequenceClassification
+    import transformers
 
-    return AutoModelForSequenceClassification.from_pretrained(location, **kwargs)
+    return getattr(transformers, model_class(case)).from_pretrained(location, **kwargs)
 
 
 def _first_lines(exc: BaseException, n: int = 3) -> str:

@@ -118,7 +118,8 @@ def _support_finding(case: Case, ctx: Context, precision: str) -> Finding | None
         if device.startswith("cuda"):
             evidence["gpu"] = torch.cuda.get_device_name(0)
             evidence["compute_capability"] = list(torch.cuda.get_device_capability(0))
-        if case.trainer == "trainer":
+        # a live run (`wizard run`) built its own TrainingArguments: they did not raise
+        if case.trainer == "trainer" and not ctx.scratch.get("live_run"):
             from transformers import TrainingArguments
 
             flag = {"fp16": {"fp16": True}, "bf16": {"bf16": True}}[precision]

@@ -14,6 +14,7 @@ from wizard.checks.model_head import model_class
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.core.tasks import CAUSAL_LM
 
 LABEL_KEYS = ("labels", "label", "label_ids")  # kept by Trainer, renamed to labels by collators
 
@@ -75,7 +76,8 @@ def probe_trainable(case: Case, ctx: Context) -> list[Finding]:
     attr = _head_attr(model)
     output = [t for n, _, t in head if _in_body(n, attr, case.framework)]
     body_frozen = bool(body) and bool(head) and evidence["body_trainable"] == 0
-    head_frozen = bool(output) and not any(output) and evidence["body_trainable"] > 0
+    head_frozen = bool(output) and not any(output) and evidence["body_trainable"] > 0 \
+        and not _pretrained_head(case, model)
     if head_frozen:
         findings.append(Finding(
             "model.frozen-parameters", "warn",
@@ -106,6 +108,12 @@ def probe_trainable(case: Case, ctx: Context) -> list[Finding]:
             evidence=evidence,
             explanation="Part of the model is frozen; if that is not intended, unfreeze it."))
     return findings
+
+
+def _pretrained_head(case: Case, model: Any) -> bool:
+    """A causal LM's output layer is pretrained (often tied to the embeddings), and an adapter
+    freezes it by design: frozen, it is not the random-head fault."""
+    return case.task == CAUSAL_LM or case.adapter.active or hasattr(model, "peft_config")
 
 
 def _head_attr(model: Any) -> str:

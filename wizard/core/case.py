@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from wizard.core.tasks import LM_LABELS, TOKEN_LABELS
 from wizard.errors import CaseError
 
 FRAMEWORKS = ("tensorflow", "pytorch")
@@ -17,7 +18,10 @@ LABEL_PLACES = ("inputs", "separate")
 PADDINGS = ("dynamic", "max_length", "none")
 TRAINERS = ("keras", "trainer", "loop")
 PRECISIONS = ("fp32", "fp16", "bf16")
-
+# the Hub task names a case may carry; those in wizard.core.tasks.TASKS get their own checks
+TASK_NAMES = ("text-classification", "text-generation", "token-classification",
+              "question-answering", "text2text-generation", "fill-mask", "multiple-choice")
+ADAPTER_METHODS = ("none", "lora", "qlora")
 
 
 
@@ -38,6 +42,27 @@ class Preprocessing:
     truncation: bool = True
     max_length: int | None = None
     padding: str = "dynamic"
+    # causal LM: how the labels are made (wizard.core.tasks.LM_LABELS)
+    lm_labels: str = "collator"
+    # the pad token the script sets: a token, or "eos_token" for `tokenizer.pad_token =
+    # tokenizer.eos_token` (None: the tokenizer's own)
+    pad_token: str | None = None
+    # token classification: how word labels are put on subwords (wizard.core.tasks.TOKEN_LABELS)
+    token_labels: str = "first-subword"
+
+
+@dataclass
+class Adapter:
+    """A LoRA / QLoRA adapter as the script's LoraConfig sets it (method None: no adapter)."""
+    method: str | None = None  # lora | qlora; None or "none": no adapter
+    r: int = 8
+    alpha: float | None = None
+    dropout: float = 0.0
+    target_modules: list[str] = field(default_factory=list)  # empty: peft's default for the model
+
+    @property
+    def active(self) -> bool:
+        return self.method not in (None, "none")
 
 
 @dataclass
@@ -75,6 +100,7 @@ class Case:
     dataset: DatasetSpec = field(default_factory=DatasetSpec)
     preprocessing: Preprocessing = field(default_factory=Preprocessing)
     training: Training = field(default_factory=Training)
+    adapter: Adapter = field(default_factory=Adapter)
     symptom: str = "not-sure"
     traceback: str = ""
     logs: str | None = None
@@ -144,6 +170,21 @@ class Case:
             raise CaseError("The case has no `model:`; add a Hub id (e.g. distilbert-base-uncased) "
                             "or a local save_pretrained folder.", "model")
         _choice("framework", self.framework, FRAMEWORKS)
+        _choice("task", self.task, TASK_NAMES)
+        if self.task == "text-generation" and self.framework == "tensorflow":
+            raise CaseError("Causal LM cases are checked with PyTorch (transformers 5 has no "
+                            "TensorFlow LMs to fine-tune); set `framework: pytorch`.", "framework")
+        _choice("preprocessing.lm_labels", self.preprocessing.lm_labels, tuple(LM_LABELS))
+        _choice("preprocessing.token_labels", self.preprocessing.token_labels,
+                tuple(TOKEN_LABELS))
+        if self.task == "token-classification" and self.framework == "tensorflow":
+            raise CaseError("Token classification cases are checked with PyTorch; set "
+                            "`framework: pytorch`.", "framework")
+        if self.adapter.method is not None:
+            _choice("adapter.method", self.adapter.method, ADAPTER_METHODS)
+            if self.adapter.r < 1:
+                raise CaseError("`adapter.r` must be a positive integer such as 8 or 16.",
+                                "adapter.r")
         _choice("symptom", self.symptom, SYMPTOMS)
         _choice("training.labels", self.training.labels, LABEL_PLACES)
         _choice("preprocessing.padding", self.preprocessing.padding, PADDINGS)
@@ -212,7 +253,8 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
 
 
 def _coerce(f: Any, value: Any, name: str) -> Any:
-    sub = {"dataset": DatasetSpec, "preprocessing": Preprocessing, "training": Training}
+    sub = {"dataset": DatasetSpec, "preprocessing": Preprocessing, "training": Training,
+           "adapter": Adapter}
     if f.name in sub and not name.count("."):
         return _build(sub[f.name], value if value is not None else {}, name + ".")
     types = [t for t in _types(f.type)]

@@ -861,3 +861,98 @@ _check("report.newer-release", "A newer release of the failing library exists",
        'pip install -U "transformers==<newer>"   # then run the check again',
        "pip's configured index, or $WIZARD_INDEX_URL (\"off\" skips the check); 15 s timeout, "
        "no retries")
+
+# --- tasks: causal LM / SFT and adapters (wizard/checks/causal_lm.py, adapters.py) ---------
+_check("wizard.not-for-task", "A check that does not apply to the case's task",
+       "A check built for another task (a label column, a classification head, classification "
+       "metrics for a causal LM) is skipped, saying why.",
+       "Running a classification check on a causal LM would fail on a healthy setup.",
+       "Nothing to fix; set `task:` if the case names the wrong one.")
+_check("data.lm-labels", "A causal LM's labels against its input_ids",
+       "The first batch's labels as the collation makes them: equal to input_ids wherever they "
+       "are not -100 (the model shifts them itself), padding masked, the prompt masked when "
+       "the loss is on the completion only.",
+       "Labels are where a causal LM's loss comes from; the faults below hide in them.",
+       "DataCollatorForLanguageModeling(tokenizer, mlm=False)",
+       "transformers' causal LM loss: labels shifted inside the model, -100 ignored")
+_check("data.lm-labels-missing", "The causal LM batch has no labels",
+       "The batch that enters the model carries no `labels`: the model returns no loss, and "
+       "Trainer raises 'The model did not return a loss from the inputs'.",
+       "Without labels there is nothing to train on.",
+       "data_collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)  # labels from input_ids")
+_check("data.lm-padding-in-loss", "Padding tokens are trained on",
+       "Labels at padding positions (attention_mask 0) are real token ids, not -100: a share of "
+       "the loss teaches the model to predict padding after every text.",
+       "The model learns to emit pad tokens and the loss looks lower than it is; with "
+       "padding='max_length' most of each sequence can be padding.",
+       'labels = [[t if m else -100 for t, m in zip(ids, mask)] for ids, mask in '
+       'zip(batch["input_ids"], batch["attention_mask"])]   # or DataCollatorForLanguageModeling',
+       "any share of padding positions with a label other than -100")
+_check("data.lm-prompt-in-loss", "The prompt is trained on as well as the completion",
+       "A prompt/completion (or chat) dataset whose labels keep the prompt's tokens: the loss "
+       "is spent on reproducing the questions, not only the answers.",
+       "SFT usually trains on the completion only (TRL's completion_only_loss / "
+       "assistant_only_loss); training on prompts dilutes the signal. A warning: some setups "
+       "want it.",
+       "SFTConfig(completion_only_loss=True)   # or set the prompt's labels to -100",
+       "TRL SFTTrainer defaults (completion_only_loss for prompt/completion data)")
+_check("data.lm-eos-masked", "The end-of-sequence token is masked out of the labels (pad = eos)",
+       "pad_token is set to eos_token and the collator sets every pad_token_id to -100, so the "
+       "real eos at the end of each text is masked too: the model never learns to stop.",
+       "Generation then runs on to max_new_tokens after fine-tuning: the classic "
+       "`tokenizer.pad_token = tokenizer.eos_token` pitfall.",
+       'tokenizer.add_special_tokens({"pad_token": "<pad>"}); '
+       "model.resize_token_embeddings(len(tokenizer))   # a pad distinct from eos",
+       "DataCollatorForLanguageModeling masks labels by pad_token_id")
+_check("data.lm-no-eos", "The training texts do not end with the eos token",
+       "No sample of the first batch has an eos token among its labels: nothing teaches the "
+       "model where an answer ends.",
+       "An SFT model that never saw eos keeps generating; pretraining-style text may not need it.",
+       'texts = [t + tokenizer.eos_token for t in texts]   # or let the chat template add it')
+_check("data.chat-template-missing", "Chat-shaped data but the tokenizer has no chat template",
+       "The dataset's rows are lists of {role, content} messages and tokenizer.chat_template "
+       "is not set: apply_chat_template raises, or the roles are flattened into plain text.",
+       "The model learns a format it will not see at inference, or the run fails.",
+       "tokenizer.chat_template = AutoTokenizer.from_pretrained(INSTRUCT_MODEL).chat_template"
+       "   # or TRL's clone_chat_template / setup_chat_format")
+_check("data.chat-template-mismatch", "The texts are formatted for another chat template",
+       "The training texts carry one family's chat markers (<|im_start|>, [INST], "
+       "<|start_header_id|>, <start_of_turn>) that the tokenizer's chat template does not use, "
+       "or that the tokenizer splits into several tokens.",
+       "Training and inference then see different formats; markers that are not single tokens "
+       "cost length and learn poorly.",
+       "text = tokenizer.apply_chat_template(messages, tokenize=False)   # format with the "
+       "model's own template")
+_check("model.adapter", "The LoRA / QLoRA adapter",
+       "The adapter put on the model as the script does (peft's get_peft_model): the modules "
+       "it matched and the trainable share of the parameters.",
+       "An adapter on too few or the wrong modules learns little; a trainable share near 100% "
+       "means the adapter is not what trains.",
+       "LoraConfig(r=16, lora_alpha=32, target_modules=\"all-linear\", task_type=\"CAUSAL_LM\")",
+       "peft get_peft_model / print_trainable_parameters")
+_check("model.adapter-targets-not-found", "The adapter's target modules match nothing",
+       "LoraConfig(target_modules=...) names modules the model does not have (q_proj/v_proj on "
+       "GPT-2, whose attention is c_attn): peft refuses, or nothing would train.",
+       "Module names differ between architectures.",
+       "LoraConfig(..., target_modules=\"all-linear\")   # or the names the finding lists")
+_check("model.adapter-unavailable", "The adapter could not be checked here",
+       "peft is not installed here, or the 4-bit base (bitsandbytes) needs a CUDA GPU this "
+       "machine lacks: that part is reported, not judged.",
+       "Unchecked is not the same as fine.",
+       "pip install 'hf-debug-wizard[llm]'   # peft and trl; bitsandbytes needs a CUDA GPU")
+# token classification (wizard/checks/token_cls.py)
+_check("data.token-labels", "Token labels against the words",
+       "The first batch's labels against word_ids(): special tokens and padding at -100, each "
+       "word's tag on its first subword (or on every subword with label_all_tokens).",
+       "Word labels must be re-aligned after subword tokenization.",
+       "", "HF course chapter 7 (token classification): align_labels_with_tokens")
+_check("data.token-labels-misaligned", "Token labels are not aligned with the words",
+       "Special tokens or padding carry a tag, or a subword carries another word's tag: the "
+       "labels were given one per word (not re-aligned with word_ids()).",
+       "The model learns tags shifted against the tokens; the metric stays low with no error.",
+       "labels = [-100 if w is None or w == prev else tags[w] ...]   # see the finding's fix",
+       "any labelled special token, padding position or subword whose tag is not its word's")
+_check("data.token-labels-out-of-range", "Tags beyond the token head's num_labels",
+       "The highest tag id (or the number of tag names) exceeds the head's num_labels.",
+       "An index error on the GPU, a NaN loss, or a silently wrong head.",
+       "AutoModelForTokenClassification.from_pretrained(checkpoint, num_labels=len(label_names))")

@@ -16,8 +16,16 @@ from typing import Any, Callable
 
 from wizard.context import is_local_ref
 from wizard.core.case import SYMPTOMS, Case
+from wizard.core.tasks import (
+    CAUSAL_LM,
+    CLASSIFICATION,
+    LM_LABELS,
+    TOKEN_CLS,
+    TOKEN_LABELS,
+    has_label_column,
+)
 from wizard.engine.verdict import library_bug_candidate
-from wizard.hub.resolve import needs_trust_remote_code
+from wizard.hub.resolve import needs_trust_remote_code, resolve_model
 from wizard.triage.match import triage
 
 Cond = Callable[[Case], bool]
@@ -99,6 +107,41 @@ def _remote_code_hub(model: str, revision: str | None) -> bool:
     return _remote_code(model, revision)
 
 
+def model_task(model: str, revision: str | None = None) -> str | None:
+    """The task the model's config names (architectures ending in ForCausalLM: a causal LM,
+    ForTokenClassification: a token classifier), from metadata alone; None when it names no
+    other task than sequence classification or cannot be read."""
+    if not model:
+        return None
+    return (_model_task if is_local_ref(model) else _model_task_hub)(model, revision)
+
+
+def _model_task(model: str, revision: str | None) -> str | None:
+    try:
+        archs = resolve_model(model, revision=revision, timeout=10).architectures or []
+    except Exception:  # noqa: BLE001 - the environment step reports a model that cannot be
+        return None    # resolved; a question's condition must never end the walk
+    if any(a.endswith("ForCausalLM") for a in archs):
+        return CAUSAL_LM
+    return TOKEN_CLS if any(a.endswith("ForTokenClassification") for a in archs) else None
+
+
+@lru_cache(maxsize=64)
+def _model_task_hub(model: str, revision: str | None) -> str | None:
+    return _model_task(model, revision)
+
+
+def _asks_task(case: Case) -> bool:
+    """Asked for a PyTorch case whose model is a causal LM or a token classifier (or whose task
+    is already set)."""
+    return _pt(case) and (case.task != CLASSIFICATION
+                          or model_task(case.model, case.revision) is not None)
+
+
+def _lm(case: Case) -> bool:
+    return case.task == CAUSAL_LM
+
+
 def _tf(case: Case) -> bool:
     return case.framework == "tensorflow"
 
@@ -131,13 +174,23 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("trust_remote_code", "trust_remote_code", "This model ships its own Python code "
              "(auto_map in its config), which runs when it loads. Run it?",
              "The wizard never runs a repo's code without your explicit yes; read its .py "
-             "files first.", "select", (Edge("num_labels"),),
+             "files first.", "select", (Edge("task"),),
              choices=(Choice(False, "No: don't run the repo's code (the model will not load)"),
                       Choice(True, "Yes: I have read the repo's .py files and trust them")),
              when=lambda c: needs_remote_code(c.model, c.revision)),
+    Question("task", "task", "What do you fine-tune the model for?",
+             "A causal LM (SFT) has no label column: its labels are its own tokens, and other "
+             "checks apply.", "select", (Edge("num_labels"),),
+             choices=(Choice(CAUSAL_LM, "Text generation: causal LM / SFT (AutoModelForCausalLM)"),
+                      Choice(CLASSIFICATION, "Text classification "
+                                             "(AutoModelForSequenceClassification)"),
+                      Choice(TOKEN_CLS, "Token classification / NER "
+                                        "(AutoModelForTokenClassification)")),
+             when=_asks_task),
     Question("num_labels", "num_labels", "num_labels you pass to from_pretrained (empty if you "
              "don't pass it)", "A head with fewer outputs than classes gives NaN or index errors.",
-             "number", (Edge("dataset"),), optional=True),
+             "number", (Edge("dataset"),), optional=True,
+             when=lambda c: has_label_column(c.task)),
     Question("dataset", "dataset.path", "Dataset: a Hub id, a save_to_disk folder, or a data file",
              "The checks look at your data as the model sees it.", "text",
              (Edge("dataset_config"),)),
@@ -146,10 +199,26 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              (Edge("text_columns"),), optional=True),
     Question("text_columns", "dataset.text_columns", "Text column(s) you tokenize",
              "These are decoded and checked for empty text and lengths.", "columns",
-             (Edge("label_column"),)),
+             (Edge("lm_labels", _lm), Edge("label_column"))),
     Question("label_column", "dataset.label_column", "Label column",
              "Labels are checked against num_labels and for balance.", "column",
-             (Edge("trainer"),)),
+             (Edge("token_labels", lambda c: c.task == TOKEN_CLS), Edge("trainer")),
+             when=lambda c: has_label_column(c.task)),
+    Question("token_labels", "preprocessing.token_labels", "How are the word labels put on the "
+             "subwords?", "Tokenizing splits words and adds special tokens: the labels must be "
+             "re-aligned with word_ids().", "select", (Edge("trainer"),),
+             when=lambda c: c.task == TOKEN_CLS,
+             choices=tuple(Choice(k, v) for k, v in TOKEN_LABELS.items())),
+    Question("lm_labels", "preprocessing.lm_labels", "How are the labels made?",
+             "A causal LM's labels are its input_ids; padding (and, for SFT, the prompt) must be "
+             "-100.", "select", (Edge("adapter"),), when=_lm,
+             choices=tuple(Choice(k, v) for k, v in LM_LABELS.items())),
+    Question("adapter", "adapter.method", "Do you train a LoRA / QLoRA adapter (peft)?",
+             "The adapter, its target modules and its learning rate are checked.", "select",
+             (Edge("trainer"),), when=_lm,
+             choices=(Choice("none", "No: a full fine-tune"),
+                      Choice("lora", "LoRA (peft LoraConfig)"),
+                      Choice("qlora", "QLoRA: LoRA on a 4-bit base (bitsandbytes)"))),
     Question("trainer", "training.trainer", "How do you train?",
              "Keras fit, Trainer and a plain loop hide different defaults.", "select",
              (Edge("optimizer"),),
@@ -224,12 +293,12 @@ STEPS: dict[str, Step] = {s.id: s for s in [
     Step("data", "Check your data",
          "Look at the data where it enters the model: if it is broken, nothing downstream can fix it.",
          # structural checks first: they name the fault when the batch cannot even be built
-         ("label-column", "empty-text", "pad-token", "collation", "label-values", "vocab",
-          "lengths", "tokenizer-checkpoint", "batch", "labels-in-inputs", "labels", "balance",
-          "eval-labels", "duplicates")),
+         ("label-column", "empty-text", "chat-template", "pad-token", "collation",
+          "label-values", "vocab", "lengths", "tokenizer-checkpoint", "batch", "lm-labels",
+          "token-labels", "labels-in-inputs", "labels", "balance", "eval-labels", "duplicates")),
     Step("model", "Check your model",
          "One batch through the freshly loaded model, no update: NaN and wrong losses show here.",
-         ("checkpoint-head", "num-labels", "label-mapping", "trainable", "model-loss",
+         ("checkpoint-head", "num-labels", "label-mapping", "adapter", "trainable", "model-loss",
           "precision", "cpu-rerun", "run-eagerly", "forward")),
     Step("hyperparameters", "Check your hyperparameters",
          "String shortcuts hide defaults (\"adam\" means learning_rate=0.001).",

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from wizard.checks import (
+    adapters,
+    causal_lm,
     collation,
     curves,
     data,
@@ -23,6 +25,7 @@ from wizard.checks import (
     optimizer_checks,
     precision,
     text,
+    token_cls,
     tokenizer,
     trainable,
     training,
@@ -86,6 +89,10 @@ PROBES: dict[str, ProbeInfo] = {p.name: p for p in [
     ProbeInfo("largest-batch", memory.probe_largest_batch, True, "The largest batch that fits"),
     ProbeInfo("overfit", training.probe_overfit, True, "Overfitting one batch"),
     ProbeInfo("gradients", training.probe_gradients, True, "Gradient flow per layer"),
+    ProbeInfo("lm-labels", causal_lm.probe_lm_labels, True, "Causal LM labels against input_ids"),
+    ProbeInfo("chat-template", causal_lm.probe_chat_template, True, "The chat template"),
+    ProbeInfo("token-labels", token_cls.probe_token_labels, True, "Token labels against the words"),
+    ProbeInfo("adapter", adapters.probe_adapter, True, "The LoRA / QLoRA adapter"),
     ProbeInfo("differential", library.probe_differential, True, "The same weights in the other framework"),
     ProbeInfo("reproduction", library.probe_reproduction, True, "A standalone reproduction script, verified"),
     ProbeInfo("newer-release", library.probe_newer_release, True, "Newer releases of the failing libraries"),

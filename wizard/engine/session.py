@@ -12,6 +12,7 @@ from wizard import __version__
 from wizard.context import check_local_paths
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Verdict
+from wizard.core.tasks import runs_for, skip_reason
 from wizard.engine.plan import Step, plan
 from wizard.engine.registry import PROBES, resolve
 from wizard.engine.verdict import decide
@@ -105,8 +106,17 @@ class Session:
                 for name in step.probes:
                     info = PROBES.get(name)
                     in_worker = info.in_worker if info else True
+                    if not runs_for(self.case.task, name, self.case.adapter.active):
+                        continue  # a check of another task (or of an adapter the case lacks)
                     self._emit("progress", message=info.title if info else name)
-                    if not in_worker:
+                    why = skip_reason(self.case.task, name)
+                    if why:
+                        found = [Finding("wizard.not-for-task", "skip",
+                                         f"{info.title if info else name}: not for "
+                                         f"{self.case.task}",
+                                         evidence={"probe": name, "task": self.case.task},
+                                         explanation=f"Not run: {why}.")]
+                    elif not in_worker:
                         found = self._local(name)
                     elif self.ctx is not None:
                         found = self._inline(name)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Plot
+from wizard.core.tasks import CAUSAL_LM, has_label_column
 from wizard.engine.plan import plan
 from wizard.engine.session import Event, Result, Session
 from wizard.engine.verdict import combine_findings, decide
@@ -78,6 +79,10 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
     case.framework = capture.framework or case.framework
     t.trainer = ENTRY_TRAINER.get(capture.entry or "", t.trainer)
     config = getattr(capture.model, "config", None)
+    if "CausalLM" in type(capture.model).__name__:  # AutoModelForCausalLM, PeftModelForCausalLM
+        case.task = CAUSAL_LM
+    elif type(capture.model).__name__.endswith("ForTokenClassification"):
+        case.task = "token-classification"
     if not case.model:
         case.model = str(getattr(config, "_name_or_path", "") or "")
     if t.trainer == "keras":
@@ -98,6 +103,9 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
         t.epochs = max(1, int(round(float(epochs)))) if isinstance(epochs, (int, float)) else t.epochs
         t.mixed_precision = "bf16" if s.get("TrainingArguments.bf16") else (
             "fp16" if s.get("TrainingArguments.fp16") else "fp32")
+        warm = s.get("TrainingArguments.warmup_steps") or s.get("TrainingArguments.warmup_ratio")
+        if isinstance(warm, (int, float)) and not isinstance(warm, bool) and warm > 0:
+            t.warmup_steps = max(1, int(warm))  # a ratio (< 1) counts as warmup set
         optim = str(s.get("TrainingArguments.optim") or "adamw")
         t.optimizer = "adamw" if optim.startswith("adamw") else optim
     else:
@@ -170,8 +178,13 @@ def _live_raw(case: Case, capture: Capture, notes: list[str]) -> dict[str, Any]:
     if not splits:
         return {}
     columns = splits[spec.train_split].column_names
-    if spec.label_column not in columns:
+    if spec.label_column not in columns and has_label_column(case.task):
         other = next((c for c in ("label", "labels", "label_ids") if c in columns), None)
+        if case.task == "token-classification":  # tags: the first column of int sequences
+            features = splits[spec.train_split].features
+            other = next((c for c in columns if getattr(getattr(features[c], "feature", None),
+                                                        "dtype", "") in ("int64", "int32")
+                          or hasattr(getattr(features[c], "feature", None), "names")), other)
         if other is None:
             notes.append(f"The dataset has no label column {spec.label_column!r} (columns: "
                          f"{', '.join(columns)}); the label checks were skipped.")
@@ -205,6 +218,7 @@ def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: f
         notes.append("The script's raw dataset was not seen, so the label range and balance "
                      "checks were skipped.")
     ctx = Context.from_objects(case, device=dev, **objects)
+    ctx.scratch["live_run"] = True  # the script's own objects, already built without raising
     steps = [dataclasses.replace(s, probes=tuple(p for p in s.probes if p not in drop))
              for s in plan(case) if s.id in LIVE_STEPS]
     try:

@@ -270,5 +270,6 @@ def _learning_rate(reading: "ScriptReading", env: Mapping[str, str],
     spec.written = written_as
     found = learning_rate_finding(float(lr), source, spec, case.framework, facts.entry,
                                   line=line_no, evidence={**_where(reading, line_no),
-                                                          "code": written_as})
+                                                          "code": written_as},
+                                  adapter=case.adapter.active)
     return out + ([found] if found else [])

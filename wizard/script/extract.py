@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.case import Case
+from wizard.script.llm import read_llm
 from wizard.script.names import read_names
 from wizard.script.syntax import ScriptAST, Unresolved, call_name, kwarg, receiver
 from wizard.script.training import TrainingReader
@@ -131,6 +132,7 @@ class Reader(TrainingReader):
         else:
             self._no_entry(tape)
         self._framework()
+        read_llm(self)
         self._freezing()
         self._legacy_keras_flag()
         self._argparse_notes()
@@ -272,7 +274,7 @@ class Reader(TrainingReader):
         for suffix, task in TASKS.items():
             if cls.endswith(suffix):
                 self.set("task", task, call)
-                if task != "text-classification":
+                if task not in ("text-classification", "text-generation"):
                     self.notes.append(f"{cls} is a {task} model; the wizard's data and model "
                                       "checks are built for sequence classification.")
         num = kwarg(call, "num_labels")

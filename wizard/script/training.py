@@ -208,7 +208,7 @@ class TrainingReader:
         args_node = kwarg(trainer, "args", 1)
         targs, binding = self.s.definition(args_node) if isinstance(args_node, ast.Name) \
             else (args_node, None)
-        if not (isinstance(targs, ast.Call) and call_name(targs).endswith("TrainingArguments")):
+        if not (isinstance(targs, ast.Call) and call_name(targs).endswith(("TrainingArguments", "SFTConfig"))):
             if args_node is not None and binding is not None and binding.value is not None:
                 self.facts.trainer_lr = Unresolved(binding.value, "parsed at run time")
                 self.notes.append(f"The TrainingArguments are made at run time (line "
@@ -219,7 +219,7 @@ class TrainingReader:
                 targs = None
             else:
                 targs = next((c for c in self.s.calls
-                              if call_name(c).endswith("TrainingArguments")), None)
+                              if call_name(c).endswith(("TrainingArguments", "SFTConfig"))), None)
             if targs is None and args_node is None:
                 self.notes.append("Trainer gets no TrainingArguments: its defaults apply "
                                   "(learning_rate=5e-5, batch size 8).")

@@ -1,0 +1,109 @@
+"""A causal LM's data as the user's pipeline makes it: the text (plain, prompt + completion, or
+chat messages through the tokenizer's chat template), tokenized, and the first batch with its
+labels built the way the case says (wizard.core.tasks.LM_LABELS)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from wizard.core.case import Case
+
+IGNORE_INDEX = -100  # the label the loss skips (PyTorch cross-entropy's ignore_index)
+
+
+def is_chat(value: Any) -> bool:
+    """A chat example: a list of {"role": ..., "content": ...} messages."""
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(m, dict) and "role" in m and "content" in m for m in value)
+
+
+def chat_text(messages: list[dict[str, Any]], tokenizer: Any) -> str:
+    """The messages through the tokenizer's chat template; without one, the bare contents joined
+    (the chat-template check says what that loses)."""
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(messages, tokenize=False)
+    return "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+
+
+def prompt_and_text(case: Case, row: dict[str, Any], tokenizer: Any) -> tuple[str, str]:
+    """(the prompt part, the whole training text) of one row. With two text columns the first is
+    the prompt and the second the completion; a chat row's prompt is every message before the
+    last assistant turn."""
+    cols = [c for c in case.dataset.text_columns if c in row]
+    values = [row[c] for c in cols]
+    if values and is_chat(values[0]):
+        messages = values[0]
+        last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=0)
+        whole = chat_text(messages, tokenizer)
+        prompt = chat_text(messages[:last], tokenizer) if last else ""
+        return (prompt if whole.startswith(prompt) else ""), whole
+    texts = [v if isinstance(v, str) else "" for v in values]
+    if len(texts) >= 2:
+        return texts[0], texts[0] + texts[1]
+    return "", texts[0] if texts else ""
+
+
+def encode_lm(case: Case, tokenizer: Any) -> Any:
+    """The function given to Dataset.map: input_ids, attention_mask, and the prompt's length in
+    tokens (so the batch can mask it); `copy` labels are made here, as a script makes them."""
+    pre = case.preprocessing
+
+    def encode(examples: dict[str, list]) -> dict[str, list]:
+        n = len(next(iter(examples.values())))
+        rows = [{k: v[i] for k, v in examples.items()} for i in range(n)]
+        pairs = [prompt_and_text(case, row, tokenizer) for row in rows]
+        kwargs: dict[str, Any] = {"truncation": pre.truncation}
+        if pre.max_length:
+            kwargs["max_length"] = pre.max_length
+        if pre.padding == "max_length":
+            kwargs["padding"] = "max_length"
+        out = dict(tokenizer([text for _, text in pairs], **kwargs))
+        prompts = tokenizer([p for p, _ in pairs], add_special_tokens=False)["input_ids"]
+        out["prompt_length"] = [len(p) if p else 0 for p in prompts]
+        if pre.lm_labels == "copy":
+            out["labels"] = [list(ids) for ids in out["input_ids"]]
+        return out
+
+    return encode
+
+
+def lm_batch(case: Case, tokenizer: Any, rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The first batch as the case's collation gives it: input_ids, attention_mask, labels."""
+    features = [{"input_ids": list(r["input_ids"]),
+                 "attention_mask": list(r.get("attention_mask") or [1] * len(r["input_ids"]))}
+                for r in rows]
+    how = case.preprocessing.lm_labels
+    if how == "copy":
+        padded = tokenizer.pad(features, return_tensors="np")
+        arrays = {k: np.asarray(v) for k, v in padded.items()}
+        width = arrays["input_ids"].shape[1]
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        arrays["labels"] = np.asarray([list(r["labels"])[:width] + [pad] * (width - len(r["labels"]))
+                                       for r in rows], dtype=np.int64)
+        return arrays
+    from transformers import DataCollatorForLanguageModeling
+
+    collated = DataCollatorForLanguageModeling(tokenizer, mlm=False, return_tensors="np")(features)
+    arrays = {k: np.asarray(v) for k, v in collated.items()}
+    if how == "completion-only":
+        labels = arrays["labels"].copy()
+        left = getattr(tokenizer, "padding_side", "right") == "left"
+        for i, r in enumerate(rows):
+            start = int((arrays["attention_mask"][i] == 0).sum()) if left else 0
+            labels[i, start:start + int(r.get("prompt_length") or 0)] = IGNORE_INDEX
+        arrays["labels"] = labels
+    return arrays
+
+
+def token_rows(logits: np.ndarray, labels: np.ndarray | None,
+               shift: bool = True) -> tuple[np.ndarray, Any]:
+    """(batch, positions, classes) logits as one row per position the loss takes, -100
+    positions dropped; `shift`: a causal LM's, shifted by one as the model shifts them."""
+    if labels is None:
+        return logits.reshape(-1, logits.shape[-1]), None
+    labels = np.asarray(labels)
+    if shift:
+        logits, labels = logits[:, :-1], labels[:, 1:]
+    keep = labels != IGNORE_INDEX
+    return logits[keep], labels[keep]
