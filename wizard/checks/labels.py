@@ -33,8 +33,8 @@ SHIFT_MIN_TV = 0.15         # total variation distance between the two label dis
 def probe_label_column(case: Case, ctx: Context) -> list[Finding]:
     """The label column exists, survives preprocessing, and has a name the trainer passes on."""
     spec = case.dataset
+    train = ctx.raw[spec.train_split]  # loading settles label / labels / label_ids first
     col = spec.label_column
-    train = ctx.raw[spec.train_split]
     columns = list(train.column_names)
     if col not in columns:
         return [_missing(case, ctx, col, columns)]
