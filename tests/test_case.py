@@ -95,3 +95,24 @@ def test_pasted_logs_in_place_of_a_file_name_are_kept(tmp_path):
     path.write_text(yaml.safe_dump({**MINIMAL, "logs": pasted}))
     case = Case.from_file(path)
     assert case.logs == pasted
+def test_the_tokenizer_and_config_values_a_script_sets_are_applied():
+    """preprocessing.pad_token, model_config (a tokenizer attribute's name standing for its
+    value) and tokenizer reach the objects the checks use."""
+    from types import SimpleNamespace
+
+    from wizard.context import Context, set_pad_token
+
+    case = Case.from_dict({**MINIMAL, "tokenizer": "other-checkpoint",
+                           "preprocessing": {"pad_token": "eos_token"},
+                           "model_config": {"pad_token_id": "pad_token_id", "dropout": 0.2}})
+    again = Case.from_yaml(case.to_yaml())
+    assert again.tokenizer == "other-checkpoint" and again.preprocessing.pad_token == "eos_token"
+    tok = SimpleNamespace(eos_token="<eos>", pad_token=None)
+    set_pad_token(tok, case.preprocessing.pad_token)
+    assert tok.pad_token == "<eos>"
+    set_pad_token(tok, "[PAD]")
+    assert tok.pad_token == "[PAD]"
+    tok.pad_token_id = 7
+    config = SimpleNamespace(pad_token_id=None)
+    Context.from_objects(case, tokenizer=tok).set_config_values(config)
+    assert config.pad_token_id == 7 and config.dropout == 0.2

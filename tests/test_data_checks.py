@@ -254,9 +254,14 @@ def test_eval_classes_unseen_in_train(demo_dir, tok):
     case = make_case(demo_dir)
     found = labels.probe_eval_labels(case, context(case, raw, tok))
     f = by_id(found, "data.eval-classes-unseen")
-    assert f.status == "warn" and f.evidence["unseen_classes"] == [2]
+    assert f.status == "fail" and f.evidence["unseen_classes"] == [2]
+    assert f.evidence["whole_train_split_read"] and "whole train split" in f.explanation
     assert f.evidence["eval_rows_with_them"] == [2, 5, 8]
     assert not [x for x in found if x.id == "data.eval-label-shift"]
+    # a sample cut at max_samples may just have missed the class: a warning only
+    case.dataset.max_samples = 40
+    f = by_id(labels.probe_eval_labels(case, context(case, raw, tok)), "data.eval-classes-unseen")
+    assert f.status == "warn" and not f.evidence["whole_train_split_read"]
 
 
 def test_eval_label_shift(demo_dir, tok):
@@ -324,9 +329,14 @@ def test_train_eval_duplicates(demo_dir, tok):
     case = make_case(demo_dir)
     f = by_id(text.probe_duplicates(case, context(case, splits(train=train, validation=evals), tok)),
               "data.train-eval-duplicates")
-    assert f.status == "warn" and f.evidence["count"] == 2
+    assert f.status == "fail" and f.evidence["count"] == 2  # a fifth of the eval rows
     assert [(e["eval_index"], e["train_index"]) for e in f.evidence["examples"]] == [(2, 5), (6, 11)]
     assert f.evidence["with_different_labels"] == [6]
+    more = text_rows(40, offset=100)
+    more["text"][2], more["text"][6] = train["text"][5], train["text"][11]
+    f = by_id(text.probe_duplicates(case, context(case, splits(train=train, validation=more), tok)),
+              "data.train-eval-duplicates")
+    assert f.status == "warn" and f.evidence["eval_share"] == 0.05
 
 
 def test_duplicates_compare_every_text_column(demo_dir, tok):

@@ -101,11 +101,11 @@ def test_no_string_loss_is_silent():
 
 # -- from_logits -------------------------------------------------------------------------------------
 @needs_tf
-def test_string_loss_on_transformer_logits_warns_with_both_losses():
+def test_string_loss_on_transformer_logits_fails_with_both_losses():
     case = make_case("tensorflow", loss="sparse_categorical_crossentropy", labels="separate")
     f = one(oc.probe_from_logits(case, ctx(case, model=tf_transformer(), batch=batch())),
             "hyperparameters.from-logits-mismatch")
-    assert f.status == "warn" and f.evidence["outputs"] == "logits"
+    assert f.status == "fail" and f.evidence["outputs"] == "logits"
     right = f.evidence["loss_with_from_logits_True"]
     assert abs(right - np.log(3)) < 0.2  # the real loss of an untrained head is near ln 3
     assert abs(f.evidence["loss_with_from_logits_False"] - right) > 0.5
@@ -122,7 +122,7 @@ def test_from_logits_true_on_logits_passes():
 
 
 @needs_tf
-def test_softmax_model_with_from_logits_true_warns_and_false_passes():
+def test_softmax_model_with_from_logits_true_fails_and_false_passes():
     model = keras_softmax_model()
     b = Batch(inputs={"input_ids": batch().inputs["input_ids"]}, labels=np.array([0, 1, 2, 1]),
               labels_in_inputs=False, label_key="labels", indices=[0, 1, 2, 3])
@@ -130,7 +130,7 @@ def test_softmax_model_with_from_logits_true_warns_and_false_passes():
                      from_logits=True)
     f = one(oc.probe_from_logits(case, ctx(case, model=model, batch=b)),
             "hyperparameters.from-logits-mismatch")
-    assert f.status == "warn" and f.evidence["outputs"].startswith("probabilities")
+    assert f.status == "fail" and f.evidence["outputs"].startswith("probabilities")
     assert "from_logits=False" in f.fix
     case = make_case("tensorflow", loss="sparse_categorical_crossentropy", labels="separate")
     assert one(oc.probe_from_logits(case, ctx(case, model=model, batch=b)),

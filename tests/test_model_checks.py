@@ -272,14 +272,20 @@ def test_nothing_trainable_fails_and_a_fresh_model_passes_torch():
     assert "requires_grad = True" in f.fix
 
 
-def test_frozen_body_is_info_or_warn_by_symptom_and_frozen_head_warns_torch():
+def test_frozen_body_fails_at_a_fine_tuning_rate_else_info_or_warn_by_symptom_torch():
     model = torch_model(tiny_config())
     for p in model.distilbert.parameters():
         p.requires_grad = False
     f = one(trainable.probe_trainable(make_case(), ctx_for(make_case(), model=model)),
             "model.frozen-parameters")
-    assert f.status == "info" and f.evidence["body_trainable"] == 0 and f.evidence["head_trainable"] > 0
-    slow = make_case(symptom="loss-not-decreasing")
+    assert f.status == "fail" and f.evidence["learning_rate"] == 5e-5  # the head alone at 5e-5
+    assert f.evidence["body_trainable"] == 0 and f.evidence["head_trainable"] > 0
+    head_rate = {"optimizer": {"name": "Adam", "learning_rate": 1e-3}}
+    feature = make_case(training=head_rate)
+    f = one(trainable.probe_trainable(feature, ctx_for(feature, model=model)),
+            "model.frozen-parameters")
+    assert f.status == "info"  # feature extraction at a head's rate: a choice, not a fault
+    slow = make_case(symptom="loss-not-decreasing", training=head_rate)
     assert one(trainable.probe_trainable(slow, ctx_for(slow, model=model)),
                "model.frozen-parameters").status == "warn"
     model = torch_model(tiny_config())
@@ -297,7 +303,7 @@ def test_trainable_checks_on_tensorflow():
     assert [f.status for f in trainable.probe_trainable(case, ctx_for(case, model=model))] == ["pass"]
     model.distilbert.trainable = False
     f = one(trainable.probe_trainable(case, ctx_for(case, model=model)), "model.frozen-parameters")
-    assert f.status == "info" and f.evidence["body_trainable"] == 0
+    assert f.status == "fail" and f.evidence["body_trainable"] == 0  # head alone at 5e-5
     model.trainable = False
     f = one(trainable.probe_trainable(case, ctx_for(case, model=model)), "model.nothing-trainable")
     assert f.status == "fail"

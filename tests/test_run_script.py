@@ -320,3 +320,25 @@ def test_the_live_loss_is_judged_by_the_curve_rules_not_only_nan():
     healthy = [2.3, 2.1, 2.15, 1.9, 1.85, 1.7, 1.72, 1.6, 1.5, 1.52, 1.4, 1.35]
     assert live_curve_findings(healthy, "train.py") == []
     assert live_curve_findings(climbing[:4], "train.py") == []  # too few steps to judge
+
+
+def test_the_tokenizer_the_script_makes_is_kept_until_one_is_called(fx):
+    """A cached dataset.map never calls the tokenizer: the one the script made (with the pad
+    token it then sets) is what the checks get; a tokenizer that is called wins."""
+    from transformers import AutoTokenizer
+
+    from wizard.live.instrument import Capture, Instrument
+
+    capture = Capture("train.py", [])
+    with Instrument(capture):
+        made = AutoTokenizer.from_pretrained(fx["MODEL_DIR"])
+        made.pad_token = made.sep_token
+    _hooks_removed()
+    assert capture.tokenizer is made and capture.tokenizer.pad_token == made.sep_token
+    capture = Capture("train.py", [])
+    with Instrument(capture):
+        called = AutoTokenizer.from_pretrained(fx["MODEL_DIR"])
+        called("a text")
+        AutoTokenizer.from_pretrained(fx["MODEL_DIR"])  # made later, never called
+    _hooks_removed()
+    assert capture.tokenizer is called and capture.tokenizer_call is not None

@@ -527,7 +527,8 @@ def test_a_body_frozen_in_the_script_is_found_by_the_checks(demo_dir, tmp_path, 
     r.case.symptom = "loss-not-decreasing"
     result = r.merge(_check_inline(r.case))
     frozen = one(result.findings, "model.frozen-parameters")
-    assert frozen.status == "warn" and "distilbert" in frozen.fix
+    assert frozen.status == "fail" and "distilbert" in frozen.fix  # head alone at 5e-5
+    assert result.verdict.primary == "model.frozen-parameters"
 
 
 @needs_torch
@@ -595,3 +596,51 @@ def test_the_apps_pasted_script_fixes_use_its_names(demo_dir):
     merged = merge_static_findings(result, [], {"tokenized": "ds", "collator": "collate"})
     assert merged["findings"][0]["fix"] == (f'DataLoader(ds["train"], batch_size='
                                             f'{case.training.batch_size}, collate_fn=collate)')
+
+
+def _trainer_script(old: str = "", new: str = "") -> str:
+    return TRAINER_SCRIPT.replace("NUM_LABELS", "3").replace("LR", "5e-5").replace(old, new)
+
+
+def test_pad_token_and_config_values_are_read():
+    """`tokenizer.pad_token = tokenizer.eos_token` and `model.config.pad_token_id = ...` reach
+    the case, so the checks pad as the script does."""
+    case = read_script(_trainer_script(
+        "trainer.train()", "tokenizer.pad_token = tokenizer.eos_token\n"
+        "model.config.pad_token_id = tokenizer.pad_token_id\ntrainer.train()")).case
+    assert case.preprocessing.pad_token == "eos_token"
+    assert case.model_config == {"pad_token_id": "pad_token_id"}
+    case = read_script(_trainer_script(
+        "trainer.train()", "tokenizer.pad_token = '[PAD]'\ntrainer.train()")).case
+    assert case.preprocessing.pad_token == "[PAD]" and case.model_config == {}
+    case = read_script(_trainer_script("num_labels=3)",
+                                       "num_labels=3, pad_token_id=tokenizer.eos_token_id)")).case
+    assert case.model_config == {"pad_token_id": "eos_token_id"}
+    plain = read_script(_trainer_script()).case
+    assert plain.preprocessing.pad_token is None and plain.model_config == {}
+
+
+def test_a_tokenizer_from_another_checkpoint_is_read():
+    src = _trainer_script('AutoTokenizer.from_pretrained(checkpoint)',
+                          'AutoTokenizer.from_pretrained("bert-base-uncased")')
+    assert read_script(src).case.tokenizer == "bert-base-uncased"
+    assert read_script(_trainer_script()).case.tokenizer is None  # the model's own
+
+
+def test_compute_metrics_source_is_read():
+    case = read_script(_trainer_script()).case
+    assert case.training.compute_metrics.startswith("def compute_metrics(eval_pred):")
+    assert "np.argmax(logits, -1)" in case.training.compute_metrics
+
+
+def test_no_padding_collator_means_unpadded_batches():
+    """Trainer without a collator or tokenizer (default_data_collator), and a DataLoader without
+    collate_fn, stack the rows as tokenized: padding none, so the ragged-batch check judges."""
+    bare = _trainer_script("                  data_collator=DataCollatorWithPadding(tokenizer),\n", "")
+    assert read_script(bare).case.preprocessing.padding == "none"
+    assert read_script(_trainer_script()).case.preprocessing.padding == "dynamic"
+    padded = bare.replace("truncation=True)", "truncation=True, padding='max_length')")
+    assert read_script(padded).case.preprocessing.padding == "max_length"
+    with_tok = bare.replace("eval_dataset=tokenized", "processing_class=tokenizer, "
+                                                      "eval_dataset=tokenized")
+    assert read_script(with_tok).case.preprocessing.padding == "dynamic"

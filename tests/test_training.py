@@ -113,6 +113,11 @@ def test_overfit_verdicts_point_at_the_right_cause():
     data = T.judge_overfit(_run(1.1, 1.09), _run(1.1, 1.1, lr=3e-3), "pytorch", "loop", info, 40)
     assert (data.status, data.evidence["points_to"]) == ("fail", "data")
     assert "entropy of this batch's labels" in data.explanation
+    broken = T.TrainRun("known-good", "Adam(learning_rate=0.003)", 3e-3, [], initial=None,
+                        final=None, trainable_params=100, error="ValueError: no loss")
+    unknown = T.judge_overfit(_run(1.1, 1.09), broken, "pytorch", "loop", info, 40)
+    assert (unknown.status, unknown.evidence["points_to"]) == ("warn", "unknown")
+    assert "could not run" in unknown.title and "ValueError: no loss" in unknown.explanation
     frozen = T.judge_overfit(_run(1.1, 1.1, trainable=0), None, "pytorch", "loop", info, 40)
     assert (frozen.status, frozen.evidence["points_to"]) == ("fail", "frozen")
 

@@ -166,6 +166,17 @@ def test_user_side_fault_wins_over_every_library_signal():
     assert not library_bug_candidate(case("error"), findings)
 
 
+def test_a_setup_fault_is_the_cause_of_the_training_observation_beside_it():
+    """Cannot overfit one batch is what training shows; the frozen body found beside it is why."""
+    overfit = Finding("training.cannot-overfit-batch", "fail", "Cannot overfit one batch")
+    frozen = Finding("model.frozen-parameters", "fail", "The pretrained body is frozen")
+    v = decide(case("loss-not-decreasing"), [*clean(), overfit, frozen])
+    assert v.kind == "user-error" and v.primary == "model.frozen-parameters"
+    assert v.reasons[1].startswith("training.cannot-overfit-batch")
+    alone = decide(case("loss-not-decreasing"), [*clean(), overfit])
+    assert alone.primary == "training.cannot-overfit-batch"
+
+
 def test_nan_logits_alone_are_not_a_user_error():
     # model.forward's fail is the symptom itself, not a fault of the setup
     assert decide(case(), [*clean(), nan_logits(), repro(True)]).kind != "user-error"

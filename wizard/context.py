@@ -23,6 +23,11 @@ from wizard.hub.errors import HubError
 from wizard.hub.resolve import resolve_model
 
 
+# Names DataCollatorWithPadding / default_data_collator turn into `labels`, and that Trainer's
+# remove_unused_columns keeps (transformers Trainer._set_signature_columns_if_needed).
+LABEL_NAMES = ("label", "labels", "label_ids")
+
+
 def is_local_ref(ref: str) -> bool:
     """True when `ref` is meant as a local path rather than a Hub id."""
     return ref.startswith(("/", "./", "../", "~")) or os.path.exists(ref) or "\\" in ref
@@ -167,19 +172,27 @@ class Context:
         kwargs: dict[str, Any] = self.pretrained_kwargs(self.files_location)
         if self.case.num_labels is not None:
             kwargs["num_labels"] = self.case.num_labels
-        return AutoConfig.from_pretrained(self.files_location, **kwargs)
+        config = AutoConfig.from_pretrained(self.files_location, **kwargs)
+        self.set_config_values(config)
+        return config
 
     @cached_property
     def tokenizer(self) -> Any:
         from transformers import AutoTokenizer
 
         self.progress("loading the tokenizer")
-        tok = AutoTokenizer.from_pretrained(self.files_location,
-                                            **self.pretrained_kwargs(self.files_location))
-        pad = self.case.preprocessing.pad_token
-        if pad:  # as the script sets it, e.g. tokenizer.pad_token = tokenizer.eos_token
-            tok.pad_token = getattr(tok, pad, None) if pad.endswith("_token") else pad
+        where = self.case.tokenizer or self.files_location
+        tok = AutoTokenizer.from_pretrained(where, **self.pretrained_kwargs(where))
+        set_pad_token(tok, self.case.preprocessing.pad_token)
         return tok
+
+    def set_config_values(self, config: Any) -> None:
+        """The values the user's script sets on model.config (`case.model_config`), a
+        tokenizer attribute's name standing for `tokenizer.<name>`."""
+        for key, value in self.case.model_config.items():
+            if isinstance(value, str) and value.endswith("_token_id"):
+                value = getattr(self.tokenizer, value, None)
+            setattr(config, key, value)
 
     @cached_property
     def raw(self) -> Any:
@@ -187,8 +200,17 @@ class Context:
 
         self.progress("loading the dataset")
         splits = load_splits(self.case.dataset)
+        self._label_alias(splits)
         self._check_columns(splits)
         return splits
+
+    def _label_alias(self, splits: Any) -> None:
+        """label, labels and label_ids all reach the model as `labels` (the collators rename
+        them): a case naming one of them, over a dataset that has another, means that one."""
+        spec = self.case.dataset
+        columns = splits[spec.train_split].column_names
+        if spec.label_column in LABEL_NAMES and spec.label_column not in columns:
+            spec.label_column = next((c for c in LABEL_NAMES if c in columns), spec.label_column)
 
     def _check_columns(self, splits: Any, label: bool = False) -> None:
         """CaseError for a text column the dataset lacks (nothing can be tokenized); a missing
@@ -251,6 +273,7 @@ class Context:
     def model(self) -> Any:
         self.progress(f"loading the model ({self.case.framework})")
         model = self.backend.load_model()
+        self.set_config_values(model.config)
         for path in self.case.freeze:  # as the user's script freezes it, before any check
             freeze_module(model, path, self.case.framework)
         return model
@@ -278,3 +301,13 @@ def freeze_module(model: Any, path: str, framework: str) -> None:
     else:
         for param in module.parameters():
             param.requires_grad = False
+
+
+def set_pad_token(tokenizer: Any, pad_token: str | None) -> None:
+    """`tokenizer.pad_token = ...` as the user's script sets it: a token, or the name of one of
+    the tokenizer's special tokens (eos_token)."""
+    if not pad_token:
+        return
+    if pad_token.endswith("_token") and getattr(tokenizer, pad_token, None) is not None:
+        pad_token = getattr(tokenizer, pad_token)
+    tokenizer.pad_token = pad_token

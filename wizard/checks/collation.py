@@ -10,14 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from wizard.context import Context
+from wizard.context import LABEL_NAMES, Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
 from wizard.frameworks import import_tensorflow
 
-# Names DataCollatorWithPadding / default_data_collator turn into `labels`, and that Trainer's
-# remove_unused_columns keeps (transformers Trainer._set_signature_columns_if_needed).
-LABEL_NAMES = ("label", "labels", "label_ids")
 TOKENIZER_OUTPUTS = ("input_ids", "attention_mask", "token_type_ids", "special_tokens_mask",
                      "position_ids", "overflow_to_sample_mapping", "offset_mapping", "length")
 ERROR_TYPE = re.compile(r"\b([A-Z]\w*(?:Error|Exception)): ([^\n]+)")

@@ -23,7 +23,8 @@ def probe_batch_structure(case: Case, ctx: Context) -> list[Finding]:
     for i in range(min(3, len(batch.indices))):
         text = ctx.tokenizer.decode(ids[i], skip_special_tokens=False) if ids is not None else ""
         text = text.replace(f" {ctx.tokenizer.pad_token}", "") if ctx.tokenizer.pad_token else text
-        label = None if batch.labels is None or np.ndim(batch.labels[i]) else int(batch.labels[i])
+        label = None if batch.labels is None else (
+            batch.labels[i].tolist() if np.ndim(batch.labels[i]) else int(batch.labels[i]))
         name = _label_name(ctx, label)
         examples.append({"index": batch.indices[i], "decoded": text, "label": label,
                          "label_name": name})
@@ -221,8 +222,14 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return out
 
 
-def _label_name(ctx: Context, label: int | None) -> str | None:
+def binary_cross_entropy(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Per-sample mean sigmoid cross-entropy of multi-hot targets (BCEWithLogitsLoss)."""
+    x, y = logits.astype(np.float64), targets.astype(np.float64)
+    return (np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))).mean(axis=1)
+
+
+def _label_name(ctx: Context, label: Any) -> str | None:
     names = ctx.label_names
-    if label is None or not names or not 0 <= label < len(names):
+    if not isinstance(label, int) or not names or not 0 <= label < len(names):
         return None
     return names[label]

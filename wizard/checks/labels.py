@@ -33,8 +33,8 @@ SHIFT_MIN_TV = 0.15         # total variation distance between the two label dis
 def probe_label_column(case: Case, ctx: Context) -> list[Finding]:
     """The label column exists, survives preprocessing, and has a name the trainer passes on."""
     spec = case.dataset
+    train = ctx.raw[spec.train_split]  # loading settles label / labels / label_ids first
     col = spec.label_column
-    train = ctx.raw[spec.train_split]
     columns = list(train.column_names)
     if col not in columns:
         return [_missing(case, ctx, col, columns)]
@@ -437,13 +437,20 @@ def probe_eval_labels(case: Case, ctx: Context) -> list[Finding]:
     unseen = sorted((k for k in ce if k not in ct), key=str)
     if unseen:
         rows = [i for i, v in enumerate(evals) if v in set(unseen)]
+        # fewer rows than the sample cap: the whole train split was read, so the classes are
+        # truly absent from it (a sample of a larger split may just have missed them)
+        whole = len(train) < spec.max_samples
         return [Finding(
-            "data.eval-classes-unseen", "warn",
+            "data.eval-classes-unseen", "fail" if whole else "warn",
             f"{len(rows)} eval rows have classes the train rows never show: "
             f"{', '.join(_show(k, names) for k in unseen[:5])}",
             evidence={**base, "unseen_classes": unseen, "eval_rows_with_them": rows[:10],
-                      "eval_share": round(len(rows) / len(evals), 3)},
-            explanation=f"Among the {len(train)} train rows checked these classes never occur, "
+                      "eval_share": round(len(rows) / len(evals), 3),
+                      "whole_train_split_read": whole},
+            explanation=(f"The whole train split ({len(train)} rows) never shows these classes, "
+                         if whole else
+                         f"Among the {len(train)} train rows checked these classes never occur, ")
+                        + 
                         "so the model cannot learn them and every eval row of theirs is scored "
                         "wrong. If the train split is sorted by label, its first rows are not "
                         "representative: shuffle before selecting.",

@@ -287,6 +287,8 @@ def probe_metrics(case: Case, ctx: Context) -> list[Finding]:
                 explanation="evaluate.load raised on the local script or folder.",
                 fix=f"import evaluate\nmetric = evaluate.load({lm.written!r})  # read the error"))
     usable = [lm for lm in metrics if lm.metric is not None]
+    if _multi_hot(refs, ctx):
+        return findings  # multi-label targets: class-id baselines do not apply
     if refs.ndim != 1 or refs.dtype.kind not in "iu":
         findings.append(_mismatch_from_labels(split, refs))
         return findings
@@ -354,6 +356,13 @@ def probe_metrics(case: Case, ctx: Context) -> list[Finding]:
         findings.extend(_compute_metrics_findings(case, ctx, usable, fwd.logits, batch.labels,
                                                   model_preds))
     return findings
+
+
+def _multi_hot(refs: np.ndarray, ctx: Context) -> bool:
+    """0/1 vectors, one entry per class: multi-label targets (the label checks judge their
+    dtype against the loss)."""
+    return (refs.ndim == 2 and refs.dtype.kind in "iuf" and refs.shape[1] == int(ctx.num_labels)
+            and bool(np.isin(refs, (0, 1)).all()))
 
 
 def _mismatch_from_labels(split: str, refs: np.ndarray) -> Finding:

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from wizard.backends.lm_data import token_rows
-from wizard.checks.data import cross_entropy
+from wizard.checks.data import binary_cross_entropy, cross_entropy
 from wizard.context import Context, ForwardResult
 from wizard.core.case import Case
 from wizard.core.findings import Finding
@@ -42,9 +42,11 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
                                 f"{logits.shape[1]} finite logits)", evidence=evidence))
     if labels is None:
         return findings
-    per_sample = cross_entropy(logits, labels)
+    multi_hot = np.ndim(labels) == 2 and np.shape(labels) == logits.shape
+    per_sample = (binary_cross_entropy(logits, labels) if multi_hot else
+                  cross_entropy(logits, labels))
     nan = np.flatnonzero(~np.isfinite(per_sample))
-    if nan.size:
+    if nan.size and not multi_hot:
         labels_at = sorted({int(labels[i]) for i in nan})
         findings.append(Finding(
             "model.nan-loss-samples", "warn",
@@ -59,7 +61,7 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
                 "print(batch['labels'].numpy()[indices])"))
     finite = per_sample[np.isfinite(per_sample)]
     if finite.size:
-        c = logits.shape[1]
+        c = 2 if multi_hot else logits.shape[1]  # multi-label: one yes/no per class
         loss = float(finite.mean())
         expected = math.log(c) if c > 1 else float("nan")
         off = c > 1 and abs(loss - expected) > INITIAL_LOSS_TOLERANCE * expected

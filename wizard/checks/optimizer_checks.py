@@ -208,7 +208,7 @@ def probe_from_logits(case: Case, ctx: Context) -> list[Finding]:
     fix = (f"import tf_keras\nloss = tf_keras.losses.{cls.__name__}(from_logits={not declared})\n"
            "model.compile(optimizer=optimizer, loss=loss)")
     return [Finding(
-        "hyperparameters.from-logits-mismatch", "warn",
+        "hyperparameters.from-logits-mismatch", "fail",
         (f"The model outputs logits but the loss has from_logits=False" if not probs else
          "The model outputs probabilities but the loss has from_logits=True"),
         evidence=evidence,

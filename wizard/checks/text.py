@@ -14,6 +14,8 @@ from wizard.core.findings import Finding, Plot
 
 EMPTY_WARN_SHARE = 0.01       # empty strings in >= 1 % of a split's rows
 DUPLICATE_WARN_SHARE = 0.01   # eval rows whose text is also in train
+DUPLICATE_FAIL_SHARE = 0.10   # a tenth of the eval split scored on training text: its metrics
+                              # measure memory, not generalisation (a split fault, not noise)
 TRUNCATED_WARN_SHARE = 0.20   # rows cut by a max_length below the model's maximum
 NO_LIMIT = int(1e20)          # transformers' LARGE_INTEGER: model_max_length "not set"
 # Position ids start at padding_idx + 1 in these (RobertaEmbeddings and its copies).
@@ -148,9 +150,10 @@ def probe_duplicates(case: Case, ctx: Context) -> list[Finding]:
                               for j, i, key in pairs[:5]],
                     eval_indices=[j for j, _, _ in pairs[:20]],
                     with_different_labels=conflicting[:10])
-    warn = share >= DUPLICATE_WARN_SHARE
+    status = ("fail" if share >= DUPLICATE_FAIL_SHARE else
+              "warn" if share >= DUPLICATE_WARN_SHARE else "info")
     return [Finding(
-        "data.train-eval-duplicates", "warn" if warn else "info",
+        "data.train-eval-duplicates", status,
         f"{len(pairs)} eval rows ({share:.1%}) repeat a train text exactly",
         evidence=evidence,
         explanation="The model is scored on texts it trained on, so eval metrics overstate how "

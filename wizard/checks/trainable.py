@@ -10,13 +10,20 @@ from typing import Any
 
 import numpy as np
 
+from wizard.checks.hyperparameters import effective_learning_rate, optimizer_defaults
 from wizard.checks.model_head import model_class
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
 from wizard.core.tasks import CAUSAL_LM
+from wizard.core.optimizer import parse_optimizer
 
 LABEL_KEYS = ("labels", "label", "label_ids")  # kept by Trainer, renamed to labels by collators
+# A head trained alone needs a feature-extraction rate: Keras' transfer-learning guide trains the
+# new head over a frozen base at Adam's default 1e-3 and fine-tunes the whole model at 1e-5.
+# At or below the top of the fine-tuning range (1e-4) a frozen body leaves the head barely moving.
+HEAD_ONLY_MIN_LR = 1e-4
+HEAD_ONLY_SOURCE = "keras.io/guides/transfer_learning (head over a frozen base at 1e-3)"
 
 
 def _parameters(model: Any, framework: str) -> list[tuple[str, int, bool]]:
@@ -90,15 +97,22 @@ def probe_trainable(case: Case, ctx: Context) -> list[Finding]:
                  if tf else f"for p in model.{attr}.parameters():\n    p.requires_grad = True")))
     elif body_frozen:
         symptom = case.symptom in ("loss-not-decreasing", "metric-wrong")
+        lr = _learning_rate(case, ctx)
+        slow = lr is not None and lr <= HEAD_ONLY_MIN_LR
+        evidence.update(learning_rate=lr, head_only_min_learning_rate=HEAD_ONLY_MIN_LR,
+                        source=HEAD_ONLY_SOURCE)
         findings.append(Finding(
-            "model.frozen-parameters", "warn" if symptom else "info",
+            "model.frozen-parameters", "fail" if slow else "warn" if symptom else "info",
             f"The pretrained body is frozen: only the head's {evidence['head_trainable']:,} "
-            "parameters train",
+            "parameters train" + (f", at a fine-tuning learning rate ({lr:g})" if slow else ""),
             evidence=evidence,
             explanation="Freezing the body is feature extraction: it is cheap, but accuracy is "
                         "capped well below fine-tuning, and the head alone needs a higher "
                         "learning rate (around 1e-3) than the 5e-5 used to fine-tune the whole "
-                        "model." + (" With your symptom this is a likely cause." if symptom else ""),
+                        "model." + (f" At {lr:g} the head barely moves and the loss stays flat."
+                                    if slow else
+                                    " With your symptom this is a likely cause." if symptom
+                                    else ""),
             fix=(f"model.{prefix}.trainable = True\nmodel.compile(optimizer=optimizer)" if tf else
                  f"for p in model.{prefix}.parameters():\n    p.requires_grad = True")))
     elif frozen_groups:
@@ -241,3 +255,13 @@ def probe_model_loss(case: Case, ctx: Context) -> list[Finding]:
                     "outputs.loss is None.",
         fix=f"from transformers import {cls}\nmodel = {cls}.from_pretrained({case.model!r}, "
             "num_labels=num_labels)")]
+
+
+def _learning_rate(case: Case, ctx: Context) -> float | None:
+    """The learning rate the run uses (None when it cannot be told)."""
+    spec = parse_optimizer(case.training.optimizer)
+    try:
+        defaults = optimizer_defaults(case, ctx, spec)
+    except Exception:
+        defaults = {}
+    return effective_learning_rate(case, spec, defaults)[0]

@@ -352,6 +352,15 @@ def judge_overfit(user: TrainRun, good: TrainRun | None, framework: str, trainer
         explanation += ("(The course: Adam's default 1e-3 is too high for a pretrained "
                         "transformer; 1e-5..1e-4 is the usual range.)")
         fix = _lr_fix(framework, trainer, good.learning_rate or KNOWN_GOOD_LR_LARGE)
+    elif good is not None and good.error:
+        points, status = "unknown", "warn"
+        title = (f"Cannot overfit one batch with your settings ({user_desc}); the known-good "
+                 "comparison could not run")
+        explanation = (f"With {user.optimizer} the loss of one repeated batch does not fall far "
+                       f"in {len(user.losses)} steps. The comparison run with {good.optimizer} "
+                       f"raised {good.error}, so whether the learning rate or the data is the "
+                       "cause is not known.")
+        fix = _lr_fix(framework, trainer, good.learning_rate or KNOWN_GOOD_LR_LARGE)
     else:
         points, status = "data", "fail"
         stuck = batch_info.get("label_entropy")

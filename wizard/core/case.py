@@ -86,6 +86,8 @@ class Training:
 class Case:
     model: str = ""
     revision: str | None = None
+    # where the tokenizer is loaded from when it is not the model's own (Hub id or folder)
+    tokenizer: str | None = None
     framework: str = "pytorch"
     task: str = "text-classification"
     num_labels: int | None = None
@@ -97,6 +99,10 @@ class Case:
     # other arguments given to from_pretrained, as written (from_tf, torch_dtype, device_map,
     # load_in_4bit, quantization_config, attn_implementation)
     load_args: dict[str, Any] = field(default_factory=dict)
+    # attributes the script sets on model.config after loading (or passes to from_pretrained as
+    # config values): a value, or a tokenizer attribute's name for `= tokenizer.<name>`
+    # (`model.config.pad_token_id = tokenizer.pad_token_id` is pad_token_id: pad_token_id)
+    model_config: dict[str, Any] = field(default_factory=dict)
     dataset: DatasetSpec = field(default_factory=DatasetSpec)
     preprocessing: Preprocessing = field(default_factory=Preprocessing)
     training: Training = field(default_factory=Training)
@@ -159,7 +165,8 @@ class Case:
 
     def resolve_paths(self, base_dir: Path) -> None:
         """Make relative local paths (model, dataset, logs) relative to the case file."""
-        for obj, name in ((self, "model"), (self.dataset, "path"), (self, "logs")):
+        for obj, name in ((self, "model"), (self, "tokenizer"), (self.dataset, "path"),
+                          (self, "logs")):
             value = getattr(obj, name)
             if value and not Path(value).is_absolute() and _is_file_or_dir(base_dir / value):
                 setattr(obj, name, str((base_dir / value).resolve()))

@@ -215,7 +215,8 @@ _check("data.eval-classes-unseen", "Eval classes the train rows never show",
        "The model cannot learn those classes; their eval rows are always wrong. A train split "
        "sorted by label looks like this in its first rows.",
        "dataset['train'] = dataset['train'].shuffle(seed=0)  # or re-split with "
-       "stratify_by_column", "any unseen class (warn); on the sampled rows")
+       "stratify_by_column", "any unseen class: fail when the whole train split was read "
+       "(fewer rows than dataset.max_samples), warn when only a sample was")
 _check("data.eval-label-shift", "Eval labels distributed unlike train",
        "Class shares of eval vs train (integer or string labels): total variation distance and a "
        "chi-square test of homogeneity; with the eval accuracy of the train majority class.",
@@ -235,7 +236,8 @@ _check("data.train-eval-duplicates", "Eval texts that are also train texts (leak
        "Scoring on texts the model trained on overstates its quality on new text.",
        "train_texts = set(dataset['train']['text'])\n"
        "dataset['validation'] = dataset['validation'].filter(lambda x: x['text'] not in train_texts)",
-       "own threshold: warn from 1 % of the eval rows (info below); on the sampled rows")
+       "own threshold: warn from 1 % of the eval rows (info below), fail from 10 % (the eval "
+       "metrics then measure memory more than generalisation); on the sampled rows")
 _check("data.text-lengths", "Token lengths and the share truncated",
        "Tokens per example with the user's tokenizer before truncation (median, p90, p99, max, a "
        "histogram), against the truncation limit and the model's positions; share of examples "
@@ -362,14 +364,16 @@ _check("model.nothing-trainable", "Nothing in the model is trainable",
        "for p in model.parameters():\n    p.requires_grad = True\n"
        "# Keras: model.trainable = True, then compile again", "zero trainable parameters")
 _check("model.frozen-parameters", "A frozen body, a frozen head, or frozen modules",
-       "Frozen parameters by module: the pretrained body frozen (info; warn when the symptom is "
-       "a loss that does not fall or a wrong metric), the head frozen while the body trains "
-       "(warn), other frozen modules (info).",
+       "Frozen parameters by module: the pretrained body frozen (fail at a fine-tuning "
+       "learning rate of 1e-4 or less, where the head alone barely moves; else info, warn when "
+       "the symptom is a loss that does not fall or a wrong metric), the head frozen while the "
+       "body trains (warn), other frozen modules (info).",
        "A frozen body is feature extraction: accuracy is capped and the head needs a higher "
        "learning rate; a frozen, randomly initialised head cannot fit the classes.",
        "for p in model.base_model.parameters():\n    p.requires_grad = True",
        "body = parameters under base_model_prefix; static flags only (gradient flow is "
-       "training.*)")
+       "training.*); head-only rate: keras.io/guides/transfer_learning trains the new head over "
+       "a frozen base at 1e-3 and fine-tunes at 1e-5")
 _check("model.no-loss", "The model returns no loss for the batch the trainer sends",
        "Runs the model on the first batch as Trainer (after remove_unused_columns), a plain "
        "loop (model(**batch)) or Keras without a compile loss sends it, and checks outputs.loss.",

@@ -23,6 +23,9 @@ SYMPTOM_IDS = frozenset({"model.forward", "model.forward-raised", "model.nan-los
                          "model.initial-loss"})
 NOT_USER_SIDE = frozenset({"report", "triage", "wizard"})      # categories
 REPORT_PROBES = frozenset({"differential", "reproduction", "newer-release"})
+# Findings that observe how training behaves (one batch overfit, gradients, the loss curve):
+# when a fault of the setup itself is found beside one, that fault is the cause it observes.
+OBSERVATION_CATEGORIES = frozenset({"training", "curves"})
 
 
 def _find(findings: list[Finding], id: str) -> Finding | None:
@@ -30,9 +33,11 @@ def _find(findings: list[Finding], id: str) -> Finding | None:
 
 
 def user_side_faults(findings: list[Finding]) -> list[Finding]:
-    """Failing checks of the user's setup (the failure's own symptoms excluded)."""
-    return [f for f in findings if f.status == "fail" and f.category not in NOT_USER_SIDE
-            and f.id not in SYMPTOM_IDS]
+    """Failing checks of the user's setup (the failure's own symptoms excluded), faults of the
+    setup before the observations of training they explain."""
+    faults = [f for f in findings if f.status == "fail" and f.category not in NOT_USER_SIDE
+              and f.id not in SYMPTOM_IDS]
+    return sorted(faults, key=lambda f: f.category in OBSERVATION_CATEGORIES)
 
 
 def user_side_errors(findings: list[Finding]) -> list[Finding]:

@@ -353,7 +353,7 @@ class Instrument:
             def __call__(tok: Any, *args: Any, **kwargs: Any) -> Any:
                 c = inst.capture
                 if _ACTIVE is inst and not inst.busy and c.tokenizer_call is None:
-                    c.tokenizer = c.tokenizer or tok
+                    c.tokenizer = tok  # the tokenizer the script uses, over one it only made
                     texts = [a for a in (args[:2] or [kwargs.get("text"), kwargs.get("text_pair")])]
                     c.tokenizer_call = {
                         "first_texts": [_first_text(t) for t in texts if t is not None],
@@ -363,6 +363,19 @@ class Instrument:
             return __call__
 
         self._patch(cls, "__call__", make)
+
+        def make_init(orig: Callable) -> Callable:
+            @functools.wraps(orig)
+            def __init__(tok: Any, *args: Any, **kwargs: Any) -> None:
+                orig(tok, *args, **kwargs)
+                c = inst.capture
+                # a tokenizer the script makes, kept (with what the script later sets on it,
+                # such as its pad token) until one is called: a cached dataset.map never calls it
+                if _ACTIVE is inst and not inst.busy and c.tokenizer_call is None:
+                    c.tokenizer = tok
+            return __init__
+
+        self._patch(cls, "__init__", make_init)
 
     def _patch_datasets(self, module: Any) -> None:
         inst = self

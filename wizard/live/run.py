@@ -32,7 +32,7 @@ from wizard.triage.match import probe_triage
 
 # Steps run on the live objects before the script's first update: none of them changes the
 # model's weights. A step that trains (overfit one batch) must work on a copy before it joins.
-LIVE_STEPS = ("environment", "data", "model", "hyperparameters")
+LIVE_STEPS = ("environment", "data", "model", "hyperparameters", "metrics")
 LIVE_CURVE_MIN_POINTS = 8   # steps of loss before the curve rules judge a run
 ENTRY_TRAINER = {"keras.fit": "keras", "trainer.train": "trainer", "torch.forward": "loop"}
 ENTRY_WORDS = {"keras.fit": "Keras fit()", "trainer.train": "Trainer.train()",

@@ -134,6 +134,8 @@ class Reader(TrainingReader):
         self._framework()
         read_llm(self)
         self._freezing()
+        self._pad_token()
+        self._compute_metrics()
         self._legacy_keras_flag()
         self._argparse_notes()
         case = Case.from_dict(self.data, validate=False)
@@ -233,14 +235,64 @@ class Reader(TrainingReader):
                                   f"of line {call.lineno} with a classification head.")
         self._from_pretrained(call)
 
+    def _compute_metrics(self) -> None:
+        """The source of the function given to Trainer(compute_metrics=...) or
+        KerasMetricCallback(metric_fn=...): the metric checks call it the way those do."""
+        for call in self.s.calls:
+            name = call_name(call)
+            node = (kwarg(call, "compute_metrics") if name.endswith("Trainer") else
+                    kwarg(call, "metric_fn", 0) if name == "KerasMetricCallback" else None)
+            if not isinstance(node, ast.Name):
+                continue
+            fn = next((d for d in ast.walk(self.s.tree) if isinstance(d, ast.FunctionDef)
+                       and d.name == node.id), None)
+            if fn is not None:
+                self.set("training.compute_metrics", ast.get_source_segment(self.s.source, fn)
+                         or ast.unparse(fn), call)
+                return
+
+    def _model_names(self) -> set[str]:
+        """Names bound to a model's from_pretrained."""
+        return {t.id for node in ast.walk(self.s.tree) if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call) and call_name(node.value) == "from_pretrained"
+                and is_model_class(self.s.qualname(receiver(node.value)) or "")
+                for t in node.targets if isinstance(t, ast.Name)}
+
+    def _pad_token(self) -> None:
+        """`tokenizer.pad_token = tokenizer.eos_token` (or a literal token) and
+        `model.config.pad_token_id = tokenizer.pad_token_id` (or from_pretrained(...,
+        pad_token_id=...)): the checks set the same on their tokenizer and config."""
+        tokenizers, models = self._tokenizer_names(), self._model_names()
+        for node in ast.walk(self.s.tree):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                path = _dotted(target) or ""
+                root, _, rest = path.partition(".")
+                if root in tokenizers and rest == "pad_token":
+                    value = _tokenizer_attr(node.value, tokenizers)
+                    value = value if value is not None else self.val(node.value)
+                    self.set("preprocessing.pad_token", value, node)
+                elif root in models and rest.startswith("config.") and rest.count(".") == 1:
+                    self._config_value(rest.split(".")[1], node.value, tokenizers, node)
+        for call in self.s.calls:
+            if call_name(call) == "from_pretrained" and \
+                    is_model_class(self.s.qualname(receiver(call)) or ""):
+                for key in ("pad_token_id", "eos_token_id"):
+                    if kwarg(call, key) is not None:
+                        self._config_value(key, kwarg(call, key), tokenizers, call)
+
+    def _config_value(self, key: str, expr: ast.AST, tokenizers: set[str], node: ast.AST) -> None:
+        value = _tokenizer_attr(expr, tokenizers)
+        value = value if value is not None else self.val(expr)
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            self.set(f"model_config.{key}", value, node)
+
     def _freezing(self) -> None:
         """Parts of the model the script freezes: `model.bert.trainable = False`,
         `model.bert.requires_grad_(False)`, `for p in model.bert.parameters(): p.requires_grad =
         False` (the checks then load the model frozen the same way)."""
-        models = {t.id for node in ast.walk(self.s.tree) if isinstance(node, ast.Assign)
-                  and isinstance(node.value, ast.Call) and call_name(node.value) == "from_pretrained"
-                  and is_model_class(self.s.qualname(receiver(node.value)) or "")
-                  for t in node.targets if isinstance(t, ast.Name)}
+        models = self._model_names()
         found: list[tuple[str, ast.AST]] = []
         for node in ast.walk(self.s.tree):
             for part in _frozen_parts(node):
@@ -314,6 +366,10 @@ class Reader(TrainingReader):
                             names.add(name)
                     checkpoint = self._ref(self.val(kwarg(call, "pretrained_model_name_or_path", 0)))
                     self.setting("tokenizer", checkpoint, call)
+                    model = self.data.get("model")
+                    if isinstance(checkpoint, str) and isinstance(model, str) and \
+                            checkpoint.rstrip("/") != model.rstrip("/"):
+                        self.set("tokenizer", checkpoint, call)  # not the model's own tokenizer
         return names
 
     # -- data ---------------------------------------------------------------------------------
@@ -593,6 +649,14 @@ def _frozen_parts(node: ast.AST) -> list[ast.expr]:
                     for t in stmt.targets):
                 return [node.iter.func.value]
     return []
+
+
+def _tokenizer_attr(expr: ast.AST, tokenizers: set[str]) -> str | None:
+    """`tokenizer.eos_token` as "eos_token" when `tokenizer` is one of the script's tokenizers."""
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and \
+            expr.value.id in tokenizers and expr.attr.endswith(("_token", "_token_id")):
+        return expr.attr
+    return None
 
 
 def _dotted(expr: ast.AST) -> str | None:

@@ -53,6 +53,8 @@ class TrainingReader:
             self.setting("to_tf_dataset", {"columns": shown(cols), "label_cols": shown(label_cols)}, tf)
             if kwarg(tf, "collate_fn") is not None:
                 self.setting("data_collator", self.s.code(kwarg(tf, "collate_fn")), tf)
+            else:
+                self._unpadded(tf)
         elif tf is not None:  # prepare_tf_dataset: inputs and labels separated by the model
             self._labels(t, "separate", [], tf)
             bs = kwarg(tf, "batch_size")
@@ -226,6 +228,10 @@ class TrainingReader:
                 self.set("training.batch_size", 8, trainer)
         if targs is not None:
             self._training_arguments(targs)
+        if call_name(trainer) == "Trainer" and all(
+                kwarg(trainer, name, pos) is None for name, pos in
+                (("data_collator", 2), ("tokenizer", None), ("processing_class", None))):
+            self._unpadded(trainer)  # default_data_collator stacks the rows as they are
         for name, pos in (("data_collator", 2), ("compute_metrics", None), ("callbacks", None)):
             node = kwarg(trainer, name, pos)
             self.setting(name, self.s.code(node) if node is not None else None,
@@ -234,6 +240,14 @@ class TrainingReader:
         if opts is not None:
             expr = opts.elts[0] if isinstance(opts, ast.Tuple) and opts.elts else None
             self._torch_optimizer(expr)
+
+    def _unpadded(self, node: ast.AST) -> None:
+        """No padding collator: rows keep the lengths the tokenizer gave them, so unless the
+        tokenizer padded them (padding=True / "max_length"), nothing pads the batch."""
+        info = self.facts.tokenize
+        if info is not None and not info.padding and \
+                self.data["preprocessing"].get("padding") == "dynamic":
+            self.set("preprocessing.padding", "none", node)
 
     def _training_arguments(self, call: ast.Call) -> None:
         self.setting("TrainingArguments", self.s.code(call, 200), call)
@@ -292,6 +306,8 @@ class TrainingReader:
             self.set("training.batch_size", self.val(bs) if bs is not None else 1, loader)
             if kwarg(loader, "collate_fn") is not None:
                 self.setting("data_collator", self.s.code(kwarg(loader, "collate_fn")), loader)
+            else:
+                self._unpadded(loader)  # torch's default_collate stacks the rows as they are
         for loop in ast.walk(self.s.tree):
             if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
                     call_name(loop.iter) == "range" and "epoch" in self.s.code(loop.target):
