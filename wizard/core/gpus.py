@@ -40,8 +40,7 @@ class Gpu:
 
     @property
     def label(self) -> str:
-        return (f"{self.name} ({self.memory_gib:g} GiB)" if self.name
-                else f"a {self.memory_gib:g} GiB GPU")
+        return self.name or f"a {self.memory_gib:g} GiB GPU"
 
 
 def _key(text: str) -> str:
