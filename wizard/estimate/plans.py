@@ -173,7 +173,8 @@ def plans(est: MemoryEstimate, capacity: int | None = None) -> list[Advice]:
 def ranked(est: MemoryEstimate, capacity: int | None = None) -> list[Advice]:
     """Single changes and combined plans together, least disruptive first (then the biggest
     saving): the order in which a recommendation is looked for."""
-    every = [a for a in advise(est, capacity) + plans(est, capacity) if a.saving > 0]
+    every = [a for a in advise(est, capacity) + plans(est, capacity) if a.saving > 0
+             and not (a.key == "shard" and est.setup.gpus > 1)]  # the "sharded" plan does it
     return sorted(every, key=lambda a: (PREFERENCE.index(a.key) if a.key in PREFERENCE
                                         else len(PREFERENCE), -a.saving))
 
