@@ -92,6 +92,31 @@ def test_a_case_file_target_round_trips_and_sizes_the_capacity() -> None:
     assert target_capacity(_case(Path("m"))) is None
 
 
+def test_no_gpu_here_when_the_environment_hides_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wizard.core.gpus import gpu_here
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert gpu_here() is False
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    monkeypatch.setenv("WIZARD_DEVICE", "cpu")
+    assert gpu_here() is False
+
+
+def test_the_case_load_args_set_the_weights_dtype(llama_13b: Path) -> None:
+    from wizard.checks.memory.probes import setup_from_case, weights_dtype_from_load_args
+
+    assert weights_dtype_from_load_args({"torch_dtype": "torch.bfloat16"}) == "bf16"
+    assert weights_dtype_from_load_args({"load_in_4bit": True}) == "nf4"
+    assert weights_dtype_from_load_args({"quantization_config": "BitsAndBytesConfig("
+                                         "load_in_4bit=True, bnb_4bit_quant_type='nf4')"}) == "nf4"
+    assert weights_dtype_from_load_args({"load_in_8bit": True}) == "int8"
+    assert weights_dtype_from_load_args({}) == "fp32"
+    case = _case(llama_13b, gpu="T4")
+    case.load_args = {"dtype": "torch.float16"}
+    st = setup_from_case(case, device="cpu")
+    assert (st.weights_dtype, st.device, st.gpus) == ("fp16", "cuda", 1)
+
+
 # -- the estimate's LoRA and 4-bit arithmetic -------------------------------------------------------
 def test_lora_parameters_match_peft_on_a_tiny_llama() -> None:
     peft = pytest.importorskip("peft")

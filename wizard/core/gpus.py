@@ -78,8 +78,8 @@ def read_gpu(text: str | float | int, field: str | None = None) -> Gpu:
         return Gpu(None, gib)
     for short, sizes in AMBIGUOUS.items():
         if key == _key(short):
-            raise CaseError(f"{short} comes in {' and '.join(sizes)}; write which one, e.g. "
-                            f"{sizes[0]}.", field)
+            said = f"{short} comes in {' and '.join(sizes)}; write which one, e.g. {sizes[0]}."
+            raise CaseError(f"{subject} is ambiguous: {said}" if field else said, field)
     hint = difflib.get_close_matches(key, list(_BY_KEY), n=1, cutoff=0.6)
     did = f" (did you mean {_BY_KEY[hint[0]]}?)" if hint else ""
     raise CaseError(f"{subject} is not a GPU this wizard knows{did}; write one of "
@@ -88,8 +88,9 @@ def read_gpu(text: str | float | int, field: str | None = None) -> Gpu:
 
 def gpu_here() -> bool:
     """Whether this machine has an NVIDIA GPU, without importing a framework: the driver's
-    /proc entries (Linux) or NVML; WIZARD_DEVICE=cpu says no."""
-    if os.environ.get("WIZARD_DEVICE", "").lower() == "cpu":
+    /proc entries (Linux) or NVML; WIZARD_DEVICE=cpu or CUDA_VISIBLE_DEVICES="" says no."""
+    if os.environ.get("WIZARD_DEVICE", "").lower() == "cpu" or \
+            os.environ.get("CUDA_VISIBLE_DEVICES", "0").strip() in ("", "-1"):
         return False
     gpus = Path("/proc/driver/nvidia/gpus")
     try:
