@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from wizard.core.case import SYMPTOMS, Case
+from wizard.core.case import SYMPTOMS, Case, CaseError
 from wizard.demo.cases import course_case
 from wizard.core.findings import Finding
 from wizard.engine.registry import PROBES, resolve
@@ -25,11 +25,18 @@ ANSWERS = {"traceback": TRACEBACK, "model": "m", "num_labels": None,
            "dataset": "d", "dataset_config": None, "text_columns": ["text"],
            "label_column": "label", "optimizer": "adam", "learning_rate": None,
            "loss": "sparse_categorical_crossentropy", "labels": "inputs", "batch_size": 16,
-           "logs": None}
+           "target_gpu": "A100-40GB", "target_count": 2, "logs": None}
 TRAINERS = {"tensorflow": ("keras",), "pytorch": ("trainer", "loop")}
 OVERFIT = {"nan-loss", "loss-not-decreasing", "not-sure", "metric-wrong"}
 GRADIENTS = {"nan-loss", "loss-not-decreasing", "not-sure"}
 NO_CURVES = {"out-of-memory", "slow"}  # logs do not explain these
+TARGET = {"out-of-memory", "not-sure"}    # the target GPU is asked for these (no GPU here)
+
+
+@pytest.fixture(autouse=True)
+def no_gpu_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walks below are those of a machine without a GPU (a laptop, a CPU Space)."""
+    monkeypatch.setattr("wizard.engine.plan.gpu_here", lambda: False)
 
 
 def walk(symptom: str, framework: str, trainer: str, **answers: object) -> tuple[list[str], Case]:
@@ -67,6 +74,8 @@ def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
         assert ("traceback" in seen) == (symptom == "error")
         assert ("loss" in seen) == ("labels" in seen) == (trainer == "keras")
         assert ("learning_rate" in seen) == (trainer != "keras")
+        assert ("target_gpu" in seen) == ("target_count" in seen) == (
+            symptom in TARGET or traceback == OOM_TRACEBACK and symptom == "error")
         steps = [s.id for s in plan(case)]
         steps_walked.update(steps)
         assert steps[0] == "environment" and steps[-1] == "report"
@@ -115,6 +124,26 @@ def test_a_model_with_its_own_code_asks_before_trusting_it(tmp_path: Path) -> No
     (plain / "config.json").write_text(json.dumps({"model_type": "bert"}))
     seen, case = walk("not-sure", "pytorch", "trainer", model=str(plain))
     assert "trust_remote_code" not in seen and case.trust_remote_code is False
+
+
+def test_the_target_gpu_is_asked_without_a_gpu_here_and_fills_the_case(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen, case = walk("out-of-memory", "pytorch", "trainer", target_gpu="a100 40gb",
+                      target_count=2)
+    assert seen[seen.index("batch_size") + 1:seen.index("logs")] == ["target_gpu", "target_count"]
+    card = case.target.card()
+    assert (card.name, card.memory_gib, case.target.cards) == ("A100-40GB", 40.0, 2)
+    seen, case = walk("not-sure", "pytorch", "trainer", target_gpu=None)
+    assert "target_gpu" in seen and "target_count" not in seen   # no GPU named: no count
+    assert case.target.card() is None
+    seen, _ = walk("nan-loss", "pytorch", "trainer")
+    assert "target_gpu" not in seen                              # not a memory question
+    monkeypatch.setattr("wizard.engine.plan.gpu_here", lambda: True)
+    seen, _ = walk("out-of-memory", "pytorch", "trainer")
+    assert "target_gpu" not in seen                              # the GPU here is measured
+    with pytest.raises(CaseError) as bad:
+        QUESTIONS["target_gpu"].check("A100")
+    assert str(bad.value) == "A100 comes in A100-40GB and A100-80GB; write which one, e.g. A100-40GB."
 
 
 def test_back_returns_to_the_previous_question():

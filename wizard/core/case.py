@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from wizard.core.tasks import LM_LABELS, TOKEN_LABELS
+from wizard.core.gpus import Gpu, read_gpu
 from wizard.errors import CaseError
 
 FRAMEWORKS = ("tensorflow", "pytorch")
@@ -22,7 +23,7 @@ PRECISIONS = ("fp32", "fp16", "bf16")
 TASK_NAMES = ("text-classification", "text-generation", "token-classification",
               "question-answering", "text2text-generation", "fill-mask", "multiple-choice")
 ADAPTER_METHODS = ("none", "lora", "qlora")
-
+STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 
 
 @dataclass
@@ -83,6 +84,30 @@ class Training:
 
 
 @dataclass
+class Target:
+    """Where the run will happen when it is not this machine: a GPU (a name from
+    wizard.core.gpus.GPUS, or the memory of one card in GiB) and how many of them."""
+
+    gpu: str | None = None            # "A100-40GB", "T4", "24" (GiB)
+    count: int | None = None          # cards; None is one
+    memory_gib: float | None = None   # per card, instead of the name's (e.g. what is free)
+    strategy: str | None = None       # how the cards share the run: ddp (None), zeroN, fsdp
+
+    def card(self) -> Gpu | None:
+        """The target card (name and memory), or None when the case names no target."""
+        if self.gpu in (None, "") and self.memory_gib is None:
+            return None
+        found = read_gpu(self.gpu, "target.gpu") if self.gpu not in (None, "") else Gpu(None, 0.0)
+        if self.memory_gib is not None:
+            return Gpu(found.name, float(self.memory_gib))
+        return found
+
+    @property
+    def cards(self) -> int:
+        return int(self.count or 1)
+
+
+@dataclass
 class Case:
     model: str = ""
     revision: str | None = None
@@ -107,6 +132,7 @@ class Case:
     preprocessing: Preprocessing = field(default_factory=Preprocessing)
     training: Training = field(default_factory=Training)
     adapter: Adapter = field(default_factory=Adapter)
+    target: Target = field(default_factory=Target)
     symptom: str = "not-sure"
     traceback: str = ""
     logs: str | None = None
@@ -214,11 +240,25 @@ class Case:
         if not self.dataset.text_columns:
             raise CaseError("`dataset.text_columns` is empty; list the text column(s), e.g. "
                             "[premise, hypothesis].", "dataset.text_columns")
+        self._validate_target()
         opt = self.training.optimizer
         if not isinstance(opt, (str, dict)) or (isinstance(opt, dict) and "name" not in opt):
             raise CaseError("`training.optimizer` must be a string such as adam or "
                             "'Adam(learning_rate=5e-5)', or a mapping with `name:`.",
                             "training.optimizer")
+
+    def _validate_target(self) -> None:
+        t = self.target
+        if t.gpu not in (None, ""):
+            read_gpu(t.gpu, "target.gpu")
+        if t.count is not None and t.count < 1:
+            raise CaseError("`target.count` must be the number of GPUs, at least 1.",
+                            "target.count")
+        if t.memory_gib is not None and not 0 < t.memory_gib <= 1024:
+            raise CaseError("`target.memory_gib` must be the memory of one GPU in GiB, e.g. 24.",
+                            "target.memory_gib")
+        if t.strategy is not None:
+            _choice("target.strategy", t.strategy, STRATEGIES)
 
     @property
     def trainer(self) -> str:
@@ -261,7 +301,7 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
 
 def _coerce(f: Any, value: Any, name: str) -> Any:
     sub = {"dataset": DatasetSpec, "preprocessing": Preprocessing, "training": Training,
-           "adapter": Adapter}
+           "adapter": Adapter, "target": Target}
     if f.name in sub and not name.count("."):
         return _build(sub[f.name], value if value is not None else {}, name + ".")
     types = [t for t in _types(f.type)]

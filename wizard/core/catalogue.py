@@ -583,7 +583,9 @@ _check("memory.estimate", "Training memory estimated from metadata",
        "Per-device memory of one training step from the config and the safetensors headers (no "
        "weights downloaded): weights, gradients, optimizer state, activations for the batch size "
        "and sequence length, mixed precision, checkpointing, LoRA, and per-GPU figures under "
-       "DDP, ZeRO-1/2/3 and FSDP; with the ranked changes that shrink it.",
+       "DDP, ZeRO-1/2/3 and FSDP; with the ranked changes and combined plans that shrink it (a "
+       "smaller batch with accumulation, checkpointing, 8-bit state, sharding, LoRA on bf16 "
+       "weights, QLoRA on a 4-bit base).",
        "Out-of-memory is the most common wall when fine-tuning; knowing which part dominates "
        "says which fix works.",
        "TrainingArguments(..., per_device_train_batch_size=8, gradient_accumulation_steps=2, "
@@ -598,7 +600,8 @@ _check("memory.estimate", "Training memory estimated from metadata",
        "bf16 rows, mean |error| 3.9 %, worst 14.6 % (benchmarks/memory_accuracy.py)")
 _check("memory.will-not-fit", "The training step will not fit the device",
        "The estimate (or a measured step that ran out of memory) exceeds the device's memory "
-       "(GPU total minus what other processes hold; CPU: available RAM).",
+       "(the case's target GPU when it names one, per card; else GPU total minus what other "
+       "processes hold; CPU: available RAM). The fix is the least disruptive plan that fits.",
        "The run would crash with CUDA out of memory / ResourceExhaustedError at the first step.",
        "model.gradient_checkpointing_enable()\n"
        "TrainingArguments(..., bf16=True, per_device_train_batch_size=4, gradient_accumulation_steps=4)",
@@ -620,7 +623,8 @@ _check("memory.measured-peak", "Measured peak of one training step",
        "Runs two real training steps in a fresh child process (random weights from the config) "
        "and reports the second step's peak: torch.cuda.max_memory_allocated on CUDA, "
        "tf.config.experimental.get_memory_info('GPU:0')['peak'] for a Keras step on a GPU, the "
-       "RSS high-water mark above the pre-model baseline on CPU; next to the estimate.",
+       "RSS high-water mark above the pre-model baseline on CPU; next to the estimate. Skipped "
+       "when the case's target GPU is not here; capped to its memory on a larger GPU here.",
        "The measurement is the ground truth for this model, device and library versions.",
        "", "the estimate's error on the benchmark set is <= 15 %; larger gaps point at custom code")
 _check("memory.largest-batch", "Largest batch that fits",

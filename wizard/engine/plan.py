@@ -24,6 +24,7 @@ from wizard.core.tasks import (
     TOKEN_LABELS,
     has_label_column,
 )
+from wizard.core.gpus import gpu_here, read_gpu
 from wizard.engine.verdict import library_bug_candidate
 from wizard.hub.resolve import needs_trust_remote_code, resolve_model
 from wizard.triage.match import triage
@@ -61,6 +62,8 @@ class Question:
     choices: tuple[Choice, ...] = ()
     optional: bool = False   # an empty answer leaves the field unset
     when: Cond = _always     # asked only when this holds (otherwise skipped to its first edge)
+    # checks a text answer beyond its kind: raises CaseError with the sentence to show
+    check: Callable[[str], Any] | None = None
 
     def choices_for(self, case: Case) -> list[Choice]:
         return [c for c in self.choices if c.when(case)]
@@ -154,6 +157,17 @@ def _keras(case: Case) -> bool:
     return case.framework == "tensorflow" and case.trainer == "keras"
 
 
+def _plans_for_a_gpu(case: Case) -> bool:
+    """Out of memory (symptom or pasted error) or "not sure", and no GPU on this machine (a
+    laptop, a Space without one): the memory step needs the GPU the run will happen on."""
+    return (case.symptom in ("out-of-memory", "not-sure") or _out_of_memory(case)) \
+        and not gpu_here()
+
+
+def _has_target(case: Case) -> bool:
+    return case.target.gpu not in (None, "")
+
+
 QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("symptom", "symptom", "What goes wrong?",
              "The symptom picks which checks run first.", "select",
@@ -242,7 +256,17 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              choices=(Choice("inputs", "inside the input dict (columns=[..., \"labels\"])"),
                       Choice("separate", "separately (label_cols=[\"labels\"])"))),
     Question("batch_size", "training.batch_size", "Batch size", "Memory and the first batch "
-             "depend on it.", "number", (Edge("logs"),)),
+             "depend on it.", "number", (Edge("target_gpu"),)),
+    Question("target_gpu", "target.gpu", "The GPU you will train on (T4, L4, A10G, RTX-4090, "
+             "A100-40GB, A100-80GB, H100, ...) or its memory in GiB (empty if not known)",
+             "There is no GPU here: the memory step judges the fit, and the plans that fit, "
+             "against the GPU the run will happen on.", "optional-text",
+             (Edge("target_count", _has_target), Edge("logs")), optional=True,
+             when=_plans_for_a_gpu, check=read_gpu),
+    Question("target_count", "target.count", "How many of those GPUs (empty for one)?",
+             "Data parallel keeps a full copy of the model on every GPU; sharding (FSDP, "
+             "ZeRO-3) splits it over them.", "number", (Edge("logs"),), optional=True,
+             when=lambda c: _plans_for_a_gpu(c) and _has_target(c)),
     Question("logs", "logs", "Training logs, if you have them (trainer_state.json, a Keras CSV, "
              "or a TensorBoard folder; empty if none)",
              "Loss curves show overfitting, plateaus and the first NaN.", "optional-text",

@@ -33,6 +33,9 @@ MiB = 1024 ** 2
 FLOAT_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1,
                 "F8_E4M3FN": 1, "F8_E8M0": 1}
 DTYPE_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+# bitsandbytes' quantised linear weights, bytes per parameter: NF4 is 4 bits plus its block
+# constants (double quantisation: ~0.127 bit); int8 keeps one scale per row (negligible)
+QUANT_BYTES = {"nf4": 0.5 + 0.127 / 8, "int8": 1.0}
 _DTYPE_NAMES = {"F32": "fp32", "F16": "fp16", "BF16": "bf16", "F64": "fp64"}
 # Persistent buffers some checkpoints carry that are not parameters (GPT-2's causal masks, ids).
 _BUFFER_NAMES = re.compile(r"(\.attn\.(masked_)?bias$|position_ids$|\.inv_freq$|_float_tensor$)")
@@ -476,10 +479,11 @@ class TrainingSetup:
     seq_len: int = 512
     optimizer: str = "adamw"
     precision: str = "fp32"          # fp32 | fp16 | bf16 (mixed precision, fp32 master weights)
-    weights_dtype: str = "fp32"      # dtype the weights are kept in: fp32, or bf16/fp16 (pure half)
+    weights_dtype: str = "fp32"      # fp32, bf16/fp16 (pure half), nf4/int8 (a quantised base)
     gradient_checkpointing: bool = False
     trainable_fraction: float = 1.0  # 1.0 = full fine-tuning; LoRA/frozen layers: less
     lora_rank: int | None = None
+    lora_targets: tuple[str, ...] | None = None  # peft's target_modules; None: q and v
     gpus: int = 1
     strategy: str = "ddp"            # single | ddp | zero1 | zero2 | zero3 | fsdp
     device: str = "cuda"             # cuda | cpu: CPU dropout keeps full-size masks
@@ -648,16 +652,60 @@ class MemoryEstimate:
                 "per_strategy": dict(self.per_strategy), "notes": list(self.notes)}
 
 
-def lora_params(g: ModelGeometry, rank: int, targets: int = 2) -> int:
-    """LoRA adapter parameters: `targets` square projections (q, v) per attention block."""
-    blocks = g.layers + g.decoder_layers * 2
-    return int(blocks * targets * rank * (g.hidden + g.heads * g.head_dim))
+# LoRA target module names (peft's target_modules, across architectures) -> the projection
+_LORA_ROLES = {
+    "q": ("q_proj", "query", "q", "q_lin", "wq"), "k": ("k_proj", "key", "k", "k_lin", "wk"),
+    "v": ("v_proj", "value", "v", "v_lin", "wv"),
+    "o": ("o_proj", "out_proj", "o", "out_lin", "dense", "attn.c_proj"),
+    "qkv": ("c_attn", "qkv_proj", "query_key_value", "Wqkv", "qkv"),
+    "gate": ("gate_proj", "w1"),
+    "up": ("up_proj", "fc1", "c_fc", "lin1", "wi", "dense_h_to_4h", "w3", "intermediate.dense"),
+    "down": ("down_proj", "fc2", "lin2", "wo", "dense_4h_to_h", "w2", "mlp.c_proj",
+             "output.dense"),
+}
+_ROLE_OF = {name.lower(): role for role, names in _LORA_ROLES.items() for name in names}
+_ATTENTION_ROLES = ("q", "k", "v", "o", "qkv")
+
+
+def lora_roles(g: ModelGeometry, targets: Any = None) -> list[str]:
+    """The projections a LoRA config adapts in each block: peft's target_modules as written
+    (names, "all-linear"), or the default q and v; an unknown name counts as a square one."""
+    if targets is None:
+        return ["q", "v"]
+    targets = [targets] if isinstance(targets, str) else list(targets)
+    if "all-linear" in targets:
+        return ["q", "k", "v", "o", *(["gate"] if g.gated_mlp else []), "up", "down"]
+    return [_ROLE_OF.get(str(t).lower(), _ROLE_OF.get(str(t).lower().rsplit(".", 1)[-1], "square"))
+            for t in targets]
+
+
+def lora_params(g: ModelGeometry, rank: int, targets: Any = None) -> int:
+    """LoRA adapter parameters: r x (in + out) per adapted projection, per block (a decoder
+    block of an encoder-decoder counts its cross-attention too)."""
+    h, qd, kvd, i = g.hidden, g.heads * g.head_dim, g.kv_heads * g.head_dim, g.intermediate
+    shapes = {"q": (h, qd), "k": (h, kvd), "v": (h, kvd), "o": (qd, h), "qkv": (h, qd + 2 * kvd),
+              "gate": (h, i), "up": (h, i), "down": (i, h), "square": (h, h)}
+    total = 0
+    for role in lora_roles(g, targets):
+        blocks = g.layers + g.decoder_layers * (2 if role in _ATTENTION_ROLES else 1)
+        total += blocks * rank * sum(shapes[role])
+    return int(total)
+
+
+def weight_bytes(params: ParamCount, g: ModelGeometry, st: TrainingSetup) -> int:
+    """The weights in memory: every parameter in weights_dtype, or for a quantised base the
+    linear layers at QUANT_BYTES and the rest (embeddings, an untied head) in fp32, as peft's
+    prepare_model_for_kbit_training leaves them."""
+    if st.weights_dtype not in QUANT_BYTES:
+        return int(params.total * DTYPE_BYTES.get(st.weights_dtype, 4))
+    kept = min(params.total, g.vocab * g.hidden * (1 if g.tie_embeddings else 2))
+    return int((params.total - kept) * QUANT_BYTES[st.weights_dtype] + kept * 4)
 
 
 def trainable_count(params: ParamCount, g: ModelGeometry, st: TrainingSetup) -> int:
     if st.lora_rank:
         head = g.hidden * g.num_labels if g.head_kind(st.task) != "lm" else 0
-        return lora_params(g, st.lora_rank) + head
+        return lora_params(g, st.lora_rank, st.lora_targets) + head
     return int(params.total * max(0.0, min(1.0, st.trainable_fraction)))
 
 
@@ -682,13 +730,14 @@ def _strategy_components(params: ParamCount, g: ModelGeometry, st: TrainingSetup
     mixed = st.precision in ("fp16", "bf16")
     act = activation_bytes(g, st)
     spec = optimizer_state(st.optimizer)
-    weights, grads = p * wb, pt * wb
+    quantised = st.weights_dtype in QUANT_BYTES
+    weights, grads = weight_bytes(params, g, st), pt * wb
     half_copy = pt * 2 if mixed and wb == 4 else 0       # autocast's cached half weights
     opt = _optimizer_bytes(params, g, st, pt)
     extra: dict[str, int] = {}
     n = max(1, n)
     if strategy in ("zero1", "zero2", "zero3"):
-        if mixed and wb == 4:   # DeepSpeed: half weights and grads, fp32 master inside the optimizer
+        if mixed and wb == 4 and not quantised:   # DeepSpeed: half weights and grads, fp32 master inside the optimizer
             weights, grads, half_copy = p * 2, pt * 2, 0
             opt += pt * 4
         opt //= n

@@ -37,13 +37,12 @@ from wizard.checks.memory.tf_step import run_tf_step
 from wizard.core.findings import Finding, Plot
 from wizard.core.childproc import Child
 from wizard.estimate.memory import (
+    CUDA_CONTEXT_BYTES,
     GiB,
     MemoryEstimate,
     ModelGeometry,
     ModelNotFound,
     TrainingSetup,
-    advise,
-    combined_fix,
     estimate_memory,
     find_largest_batch,
     largest_batch_by_estimate,
@@ -53,6 +52,7 @@ from wizard.estimate.memory import (
     smaller_batch_code,
     torch_class,
 )
+from wizard.estimate.plans import multi_gpu_note, ranked, recommend
 from wizard.frameworks import child_env, package_root
 
 OTHER_PROCESS_MIN_BYTES = 256 * 1024 ** 2   # below this a neighbour is not worth a warning
@@ -72,13 +72,48 @@ def _optimizer_text(opt: Any) -> str:
     return str(opt or "adamw")
 
 
+def weights_dtype_from_load_args(load_args: dict[str, Any]) -> str:
+    """The dtype from_pretrained keeps the weights in: nf4/int8 for a bitsandbytes base,
+    bf16/fp16 for torch_dtype (dtype=), else fp32."""
+    quant = load_args.get("quantization_config")
+    text = str(quant).lower() if quant is not None else ""
+    if load_args.get("load_in_4bit") is True or "load_in_4bit=true" in text.replace(" ", "") \
+            or "4bit" in text and "load_in_4bit" not in text:
+        return "nf4"
+    if load_args.get("load_in_8bit") is True or "load_in_8bit=true" in text.replace(" ", ""):
+        return "int8"
+    dtype = str(load_args.get("torch_dtype", load_args.get("dtype")) or "").rsplit(".", 1)[-1]
+    return {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "bf16": "bf16",
+            "fp16": "fp16"}.get(dtype.strip("'\""), "fp32")
+
+
+def target_capacity(case: Any) -> tuple[int, dict[str, Any]] | None:
+    """The target GPU of the case as (bytes per card, the device as the findings show it), or
+    None when the case names no target."""
+    target = getattr(case, "target", None)
+    card = target.card() if target is not None else None
+    if card is None:
+        return None
+    count = target.cards
+    name = f"{count} x {card.label}" if count > 1 else card.label
+    total = int(card.memory_gib * GiB)
+    return total, {"device": "cuda", "name": name, "total": total, "free": total, "used": 0,
+                   "target": True, "gpus": count}
+
+
 def setup_from_case(case: Any, device: str = "cuda", max_positions: int | None = None) -> TrainingSetup:
-    """The TrainingSetup a case describes (sequence length: max_length, else up to 512)."""
+    """The TrainingSetup a case describes (sequence length: max_length, else up to 512); a
+    target GPU makes it a CUDA run on the target's cards."""
     seq = case.preprocessing.max_length or min(int(max_positions or 512), 512)
+    target = getattr(case, "target", None)
+    aimed = target is not None and target.card() is not None
     return TrainingSetup(batch_size=int(case.training.batch_size), seq_len=int(seq),
                          optimizer=_optimizer_text(case.training.optimizer),
-                         precision=case.training.mixed_precision, device=device,
-                         task=case.task, framework=case.framework)
+                         precision=case.training.mixed_precision,
+                         weights_dtype=weights_dtype_from_load_args(case.load_args or {}),
+                         device="cuda" if aimed else device, task=case.task,
+                         framework=case.framework, gpus=target.cards if aimed else 1,
+                         strategy=(target.strategy or "ddp") if aimed else "ddp")
 
 
 def _nvml() -> Any:
@@ -181,6 +216,7 @@ def probe_memory(case: Any, ctx: Any = None, *, capacity_bytes: int | None = Non
     device = device or getattr(ctx, "device", None)
     nv = nvml if nvml is not None else (None if device == "cpu" else _nvml())
     dev = device_memory(device, nv)
+    aimed = target_capacity(case) if capacity_bytes is None else None
     findings: list[Finding] = []
     others = check_gpu_residents(nv) if dev["device"] == "cuda" else None
     if others is not None:
@@ -201,22 +237,38 @@ def probe_memory(case: Any, ctx: Any = None, *, capacity_bytes: int | None = Non
     capacity = capacity_bytes or (dev["total"] - held if dev.get("total") else None)
     if capacity_bytes is None and dev["device"] == "cpu" and dev.get("free"):
         capacity = dev["free"]
-    ranked = advise(est, capacity)
+    if aimed is not None:   # the case's target GPU, wherever the wizard runs
+        capacity, dev = aimed
+    options = ranked(est, capacity)
     ev = _estimate_evidence(est, dev, capacity)
     ev["advice"] = [{"action": a.action, "total_gib": _gib(a.total), "fits": a.fits}
-                    for a in ranked[:5]]
+                    for a in options[:8]]
+    if aimed is not None:
+        ev["target"] = dev["name"]
+    note = multi_gpu_note(est)
+    if note:
+        ev["multi_gpu"] = note
+        ev["per_gpu_gib"] = {k: _gib(v + est.overhead) for k, v in est.per_strategy.items()}
+    per = " per GPU" if est.setup.gpus > 1 else " per device"
     findings.append(Finding(
         "memory.estimate", "info",
-        f"Estimated {ev['total_gib']:.2f} GiB per device for one training step "
+        f"Estimated {ev['total_gib']:.2f} GiB{per} for one training step "
         f"(batch {est.setup.batch_size} x {est.setup.seq_len} tokens, {est.setup.optimizer}, "
-        f"{est.setup.precision})", ev,
+        f"{est.setup.precision})" + (f" on {dev['name']}" if aimed is not None else ""), ev,
         "Weights, gradients and optimizer state scale with the parameters; activations with "
-        "batch size x sequence length (and its square where attention is materialised).",
-        ranked[0].code if ranked else "", [_breakdown_plot(est, capacity)]))
+        "batch size x sequence length (and its square where attention is materialised)."
+        + (f" {note}" if note else ""),
+        _first_fix(est, capacity, options), [_breakdown_plot(est, capacity)]))
     fits = est.fits(capacity)
     if fits is False:
-        findings.append(_will_not_fit(est, capacity, dev, ranked, source="estimate"))
+        findings.append(_will_not_fit(est, capacity, dev, options, source="estimate"))
     return findings
+
+
+def _first_fix(est: MemoryEstimate, capacity: int | None, options: list) -> str:
+    """The code of the recommendation when one fits, else of the biggest saving."""
+    best = recommend(est, capacity) or (max(options, key=lambda a: a.saving) if options else None)
+    return best.code if best is not None else ""
 
 
 def _estimate_for_case(case: Any, device: str, endpoint: str | None = None,
@@ -232,10 +284,11 @@ def _estimate_for_case(case: Any, device: str, endpoint: str | None = None,
 
 
 def _will_not_fit(est: MemoryEstimate, capacity: int | None, dev: dict[str, Any],
-                  ranked: list, source: str, measured: dict[str, Any] | None = None) -> Finding:
-    fitting = [a for a in ranked if a.fits]
-    best = fitting[0] if fitting else (combined_fix(est, capacity) if capacity else None)
-    best = best or (ranked[0] if ranked else None)
+                  options: list, source: str, measured: dict[str, Any] | None = None) -> Finding:
+    """memory.will-not-fit, with the recommendation: the first ranked change or plan that fits
+    (the biggest saving when none does)."""
+    best = recommend(est, capacity)
+    best = best or (max(options, key=lambda a: a.saving) if options else None)
     ev: dict[str, Any] = {"source": source, "device": dev.get("device"),
                           "device_name": dev.get("name"), "capacity_gib": _gib(capacity),
                           "free_gib": _gib(dev.get("free")),
@@ -246,13 +299,27 @@ def _will_not_fit(est: MemoryEstimate, capacity: int | None, dev: dict[str, Any]
     if best is not None:
         ev["best_fix"] = best.action
         ev["best_fix_estimate_gib"] = _gib(best.total)
+        ev["best_fix_fits"] = best.fits
+    ev["plans"] = [{"key": a.key, "action": a.action, "total_gib": _gib(a.total), "fits": a.fits}
+                   for a in options]
+    if dev.get("target"):
+        ev["target"] = dev.get("name")
+    gpus = est.setup.gpus
     what = ("ran out of memory" if source == "measured"
-            else f"needs about {ev['estimate_gib']:.2f} GiB")
+            else f"needs about {ev['estimate_gib']:.2f} GiB" + (" per GPU" if gpus > 1 else ""))
     cap = f"{ev['capacity_gib']:.2f} GiB" if capacity else "the device"
+    cap += " each" if gpus > 1 and capacity else ""
+    how = ("the change below is the least disruptive one that brings the estimate under the "
+           "capacity" if best is not None and best.fits else
+           "no change or plan the wizard knows brings it under the capacity; the one below "
+           "saves the most")
+    if gpus > 1:
+        how += ". " + (multi_gpu_note(est) or "").rstrip(".")
     return Finding("memory.will-not-fit", "fail",
-                   f"One training step {what}; {dev.get('name') or dev.get('device')} has {cap}",
-                   ev, "The step needs more memory than the device offers; the change below is "
-                   "the smallest one that brings the estimate under the capacity.",
+                   f"One training step {what}; {dev.get('name') or dev.get('device')} has {cap}"
+                   + (f" — plan that fits: {best.action}" if best is not None and best.fits
+                      else ""),
+                   ev, f"The step needs more memory than the device offers; {how}.",
                    best.code if best is not None else "")
 
 
@@ -751,6 +818,29 @@ def _framework_missing(check_id: str, framework: str) -> list[Finding]:
                     {"framework": framework}, "The estimate from metadata still holds.", fix)]
 
 
+def target_cap(case: Any, dev_name: str, check_id: str) -> tuple[int | None, list[Finding]]:
+    """A measured step for the case's target GPU: on a GPU here with at least the target's
+    memory, the cap that makes it the target's (the memory of one target card less the CUDA
+    context); otherwise a skip saying why the estimate alone judges the fit."""
+    aimed = target_capacity(case)
+    if aimed is None:
+        return None, []
+    total, dev = aimed
+    why = None
+    if dev_name != "cuda":
+        why = f"The target GPU ({dev['name']}) is not on this machine"
+    elif (case.target.strategy or "ddp") != "ddp" and case.target.cards > 1:
+        why = f"A step sharded over {dev['name']} cannot be measured on one GPU"
+    elif (device_memory("cuda").get("total") or 0) < total:
+        why = f"The GPU here has less memory than the target ({dev['name']})"
+    if why is None:
+        return max(total - CUDA_CONTEXT_BYTES, 1), []
+    return None, [Finding(check_id, "skip", f"{why}, so no step is measured for it",
+                          {"target": dev["name"], "device_here": dev_name},
+                          "The estimate (memory.estimate) judges the fit against the target; run "
+                          "the wizard where the target GPU is to measure a real step.")]
+
+
 def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = None,
                          runner: StepRunner | None = None, timeout_s: float = 600.0,
                          memory_cap_bytes: int | None = None) -> list[Finding]:
@@ -769,6 +859,10 @@ def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = Non
     missing = _framework_missing("memory.measured-peak", case.framework)
     if missing:
         return missing
+    if memory_cap_bytes is None:
+        memory_cap_bytes, skipped = target_cap(case, dev_name, "memory.measured-peak")
+        if skipped:
+            return skipped
     spec = step_spec(case, dev_name, seq_len=est.setup.seq_len, memory_cap_bytes=memory_cap_bytes)
     runner = runner or _shared_runner(ctx, case.framework, dev_name, timeout_s)
     own = runner is None
@@ -782,11 +876,11 @@ def probe_memory_measure(case: Any, ctx: Any = None, *, device: str | None = Non
     if memory_cap_bytes:
         dev = {**dev, "total": memory_cap_bytes, "free": memory_cap_bytes}
     if res["status"] == "oom":
-        ranked = advise(est, dev.get("total"))
         measured = {"error": res.get("error")}
         if res.get("cap_enforced"):
             measured["cap_enforced"] = res["cap_enforced"]
-        return [_will_not_fit(est, dev.get("total"), dev, ranked, "measured", measured)]
+        return [_will_not_fit(est, dev.get("total"), dev, ranked(est, dev.get("total")),
+                              "measured", measured)]
     if res["status"] != "ok":
         return [Finding("memory.measured-peak", "error", "The measured training step failed",
                         {"status": res["status"], "error": res.get("error"), **spec},
@@ -829,6 +923,10 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
     missing = _framework_missing("memory.largest-batch", case.framework)
     if missing:
         return missing
+    if memory_cap_bytes is None:
+        memory_cap_bytes, skipped = target_cap(case, dev_name, "memory.largest-batch")
+        if skipped:
+            return skipped
     try:
         est = _estimate_for_case(case, dev_name)
     except ModelNotFound as exc:
@@ -877,7 +975,7 @@ def probe_largest_batch(case: Any, ctx: Any = None, *, device: str | None = None
         if memory_cap_bytes:
             dev = {**dev, "total": memory_cap_bytes}
         return [_will_not_fit(replace(est, setup=replace(est.setup, batch_size=1)), capacity, dev,
-                              advise(est, capacity), "measured",
+                              ranked(est, capacity), "measured",
                               {"error": "batch size 1 ran out of memory",
                                "attempts": ev["attempts"],
                                **{k: ev[k] for k in ("framework", "cap_enforced", "oom_errors")

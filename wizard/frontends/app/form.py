@@ -167,6 +167,8 @@ def parse_answer(q: Question, raw: Any, case: Case) -> Any:
         return str(raw).strip()
     if q.kind == "multiline":
         return str(raw).strip("\n")
+    if q.check is not None:
+        q.check(str(raw).strip())  # a CaseError with the sentence for this field
     return str(raw).strip()
 
 

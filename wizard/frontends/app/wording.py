@@ -16,7 +16,8 @@ NAMES: dict[str, str] = {
     "dataset": "Dataset", "dataset_config": "Dataset config", "text_columns": "Text columns",
     "label_column": "Label column", "trainer": "How you train", "optimizer": "Optimizer",
     "learning_rate": "Learning rate", "loss": "Loss", "labels": "Where the labels go",
-    "batch_size": "Batch size", "logs": "Training logs",
+    "batch_size": "Batch size", "logs": "Training logs", "target_gpu": "Target GPU",
+    "target_count": "Number of GPUs",
 }
 # case fields no question asks (a case file or a script sets them), as a sentence names them
 OTHER_FIELDS: dict[str, str] = {
@@ -26,8 +27,9 @@ OTHER_FIELDS: dict[str, str] = {
     "preprocessing.padding": "the padding", "training.mixed_precision": "the mixed precision",
     "training.epochs": "the number of epochs", "training.weight_decay": "the weight decay",
     "training.warmup_steps": "the warmup steps", "training.from_logits": "from_logits",
+    "target.memory_gib": "the target GPU's memory", "target.strategy": "the multi-GPU strategy",
 }
-EXAMPLES = {"num_labels": "3", "batch_size": "16", "learning_rate": "5e-5"}
+EXAMPLES = {"num_labels": "3", "batch_size": "16", "learning_rate": "5e-5", "target_count": "2"}
 REQUIRED = {
     "model": "Give the model: a Hub id such as distilbert-base-uncased, or the folder your "
              "script's save_pretrained wrote.",

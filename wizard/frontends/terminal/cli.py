@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from wizard.core.case import Case
+from wizard.core.gpus import read_gpu
 from wizard.core.catalogue import CATEGORIES, CHECKS
 from wizard.demo.cases import course_case, healthy_case
 from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
 from wizard.engine.session import Session
-from wizard.errors import UsageError, WizardError
+from wizard.errors import CaseError, UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
 from wizard.frameworks import default_demo_framework
 from wizard.frontends.terminal import interactive
@@ -81,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --script: read a Hub id of the script as a local folder")
     check.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                        help="with --script: a value the script leaves to run time")
+    check.add_argument("--gpu", metavar="NAME", help="the GPU the run will happen on, when it "
+                       "is not this machine's (T4, L4, A10G, A100-40GB, H100, ... or its memory "
+                       "in GiB): the memory step judges the fit and the plans against it")
+    check.add_argument("--gpus", type=int, metavar="N", help="how many of those GPUs")
     _add_output_options(check)
     check.set_defaults(func=cmd_check)
 
@@ -160,11 +165,26 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(reading.summary(), file=sys.stderr)
         reading.require_complete()  # a CaseError naming each open value and its line
-        return _run_case(reading.case, args, reading=reading)
+        return _run_case(_aimed(reading.case, args), args, reading=reading)
     if not args.case:
         raise UsageError("Give a case file (python -m wizard check CASE.yaml) or a script "
                          "(python -m wizard check --script train.py).")
-    return _run_case(Case.from_file(args.case), args)
+    return _run_case(_aimed(Case.from_file(args.case), args), args)
+
+
+def _aimed(case: Case, args: argparse.Namespace) -> Case:
+    """The case with the target GPU of --gpu / --gpus (over the case's own)."""
+    if getattr(args, "gpu", None):
+        try:
+            read_gpu(args.gpu)
+        except CaseError as exc:
+            raise UsageError(f"--gpu: {exc}") from None
+        case.target.gpu = args.gpu
+    if getattr(args, "gpus", None) is not None:
+        if args.gpus < 1:
+            raise UsageError("--gpus must be the number of GPUs, at least 1.")
+        case.target.count = args.gpus
+    return case
 
 
 def cmd_no_input(args: argparse.Namespace) -> int:

@@ -181,6 +181,11 @@ def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -
         raise Validation(wording.missing_path(q, str(text)))
     if not text and not q.optional:
         raise Validation(wording.required(q))
+    if q.check is not None and text:
+        try:
+            q.check(str(text))
+        except CaseError as bad:
+            raise Validation(str(bad)) from None
     return text
 
 

@@ -12,18 +12,20 @@ import sys
 import time
 from typing import Any
 
+from wizard.core.gpus import known_gpus, read_gpu
+from wizard.errors import CaseError
 from wizard.estimate.memory import (
     GiB,
     ModelGeometry,
     ModelNotFound,
     TrainingSetup,
     advise,
-    combined_fix,
     estimate_model,
     largest_batch_by_estimate,
     read_config,
     sharding_table,
 )
+from wizard.estimate.plans import plan_summary
 
 STRATEGY_CHOICES = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 
@@ -48,13 +50,19 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="adamw, adam, sgd, 'SGD(momentum=0.9)', adafactor, adamw_bnb_8bit ...")
     p.add_argument("--dtype", choices=("fp32", "fp16", "bf16"), default="fp32",
                    help="training precision; fp16/bf16 = mixed precision with fp32 master weights")
-    p.add_argument("--weights-dtype", choices=("fp32", "fp16", "bf16"), default="fp32",
-                   help="dtype the weights are kept in (bf16 = pure half-precision training)")
+    p.add_argument("--weights-dtype", choices=("fp32", "fp16", "bf16", "nf4", "int8"),
+                   default="fp32", help="dtype the weights are kept in (bf16 = pure "
+                                        "half-precision training; nf4 = a 4-bit QLoRA base)")
     p.add_argument("--gradient-checkpointing", action="store_true")
     p.add_argument("--lora-rank", type=int, default=None, help="train LoRA adapters of this rank")
+    p.add_argument("--lora-targets", default=None, metavar="MODULES",
+                   help="LoRA target_modules, comma-separated, or all-linear (default q,v)")
     p.add_argument("--task", default=None,
                    help="text-classification, token-classification, causal-lm, seq2seq ... "
                         "(default: from the architecture)")
+    p.add_argument("--gpu", default=None, metavar="NAME",
+                   help=f"the GPU the run will happen on, here or not: {known_gpus()}, or its "
+                        "memory in GiB")
     p.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
     p.add_argument("--strategy", choices=STRATEGY_CHOICES, default="ddp",
                    help="how the GPUs share the work (default ddp)")
@@ -83,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"--{name.replace('_', '-')} must be at least 1.")
     if args.gpu_memory is not None and args.gpu_memory <= 0:
         return _fail("--gpu-memory must be a positive number of GiB, e.g. 24.")
+    try:
+        gpu = read_gpu(args.gpu) if args.gpu else None
+    except CaseError as exc:
+        return _fail(f"--gpu: {exc}")
     t0 = time.perf_counter()
     try:
         config, _ = read_config(args.model, args.revision, args.endpoint)
@@ -92,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
                               precision=args.dtype, weights_dtype=args.weights_dtype,
                               gradient_checkpointing=args.gradient_checkpointing,
                               lora_rank=args.lora_rank, gpus=args.gpus, strategy=args.strategy,
+                              lora_targets=tuple(t.strip() for t in args.lora_targets.split(",")
+                                                 if t.strip()) if args.lora_targets else None,
                               device=args.device, task=args.task)
         est = estimate_model(args.model, setup, revision=args.revision, endpoint=args.endpoint)
     except ModelNotFound as exc:
@@ -100,16 +114,15 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"Could not read {args.model}: {exc}; pass a save_pretrained folder or a "
                      "Hub model id.")
     seconds = time.perf_counter() - t0
-    capacity, cap_source = _capacity(args)
+    capacity, cap_source = _capacity(args, gpu)
     ranked = advise(est, capacity)
     fits = est.fits(capacity)
-    best = None
-    if fits is False:
-        best = next((a for a in ranked if a.fits), None) or combined_fix(est, capacity)
+    summary = plan_summary(est, capacity, cap_source or "")
     table = sharding_table(est)
     result = {**est.to_dict(), "capacity_bytes": capacity, "capacity_source": cap_source,
               "fits": fits, "advice": [a.to_dict() for a in ranked],
-              "best_fix": best.to_dict() if best else None, "sharding": table,
+              "plans": summary["plans"], "multi_gpu": summary["multi_gpu"],
+              "best_fix": summary["recommendation"], "sharding": table,
               "largest_batch_by_estimate": largest_batch_by_estimate(est, capacity)
               if capacity else None, "seconds": round(seconds, 3)}
     if args.json:
@@ -119,9 +132,14 @@ def run(args: argparse.Namespace) -> int:
     return 1 if fits is False else 0
 
 
-def _capacity(args: argparse.Namespace) -> tuple[int | None, str | None]:
+def _capacity(args: argparse.Namespace, gpu: Any = None) -> tuple[int | None, str | None]:
+    """Memory of one GPU: --gpu-memory, else the --gpu card's, else GPU 0 here (NVML)."""
+    count = f"{args.gpus} x " if args.gpus > 1 else ""
     if args.gpu_memory:
-        return int(args.gpu_memory * GiB), "--gpu-memory"
+        name = f"{gpu.name}, " if gpu is not None and gpu.name else ""
+        return int(args.gpu_memory * GiB), f"{count}{name}--gpu-memory {args.gpu_memory:g}"
+    if gpu is not None:
+        return int(gpu.memory_gib * GiB), f"{count}{gpu.label}"
     if args.device == "cpu":
         return None, None
     try:
@@ -171,7 +189,7 @@ def _print_rich(r: dict[str, Any], gib: int) -> None:
                   f"({r['capacity_source']}): {verdict}; largest batch by estimate: "
                   f"{r['largest_batch_by_estimate']}")
     else:
-        con.print("[dim]No GPU here and no --gpu-memory given: fit not judged.[/]")
+        con.print("[dim]No GPU here and no --gpu NAME or --gpu-memory given: fit not judged.[/]")
     s = Table(title="Per-GPU GiB when sharded (same per-device batch)")
     s.add_column("strategy")
     gpus = list(next(iter(r["sharding"].values())).keys())
@@ -185,7 +203,7 @@ def _print_rich(r: dict[str, Any], gib: int) -> None:
             cells.append(f"{v:.2f}" if ok else f"[red]{v:.2f}[/]")
         s.add_row(strat, *cells)
     con.print(s)
-    if r["advice"]:
+    if r["advice"] and not cap:   # with a capacity, the plans below rank them with the rest
         a = Table(title="What would shrink it, biggest effect first")
         a.add_column("change")
         a.add_column("new GiB", justify="right")
@@ -198,9 +216,22 @@ def _print_rich(r: dict[str, Any], gib: int) -> None:
                 row.append("yes" if adv["fits"] else "no")
             a.add_row(*row)
         con.print(a)
+    if r["plans"] and cap:
+        pt = Table(title="Plans, least disruptive first (the first that fits is the "
+                         "recommendation)")
+        pt.add_column("plan")
+        pt.add_column("new GiB", justify="right")
+        pt.add_column("fits")
+        for plan in r["plans"]:
+            pt.add_row(plan["action"], f"{plan['total'] / gib:.2f}",
+                       "[green]yes[/]" if plan["fits"] else "no")
+        con.print(pt)
+    if r["multi_gpu"]:
+        con.print(r["multi_gpu"])
     best = r["best_fix"] or (r["advice"][0] if r["advice"] else None)
     if best:
-        con.print(f"[bold]{'Best fix' if r['best_fix'] else 'Biggest saving'}:[/] {best['action']}")
+        label = ("Recommended" if r["best_fix"] and r["best_fix"]["fits"] else "Biggest saving")
+        con.print(f"[bold]{label}:[/] {best['action']} ({best['total'] / gib:.2f} GiB)")
         con.print(best["code"], markup=False)
     for note in r["notes"]:
         con.print(f"[dim]note: {note}[/]")
