@@ -74,7 +74,28 @@ def refine_tf_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+_TOO_LONG = re.compile(r"Token indices sequence length is longer than the specified maximum "
+                       r"sequence length for this model \((?P<length>\d+) > (?P<max_length>\d+)\)")
+
+
+def refine_index_error(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An index error after the tokenizer warned of a sequence too long: the positions ran out."""
+    m = _TOO_LONG.search(parsed.text)
+    if m is None:
+        return None
+    ev["length"], ev["max_length"] = int(m.group("length")), int(m.group("max_length"))
+    return {"id": "sequence-longer-than-max",
+            "cause": f"The tokenizer warned of a sequence of {m.group('length')} tokens, longer "
+                     f"than the model's {m.group('max_length')}: without truncation the position "
+                     "embedding lookup runs past its table.",
+            "probes": ["data.sequence-longer-than-positions"],
+            "fix": "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)"}
+
+
 def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    too_long = refine_index_error(ev, parsed)
+    if too_long is not None:
+        return too_long
     assertion = str(ev.get("assertion", ""))
     kernel = str(ev.get("kernel", ""))
     ev["assertions_printed"] = len(re.findall(r"Assertion `[^`'\n]*[`'] failed", parsed.text))

@@ -7,7 +7,9 @@ from __future__ import annotations
 import importlib.metadata
 import re
 from dataclasses import dataclass
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Iterator
 
 # import name (or a common spelling in prose) -> the name pip installs
 _PIP = {
@@ -42,9 +44,30 @@ def dist_key(name: str) -> str:
     return re.sub(r"[-_.]+", "-", pip_name(name)).lower()
 
 
-@lru_cache(maxsize=256)
+_HERE = {"on": True}
+
+
+@contextmanager
+def pastes_from_elsewhere() -> Iterator[None]:
+    """Within it, pastes come from other machines: the versions installed here say nothing about
+    them, so installed_version answers None (used to score the corpus of real reports the same
+    on every machine)."""
+    before = _HERE["on"]
+    _HERE["on"] = False
+    try:
+        yield
+    finally:
+        _HERE["on"] = before
+
+
 def installed_version(name: str) -> str | None:
-    """The version of a distribution installed here (importlib.metadata), or None."""
+    """The version of a distribution installed here (importlib.metadata), or None (always None
+    inside pastes_from_elsewhere)."""
+    return _installed_here(name) if _HERE["on"] else None
+
+
+@lru_cache(maxsize=256)
+def _installed_here(name: str) -> str | None:
     for candidate in dict.fromkeys((pip_name(name), name, dist_key(name))):
         try:
             return importlib.metadata.version(candidate)
