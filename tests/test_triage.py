@@ -830,9 +830,11 @@ def test_a_user_error_raised_inside_library_code_is_not_a_library_bug() -> None:
     assert t.parsed.library_frames_innermost and t.parsed.innermost_library_package == "torch"
     assert t.cause_id == "layer-input-shape-mismatch" and t.bug is None
     # library frames innermost and nothing else: unknown, not a bug (no positive evidence)
-    t = triage(capture(lambda: torch.zeros(2).view(3)))
-    assert t.parsed.library_frames_innermost and t.verdict == "unknown-error"
-    f, = probe_triage(Case(model="m", traceback=capture(lambda: torch.zeros(2).view(3))), None)
+    text = capture(lambda: torch.nn.Sequential()[5])     # IndexError inside torch.nn
+    t = triage(text)
+    assert t.parsed.library_frames_innermost and t.matches == []
+    assert t.verdict == "unknown-error"
+    f, = probe_triage(Case(model="m", traceback=text), None)
     assert f.id == "triage.unknown-error"
 
 
@@ -1583,3 +1585,36 @@ def test_pastes_from_elsewhere_ignore_the_versions_installed_here() -> None:
     with pastes_from_elsewhere():
         assert installed_version("pytest") is None
     assert installed_version("pytest") == here
+
+
+def test_a_dataset_looked_up_as_a_model_is_the_wrong_repo_type() -> None:
+    url = ("huggingface_hub.utils._errors.RepositoryNotFoundError: 404 Client Error: Repository "
+           "Not Found for url: https://huggingface.co/org/my-data/resolve/main/README.md")
+    t = triage("hf_hub_download('org/my-data', 'README.md')\n" + url)
+    assert t.cause_id == "model-id-not-found"           # nothing says it is a dataset
+    t = triage("hf_hub_download('org/my-data', 'README.md')  # no repo_type given\n" + url)
+    assert t.cause_id == "hub-wrong-repo-type" and "repo_type='dataset'" in t.primary.fix
+    t = triage("ds = load_dataset('org/my-data')\n" + url)
+    assert t.cause_id == "hub-wrong-repo-type" and t.primary.evidence["repo"] == "org/my-data"
+
+
+def test_a_near_miss_of_a_common_argument_is_a_typo_not_a_version() -> None:
+    t = triage("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
+               "'per_device_train_batchsize'")
+    assert t.cause_id == "misspelt-argument"
+    assert t.primary.evidence["did_you_mean"] == "per_device_train_batch_size"
+    renamed = triage("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
+                     "'evaluation_strategy'")
+    assert renamed.cause_id in ("env-version-too-new", "env-version-too-old")
+
+
+@pytest.mark.parametrize("text", [
+    "AttributeError: module 'tensorflow' has no attribute 'Session'",
+    "AttributeError: module 'tensorflow' has no attribute 'placeholder'",
+    "ModuleNotFoundError: No module named 'tensorflow.contrib'",
+    "ImportError: cannot import name 'pad_sequences' from 'keras.preprocessing.sequence'",
+])
+def test_apis_a_release_removed_make_the_installed_release_too_new(text: str) -> None:
+    t = triage(text)
+    assert t.cause_id == "env-version-too-new", t.primary.cause if t.primary else None
+    assert 'pip install "' in t.primary.fix and "# or:" in t.primary.fix

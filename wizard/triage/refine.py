@@ -294,3 +294,25 @@ def refine_no_gradients(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "depends on the weights to differentiate.",
                 "fix": "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')"}
     return None
+
+
+_MODEL_URL = re.compile(r"huggingface\.co/(?!api/|datasets/|spaces/)(?:api/models/)?"
+                        r"(?P<repo>[\w.-]+/[\w.-]+)/(?:resolve|tree|revision)")
+
+
+def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A dataset (or Space) looked up as a model: the URL is a model URL while the code names
+    the repo type or loads that id as a dataset."""
+    m = _MODEL_URL.search(parsed.text)
+    if m is None:
+        return None
+    repo = m.group("repo")
+    as_dataset = re.search(rf"load_dataset\(\s*['\"]{re.escape(repo)}['\"]", parsed.text)
+    if not (as_dataset or re.search(r"\brepo_type\b", parsed.text)):
+        return None
+    ev["repo"] = repo
+    return {"id": "hub-wrong-repo-type",
+            "cause": f"{repo} was looked up as a model repository (the URL has no /datasets/), "
+                     "but it is a dataset (or Space): the call did not pass repo_type.",
+            "fix": f"hf_hub_download('{repo}', filename, repo_type='dataset')   # or "
+                   "HfApi().<method>(..., repo_type='dataset')"}

@@ -15,6 +15,7 @@ from wizard.triage.refine import (
     refine_no_loss,
     refine_oom,
     refine_optimizer,
+    refine_repo_not_found,
     refine_size_mismatch,
     refine_target,
     refine_tf_label,
@@ -408,7 +409,7 @@ SIGNATURES: list[Signature] = [
          "environment.gated-repo"],
         "from huggingface_hub import login\nlogin()  # for private or gated models\n"
         "# and check the id at https://huggingface.co/<id>",
-        title="not a valid model identifier", priority=8),
+        title="not a valid model identifier", priority=8, refine=refine_repo_not_found),
     Signature(
         "newly-initialized-head",
         r"Some weights of \w+ were not initialized from the model checkpoint",

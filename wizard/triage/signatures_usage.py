@@ -240,7 +240,7 @@ USAGE_SIGNATURES: list[Signature] = [
        priority=12, refine=refine_float_labels),
     _u("keras-tensor-with-keras-3",
        r"A KerasTensor cannot be used as input to a TensorFlow function|Data of type <class "
-       r"'keras\.src\.[\w.]*KerasTensor'> is not allowed|'KerasTensor' object has no attribute",
+       r"'keras\.src\.[\w.]*KerasTensor'> is not allowed",
        "A Keras tensor was passed to TensorFlow code that needs a concrete tensor.",
        "In Keras 3, KerasTensors of a functional model only go through Keras layers and ops.",
        ["environment.keras-3"],

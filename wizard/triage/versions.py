@@ -195,6 +195,28 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("tensorflow", "swish", added="2.2.0"),
     ApiChange("keras", "input_length", removed="3.0.0",
               replacement="drop input_length (Keras 3 infers it from the input)"),
+    # TensorFlow 1 graph-mode APIs that TensorFlow 2.0 removed from the top-level namespace
+    *(ApiChange("tensorflow", name, removed="2.0.0",
+                replacement=f"tf.compat.v1.{name} (or rewrite for TF2: eager, tf.function, Keras)")
+      for name in ("Session", "placeholder", "get_default_graph", "ConfigProto",
+                   "global_variables_initializer", "InteractiveSession", "reset_default_graph",
+                   "variable_scope", "set_random_seed", "GPUOptions", "to_float", "to_int32",
+                   "log", "get_variable", "random_normal", "truncated_normal_initializer")),
+    ApiChange("tensorflow", "contrib", removed="2.0.0",
+              replacement="the TF2 equivalent (tf.keras, tensorflow-addons) of the contrib module"),
+    ApiChange("tensorflow", "tensorflow.contrib", removed="2.0.0",
+              replacement="the TF2 equivalent (tf.keras, tensorflow-addons) of the contrib module"),
+    ApiChange("keras", "get_session", removed="2.4.0",
+              replacement="tf.compat.v1.keras.backend.get_session()"),
+    ApiChange("keras", "set_session", removed="2.4.0",
+              replacement="tf.compat.v1.keras.backend.set_session(...)"),
+    # Keras 2.11 made the new optimizers the default; their internals differ from the legacy ones
+    ApiChange("keras", "get_updates", removed="2.11.0",
+              replacement="tf.keras.optimizers.legacy.Adam(...)"),
+    ApiChange("keras", "_set_hyper", removed="2.11.0",
+              replacement="tf.keras.optimizers.legacy.Adam(...)"),
+    ApiChange("keras", "pad_sequences", removed="3.0.0",
+              replacement="from keras.utils import pad_sequences"),
     # torch
     ApiChange("torch", "torch._six", removed="2.0.0",
               replacement="upgrade the package that imports it"),
