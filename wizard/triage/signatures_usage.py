@@ -316,7 +316,8 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("eval-dataset-missing",
        r"Trainer: evaluation requires an eval_dataset",
        "Evaluation is on (eval_strategy, load_best_model_at_end or trainer.evaluate()) but the "
-       "Trainer got no eval_dataset.", "", ["data.batch-structure"],
+       "Trainer got no eval_dataset.", "The Trainer evaluates only on the eval_dataset it was "
+       "given.", ["data.batch-structure"],
        "Trainer(model, args, train_dataset=train, eval_dataset=tokenized['validation'])",
        title="evaluation requires an eval_dataset"),
     _u("precision-needs-cuda",
