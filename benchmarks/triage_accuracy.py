@@ -24,8 +24,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from wizard.triage.match import triage  # noqa: E402
+from wizard.triage.versions import pastes_from_elsewhere  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "real_errors"
+
+
+# Cause tags that name one cause under two spellings (documented in the corpus README): a label
+# >= num_labels is "torch-target-out-of-bounds" in PyTorch's words and "tf-label-out-of-range" in
+# TensorFlow's; a sequence longer than the position embeddings is reported by the tokenizer's
+# warning ("sequence-longer-than-max") or by BERT's position buffer ("expanded-size-positions").
+SYNONYMS = {"tf-label-out-of-range": "torch-target-out-of-bounds",
+            "expanded-size-positions": "sequence-longer-than-max"}
+
+
+def same_cause(a: str, b: str) -> bool:
+    return SYNONYMS.get(a, a) == SYNONYMS.get(b, b)
 
 
 def split_of(url: str) -> str:
@@ -66,7 +79,7 @@ def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
     for r in reports:
         got, verdict = answer(r["paste"])
         crashes += got == "crash"
-        ok = got == r["cause_id"]
+        ok = same_cause(got, r["cause_id"])
         right += ok
         per_category[r["category"]][0] += ok
         per_category[r["category"]][1] += 1
@@ -98,7 +111,8 @@ def main() -> int:
     for name in (("dev", "held") if args.split == "both" else (args.split,)):
         part = [r for r in reports if r["split"] == name]
         t = time.perf_counter()
-        result = score(part)
+        with pastes_from_elsewhere():     # the reports come from other machines
+            result = score(part)
         result["seconds"] = round(time.perf_counter() - t, 2)
         out[name] = result
         print(f"== {name}: {result['reports']} reports, top-1 {pct(result['top1'])}, "

@@ -823,15 +823,36 @@ def test_classify_path(path: str, kind: str, package: str | None) -> None:
     assert classify_path(path) == (kind, package)
 
 
-def test_unknown_error_inside_library_code_is_a_possible_library_bug() -> None:
+def test_a_user_error_raised_inside_library_code_is_not_a_library_bug() -> None:
     import torch
     text = capture(lambda: torch.nn.Linear(3, 2)(torch.zeros(2, 4)))
     t = triage(text)
-    assert t.matches == [] and t.parsed.library_frames_innermost
-    assert t.parsed.innermost_library_package == "torch" and t.verdict == "possible-library-bug"
+    assert t.parsed.library_frames_innermost and t.parsed.innermost_library_package == "torch"
+    assert t.cause_id == "layer-input-shape-mismatch" and t.bug is None
+    # library frames innermost and nothing else: unknown, not a bug (no positive evidence)
+    text = capture(lambda: torch.nn.Sequential()[5])     # IndexError inside torch.nn
+    t = triage(text)
+    assert t.parsed.library_frames_innermost and t.matches == []
+    assert t.verdict == "unknown-error"
     f, = probe_triage(Case(model="m", traceback=text), None)
-    assert f.id == "triage.possible-library-bug" and f.status == "warn"
-    assert f.evidence["package"] == "torch" and f.evidence["innermost_library_frames"]
+    assert f.id == "triage.unknown-error"
+
+
+def test_library_code_misusing_a_builtin_on_plain_values_is_a_possible_library_bug() -> None:
+    frames = (f"Traceback (most recent call last):\n  File \"prep.py\", line 4, in <module>\n"
+              f"    parts = dataset.train_test_split(test_size=0.2)\n  File \"{SITE}/datasets/"
+              "arrow_dataset.py\", line 1034, in train_test_split\n    train_kwargs = "
+              "cache_kwargs.deepcopy()\n")
+    t = triage(frames + "AttributeError: 'dict' object has no attribute 'deepcopy'")
+    assert t.cause_id == "library-bug" and t.bug.package == "datasets"
+    assert "plain values" in t.bug.reasons[0]
+    f, = probe_triage(Case(model="m", traceback=frames + "KeyError: 'train'"), None)
+    assert f.id == "triage.possible-library-bug" and "python -m wizard run train.py" in f.fix
+    # the library validating the user's value (ValueError) is the user's error
+    assert triage(frames + "ValueError: test_size=0.2 should be ...").verdict == "unknown-error"
+    # a call with the user's own objects: no evidence the values are valid
+    own = frames.replace("test_size=0.2", "my_split")
+    assert triage(own + "KeyError: 'train'").verdict == "unknown-error"
 
 
 def test_stdlib_frames_do_not_make_a_library_bug() -> None:
@@ -1446,3 +1467,154 @@ def test_a_required_version_range_keeps_its_upper_bound_in_the_fix():
              "module, but found tokenizers==0.19.1.")
     fix = triage(paste).primary.fix
     assert 'pip install "tokenizers>=0.21,<0.22"' in fix
+
+
+# ------------------------------------------------------------------------------------------
+# API-usage families read from the error's own words, and the benchmark's machine independence
+# ------------------------------------------------------------------------------------------
+USAGE_PASTES = {
+    "layer-input-shape-mismatch": "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                  "(8x768 and 512x2)",
+    "tokenizer-input-not-text": "TypeError: TextEncodeInput must be Union[TextInputSequence, "
+                                "Tuple[InputSequence, InputSequence]]",
+    "keras-fit-unsupported-input": "ValueError: Failed to find data adapter that can handle "
+                                   "input: <class 'transformers.tokenization_utils_base."
+                                   "BatchEncoding'>, <class 'NoneType'>",
+    "half-precision-on-cpu": "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'",
+    "mixed-dtypes": "RuntimeError: expected scalar type Half but found Float",
+    "input-ids-not-integer": "RuntimeError: Expected tensor for argument #1 'indices' to have "
+                             "scalar type Long; but got torch.FloatTensor instead",
+    "keras-data-cardinality": "ValueError: Data cardinality is ambiguous:\n  x sizes: 100\n"
+                              "  y sizes: 90",
+    "loss-not-scalar": "RuntimeError: grad can be implicitly created only for scalar outputs",
+    "backward-through-graph-twice": "RuntimeError: Trying to backward through the graph a "
+                                    "second time (or directly access saved tensors after ...",
+    "generate-unused-kwargs": "ValueError: The following `model_kwargs` are not used by the "
+                              "model: ['token_type_ids'] (note: typos in the generate ...)",
+    "peft-target-modules-not-found": "ValueError: Target modules {'q_proj', 'v_proj'} not found "
+                                     "in the base model. Please check the target modules.",
+    "column-not-in-dataset": "ValueError: Column to remove ['text'] not in the dataset. Current "
+                             "columns in the dataset: ['sentence', 'label']",
+    "keras-custom-objects-on-load": "ValueError: Unknown layer: TFBertMainLayer. Please ensure "
+                                    "this object is passed to the `custom_objects` argument.",
+    "meta-tensor-model": "NotImplementedError: Cannot copy out of meta tensor; no data!",
+    "label-dtype-float-expected-long": "RuntimeError: expected scalar type Long but found Float"
+                                       "\n  File \"x.py\", line 3, in f\n    "
+                                       "F.cross_entropy(logits, labels)",
+    "keras-3-installed": "from transformers import TFBertModel\nValueError: A KerasTensor "
+                         "cannot be used as input to a TensorFlow function.",
+    "missing-input-ids": "ValueError: You should supply an encoding or a list of encodings to "
+                         "this method that includes input_ids, but you provided ['label']",
+    "index-out-of-range-in-self": "InvalidArgumentError: indices[0,5] = 30522 is not in "
+                                  "[0, 30522) [Op:ResourceGather]",
+    "keras-shapes-incompatible": "ValueError: logits and labels must have the same shape "
+                                 "((None, 2) vs (None, 1))",
+    "env-version-too-old": "ValueError: Invalid pattern: '**' can only be an entire path "
+                           "component",
+    "env-version-too-new": "NotImplementedError: Cannot convert a symbolic Tensor "
+                           "(lstm/strided_slice:0) to a numpy array.",
+    "decode-negative-ids": "OverflowError: out of range integral type conversion attempted",
+    "offsets-need-fast-tokenizer": "NotImplementedError: return_offset_mapping is not available "
+                                   "when using Python tokenizers.",
+    "trust-remote-code-required": "ValueError: Loading org/m requires you to execute the "
+                                  "configuration file in that repo on your local machine. ... "
+                                  "set the option `trust_remote_code=True` to remove this error.",
+    "quantized-model-without-adapters": "ValueError: You cannot perform fine-tuning on purely "
+                                        "quantized models. Please attach trainable adapters",
+    "load-best-model-strategy-mismatch": "ValueError: --load_best_model_at_end requires the save "
+                                         "and eval strategy to match, but found",
+    "metric-for-best-model-not-found": "KeyError: 'eval_accuracy'",
+    "empty-dataset": "ValueError: num_samples should be a positive integer value, but got "
+                     "num_samples=0",
+    "eval-dataset-missing": "ValueError: Trainer: evaluation requires an eval_dataset.",
+    "precision-needs-cuda": "ValueError: FP16 Mixed precision training with AMP or APEX "
+                            "(`--fp16`) and FP16 half precision evaluation (`--fp16_full_eval`) "
+                            "can only be used on CUDA devices.",
+    "numpy-value-not-json-serializable": "TypeError: Object of type int64 is not JSON "
+                                         "serializable",
+    "no-pad-token": "AssertionError: Cannot handle batch sizes > 1 if no padding token is "
+                    "defined.",
+}
+
+
+def test_an_unknown_model_type_key_is_an_old_transformers() -> None:
+    paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+             f"    model = AutoModelForCausalLM.from_pretrained('mistralai/Mistral-7B-v0.1')\n"
+             f"  File \"{SITE}/transformers/models/auto/configuration_auto.py\", line 917, in "
+             "from_pretrained\n    config_class = CONFIG_MAPPING[config_dict['model_type']]\n"
+             "KeyError: 'mistral'")
+    t = triage(paste)
+    assert t.cause_id == "env-version-too-old" and "mistral" in t.primary.cause
+    assert 'pip install -U "transformers"' in t.primary.fix
+    assert triage("KeyError: 'label'").cause_id == "unknown"    # a column, not a model type
+
+
+@pytest.mark.parametrize("cause_id", sorted(USAGE_PASTES))
+def test_usage_families_name_the_cause_and_a_fix(cause_id: str) -> None:
+    t = triage("I get this when training, any idea?\n```\n" + USAGE_PASTES[cause_id] + "\n```")
+    assert t.cause_id == cause_id and t.primary.fix.strip()
+    f, = probe_triage(Case(model="m", traceback=USAGE_PASTES[cause_id]), None)
+    assert f.id == "triage.known-error" and f.fix
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: Input 0 is fine",                     # no shape words
+    "RuntimeError: expected scalar type Long but found Float",   # no loss in sight: not labels
+    "ValueError: A KerasTensor cannot be used as input to a TensorFlow function.",  # plain Keras
+    "The loss went from 0.7 to 0.3 and the model predicts the input must be of type fine",
+])
+def test_usage_families_need_their_own_words(text: str) -> None:
+    got = triage(text).cause_id
+    assert got not in ("label-dtype-float-expected-long", "keras-3-installed",
+                       "layer-input-shape-mismatch", "tokenizer-input-not-text"), got
+
+
+def test_a_tokenizer_warning_of_long_sequences_explains_an_index_error() -> None:
+    index = "IndexError: index out of range in self"
+    assert triage(index).cause_id == "index-out-of-range-in-self"
+    t = triage("Token indices sequence length is longer than the specified maximum sequence "
+               "length for this model (601 > 512). Running this sequence through the model will "
+               "result in indexing errors\n" + index)
+    assert t.cause_id == "sequence-longer-than-max" and t.primary.evidence["length"] == 601
+
+
+def test_pastes_from_elsewhere_ignore_the_versions_installed_here() -> None:
+    from wizard.triage.versions import installed_version, pastes_from_elsewhere
+    here = installed_version("pytest")
+    assert here is not None
+    with pastes_from_elsewhere():
+        assert installed_version("pytest") is None
+    assert installed_version("pytest") == here
+
+
+def test_a_dataset_looked_up_as_a_model_is_the_wrong_repo_type() -> None:
+    url = ("huggingface_hub.utils._errors.RepositoryNotFoundError: 404 Client Error: Repository "
+           "Not Found for url: https://huggingface.co/org/my-data/resolve/main/README.md")
+    t = triage("hf_hub_download('org/my-data', 'README.md')\n" + url)
+    assert t.cause_id == "model-id-not-found"           # nothing says it is a dataset
+    t = triage("hf_hub_download('org/my-data', 'README.md')  # no repo_type given\n" + url)
+    assert t.cause_id == "hub-wrong-repo-type" and "repo_type='dataset'" in t.primary.fix
+    t = triage("ds = load_dataset('org/my-data')\n" + url)
+    assert t.cause_id == "hub-wrong-repo-type" and t.primary.evidence["repo"] == "org/my-data"
+
+
+def test_a_near_miss_of_a_common_argument_is_a_typo_not_a_version() -> None:
+    t = triage("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
+               "'per_device_train_batchsize'")
+    assert t.cause_id == "misspelt-argument"
+    assert t.primary.evidence["did_you_mean"] == "per_device_train_batch_size"
+    renamed = triage("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
+                     "'evaluation_strategy'")
+    assert renamed.cause_id in ("env-version-too-new", "env-version-too-old")
+
+
+@pytest.mark.parametrize("text", [
+    "AttributeError: module 'tensorflow' has no attribute 'Session'",
+    "AttributeError: module 'tensorflow' has no attribute 'placeholder'",
+    "ModuleNotFoundError: No module named 'tensorflow.contrib'",
+    "ImportError: cannot import name 'pad_sequences' from 'keras.preprocessing.sequence'",
+])
+def test_apis_a_release_removed_make_the_installed_release_too_new(text: str) -> None:
+    t = triage(text)
+    assert t.cause_id == "env-version-too-new", t.primary.cause if t.primary else None
+    assert 'pip install "' in t.primary.fix and "# or:" in t.primary.fix

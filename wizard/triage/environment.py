@@ -10,6 +10,7 @@ names the versions installed here.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -145,8 +146,12 @@ def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
         fix = (f"{_pin(pkg, change.removed)}   # or: {change.replacement}"
                if change.replacement else _pin(pkg, change.removed))
         return _answer(NEW, pkg, cause, fix, ev, (importer or "",))
-    cause = (f"{what} exists only from {pkg} {change.added} on; the installed {pkg} is older"
-             + (f" than {importer} needs" if importer else "") + ".")
+    cause = (f"{what} exists only from {pkg} {change.added} on; the {pkg} that ran the code is "
+             "older" + (f" than {importer} needs" if importer else "") + ".")
+    here = installed_version(pkg)
+    if here and change.added and version_lt(here, change.added) is False:
+        cause += (f" The {pkg} installed here has it: the code ran in another "
+                  "environment (another venv or notebook kernel), which needs the upgrade.")
     return _answer(OLD, pkg, cause, _upgrade(pkg, change.added), ev, (importer or "",))
 
 
@@ -299,6 +304,35 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    (importer or "",))
 
 
+# arguments of the APIs fine-tuning calls most (TrainingArguments, from_pretrained, the tokenizer,
+# LoraConfig, SFTConfig, Keras compile/fit): a near miss of one of them is a typo, not a version
+_COMMON_ARGS = (
+    "output_dir", "learning_rate", "num_train_epochs", "per_device_train_batch_size",
+    "per_device_eval_batch_size", "gradient_accumulation_steps", "weight_decay", "warmup_steps",
+    "warmup_ratio", "logging_steps", "save_steps", "eval_steps", "save_strategy",
+    "eval_strategy", "evaluation_strategy", "logging_dir", "load_best_model_at_end",
+    "metric_for_best_model", "save_total_limit", "max_steps", "lr_scheduler_type", "fp16",
+    "bf16", "gradient_checkpointing", "report_to", "push_to_hub", "remove_unused_columns",
+    "label_names", "seed", "max_grad_norm", "optim", "dataloader_num_workers",
+    "num_labels", "id2label", "label2id", "torch_dtype", "device_map", "trust_remote_code",
+    "ignore_mismatched_sizes", "cache_dir", "revision", "token", "quantization_config",
+    "truncation", "padding", "max_length", "return_tensors", "add_special_tokens",
+    "is_split_into_words", "return_offsets_mapping", "stride", "r", "lora_alpha",
+    "lora_dropout", "target_modules", "task_type", "bias", "modules_to_save",
+    "dataset_text_field", "max_seq_length", "packing", "optimizer", "loss", "metrics",
+    "epochs", "batch_size", "validation_data", "callbacks", "train_dataset", "eval_dataset",
+    "data_collator", "compute_metrics", "tokenizer", "processing_class", "max_new_tokens",
+    "do_sample", "temperature", "top_p", "top_k", "num_beams")
+
+
+def _typo_of(arg: str) -> str | None:
+    """The common argument `arg` is a near miss of (not a name of its own), or None."""
+    if arg in _COMMON_ARGS or len(arg) < 4:
+        return None
+    close = difflib.get_close_matches(arg, _COMMON_ARGS, n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
 def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
     owner_cls, _, method = callee.rpartition(".")
@@ -306,6 +340,13 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         method = callee
     owner = _libclass(owner_cls) if owner_cls else None
     change = api_change(arg, owner) if owner else api_change(arg)
+    typo = _typo_of(arg) if change is None else None
+    if typo is not None:
+        ev["did_you_mean"] = typo
+        return {"id": "misspelt-argument",
+                "cause": f"{arg} is not an argument of {callee}() in any release: it is a "
+                         f"misspelling of {typo}.",
+                "fix": f"{callee}(..., {typo}=...)   # not {arg}"}
     caller = _importer(parsed, owner) if owner else _importer(parsed)
     if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls)):
         pkg = caller or (change.package if change else "transformers")
@@ -453,6 +494,16 @@ def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
                    _upgrade("transformers") + "   # and: pip install sentencepiece", ev)
 
 
+def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """KeyError: 'mistral' where transformers maps a config's model_type to its class."""
+    if not re.search(r"configuration_auto|CONFIG_MAPPING|model_type", parsed.text):
+        return {"reject": True}
+    model_type = str(ev.get("model_type", ""))
+    return _answer(OLD, "transformers", f"The checkpoint's model_type '{model_type}' is not in "
+                   "the installed transformers: the architecture was added in a later release.",
+                   _upgrade("transformers"), ev)
+
+
 # ---------------------------------------------------------------------------------------------
 # the rules
 # ---------------------------------------------------------------------------------------------
@@ -514,6 +565,17 @@ ENV_SIGNATURES: list[Signature] = [
          "datasets 4 removed loading scripts; this dataset is still a script on the Hub.",
          'pip install "datasets<4.0.0"   # or load a script-free (parquet) revision:\n'
          "# load_dataset(name, revision='refs/convert/parquet')", priority=18),
+    _sig("env-fsspec-glob", OLD,
+         r"Invalid pattern: '\*\*' can only be an entire path component",
+         "The installed datasets is older than the installed fsspec: fsspec 2023.10 changed how "
+         "'**' globs are read, which datasets before 2.14.6 does not handle.",
+         'pip install -U "datasets>=2.14.6"   # or: pip install "fsspec<=2023.9.2"',
+         priority=18),
+    _sig("env-numpy-symbolic-tensor", NEW,
+         r"Cannot convert a symbolic Tensor \([^)\n]*\) to a numpy array",
+         "NumPy 1.20 or later with TensorFlow 2.4 or older: that TensorFlow's RNN layers call a "
+         "NumPy function NumPy 1.20 no longer accepts tensors in.",
+         'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
     _sig("env-model-output-tuple", NEW,
          r"argument '\w+' \(position \d+\) must be Tensor, not str",
          "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
@@ -525,6 +587,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"Transformers does not recognize",
          "The checkpoint's model type is newer than the installed transformers.",
          'pip install -U transformers', priority=17),
+    _sig("env-model-type-key", OLD,
+         r"^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'$",
+         "The checkpoint's model type is newer than the installed transformers.",
+         "pip install -U transformers", refine=refine_model_type_key, priority=16),
     _sig("env-tokenizer-class", OLD,
          r"Tokenizer class (?P<cls>\w+) does not exist or is not currently imported",
          "The tokenizer class the checkpoint names is not in the installed transformers.",

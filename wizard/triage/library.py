@@ -83,11 +83,20 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S*(?: and v?\d+\.\d+\S*)?,? (?:it|this) (?:doesn't|"
     r"does not|no longer|fails|breaks|raises)",
 )]
-_FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))",
-                            re.I)
+_FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))|"
+                            r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
+                            r"sent|make|made) (?:a|the) (?:PR|pull request)\b", re.I | re.M)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
                         r"from (?:master|main|source)\b", re.I)
 _CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
+# a builtin value used as if it had a method it never had: the library's own code is wrong
+_BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|bytes)' object "
+                             r"has no attribute '(?P<attr>\w+)'")
+_LITERAL = r"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|'[^'\n]*'|\"[^\"\n]*\"|True|False|None)"
+_LITERAL_CALL = re.compile(rf"\.\w+\(\s*(?:(?:\w+\s*=\s*)?{_LITERAL}\s*,?\s*)+\)\s*$")
+# exception types a library raises by accident (its own validation raises ValueError & co.)
+_INTERNAL_TYPES = frozenset({"AttributeError", "TypeError", "KeyError", "IndexError",
+                             "UnboundLocalError", "NameError", "ZeroDivisionError"})
 _LIB_OBJECT = re.compile(r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'")
 _NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
 _LIB_NAMES = re.compile(
@@ -184,13 +193,22 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and (
             inner_lib or not parsed.frames):
         reasons.append(f"an internal AttributeError on the library's own {m.group('cls')}")
+    b = _BUILTIN_MISUSE.search(parsed.message or "")
+    user = parsed.innermost_user_frame
+    plain_call = user is not None and bool(_LITERAL_CALL.search(user.code or ""))
+    if name == "AttributeError" and b and inner_lib and plain_call:
+        reasons.append(f"library code calls .{b.group('attr')}() on a {b.group('type')}, which "
+                       f"has no such method, while your call passes plain values")
+    elif name in _INTERNAL_TYPES and inner_lib and plain_call:
+        reasons.append(f"{name} raised inside library code while your call passes plain values "
+                       f"({user.code.strip()[:80]})")
     n = _NAME_ERROR.search(text)
     if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
     elif name in _CRASH_TYPES - {"AttributeError"} and inner_lib:
         reasons.append(f"{name} raised inside library code")
-    if _DEV_BUILD.search(text) and (parsed.exc_type or inner_lib):
-        reasons.append("a development build of the library")
+    if _DEV_BUILD.search(text) and (reasons or (name in _INTERNAL_TYPES and inner_lib)):
+        reasons.append("a development build of the library")   # only beside other evidence
     return reasons, strong
 
 

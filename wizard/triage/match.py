@@ -153,7 +153,7 @@ class Triage:
             return "empty"
         if self.primary is not None:
             return "known-error"
-        if self.bug is not None or self.parsed.library_frames_innermost:
+        if self.bug is not None:
             return "possible-library-bug"
         return "unknown-error"
 

@@ -74,7 +74,28 @@ def refine_tf_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+_TOO_LONG = re.compile(r"Token indices sequence length is longer than the specified maximum "
+                       r"sequence length for this model \((?P<length>\d+) > (?P<max_length>\d+)\)")
+
+
+def refine_index_error(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An index error after the tokenizer warned of a sequence too long: the positions ran out."""
+    m = _TOO_LONG.search(parsed.text)
+    if m is None:
+        return None
+    ev["length"], ev["max_length"] = int(m.group("length")), int(m.group("max_length"))
+    return {"id": "sequence-longer-than-max",
+            "cause": f"The tokenizer warned of a sequence of {m.group('length')} tokens, longer "
+                     f"than the model's {m.group('max_length')}: without truncation the position "
+                     "embedding lookup runs past its table.",
+            "probes": ["data.sequence-longer-than-positions"],
+            "fix": "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)"}
+
+
 def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    too_long = refine_index_error(ev, parsed)
+    if too_long is not None:
+        return too_long
     assertion = str(ev.get("assertion", ""))
     kernel = str(ev.get("kernel", ""))
     ev["assertions_printed"] = len(re.findall(r"Assertion `[^`'\n]*[`'] failed", parsed.text))
@@ -273,3 +294,25 @@ def refine_no_gradients(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "depends on the weights to differentiate.",
                 "fix": "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')"}
     return None
+
+
+_MODEL_URL = re.compile(r"huggingface\.co/(?!api/|datasets/|spaces/)(?:api/models/)?"
+                        r"(?P<repo>[\w.-]+/[\w.-]+)/(?:resolve|tree|revision)")
+
+
+def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A dataset (or Space) looked up as a model: the URL is a model URL while the code names
+    the repo type or loads that id as a dataset."""
+    m = _MODEL_URL.search(parsed.text)
+    if m is None:
+        return None
+    repo = m.group("repo")
+    as_dataset = re.search(rf"load_dataset\(\s*['\"]{re.escape(repo)}['\"]", parsed.text)
+    if not (as_dataset or re.search(r"\brepo_type\b", parsed.text)):
+        return None
+    ev["repo"] = repo
+    return {"id": "hub-wrong-repo-type",
+            "cause": f"{repo} was looked up as a model repository (the URL has no /datasets/), "
+                     "but it is a dataset (or Space): the call did not pass repo_type.",
+            "fix": f"hf_hub_download('{repo}', filename, repo_type='dataset')   # or "
+                   "HfApi().<method>(..., repo_type='dataset')"}

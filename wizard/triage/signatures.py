@@ -10,10 +10,12 @@ from wizard.triage.refine import (
     refine_batch_mismatch,
     refine_broadcast,
     refine_expanded,
+    refine_index_error,
     refine_no_gradients,
     refine_no_loss,
     refine_oom,
     refine_optimizer,
+    refine_repo_not_found,
     refine_size_mismatch,
     refine_target,
     refine_tf_label,
@@ -23,6 +25,7 @@ from wizard.triage.refine import (
 from wizard.triage.environment import ENV_SIGNATURES
 from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: F401 (re-export)
 from wizard.triage.signatures_hf import HF_SIGNATURES
+from wizard.triage.signatures_usage import USAGE_SIGNATURES
 
 
 SIGNATURES: list[Signature] = [
@@ -199,7 +202,8 @@ SIGNATURES: list[Signature] = [
     Signature(
         "no-pad-token",
         r"Asking to pad but the tokenizer does not have a padding token|Unable to set proper "
-        r"padding strategy as the tokenizer does not have a padding token",
+        r"padding strategy as the tokenizer does not have a padding token|Cannot handle batch "
+        r"sizes > 1 if no padding token is defined",
         "The tokenizer (GPT-2, LLaMA, Mistral style) has no pad token, so it cannot pad a batch.",
         "Decoder-only checkpoints ship without a pad token; padding needs one, and the model "
         "config needs its id for sequence classification.",
@@ -210,7 +214,8 @@ SIGNATURES: list[Signature] = [
     Signature(
         "missing-input-ids",
         r"You have to specify either input_ids or inputs_embeds|You must specify exactly one of "
-        r"input_ids or inputs_embeds",
+        r"input_ids or inputs_embeds|You should supply an encoding or a list of encodings to "
+        r"this method that includes input_ids|^KeyError: '?input_ids'?$",
         "The batch that reached the model has no `input_ids`: the columns were renamed or dropped, "
         "to_tf_dataset got other columns, or raw text was passed instead of token ids.",
         "Every transformers model needs input_ids (or inputs_embeds); it raises when neither "
@@ -252,7 +257,8 @@ SIGNATURES: list[Signature] = [
         title="Token indices sequence length is longer than the specified maximum", priority=8),
     Signature(
         "index-out-of-range-in-self",
-        r"index out of range in self",
+        r"index out of range in self|indices\[[\d,]+\] = (?P<index>\d+) is not in \[0, "
+        r"(?P<table_size>\d+)\)",
         "An embedding lookup got an index past the end of its table: a token id >= the vocabulary "
         "size (tokens added without resize_token_embeddings, another checkpoint's tokenizer) or a "
         "sequence longer than the position embeddings (truncation off).",
@@ -260,7 +266,8 @@ SIGNATURES: list[Signature] = [
         ["data.token-ids-out-of-vocab", "data.sequence-longer-than-positions"],
         "model.resize_token_embeddings(len(tokenizer))\n"
         "tokenizer(texts, truncation=True, max_length=model.config.max_position_embeddings)",
-        title="index out of range in self", framework="pytorch", priority=13),
+        title="index out of range in self", framework="pytorch", priority=13,
+        refine=refine_index_error),
     Signature(
         "expanded-size-positions",
         r"The expanded size of the tensor \((?P<length>\d+)\) must match the existing size "
@@ -327,7 +334,9 @@ SIGNATURES: list[Signature] = [
         "keras-shapes-incompatible",
         r"Shapes \((?P<shape_a>[^()\n]*)\) and \((?P<shape_b>[^()\n]*)\) are incompatible|"
         r"Error when checking target: expected \w+ to have shape \((?P<expected>[^()\n]*)\) but got "
-        r"array with shape \((?P<got>[^()\n]*)\)",
+        r"array with shape \((?P<got>[^()\n]*)\)|logits and labels must have the same shape "
+        r"\(\((?P<logits>[^()\n]*)\) vs \((?P<labels>[^()\n]*)\)\)|Can not squeeze dim\[1\], "
+        r"expected a dimension of 1, got \d+",
         "Often: loss='categorical_crossentropy' (one-hot labels) with integer class ids, or a head "
         "with another number of outputs than the labels have.",
         "Categorical cross-entropy compares a one-hot label vector with the predictions, so both "
@@ -400,7 +409,7 @@ SIGNATURES: list[Signature] = [
          "environment.gated-repo"],
         "from huggingface_hub import login\nlogin()  # for private or gated models\n"
         "# and check the id at https://huggingface.co/<id>",
-        title="not a valid model identifier", priority=8),
+        title="not a valid model identifier", priority=8, refine=refine_repo_not_found),
     Signature(
         "newly-initialized-head",
         r"Some weights of \w+ were not initialized from the model checkpoint",
@@ -413,7 +422,7 @@ SIGNATURES: list[Signature] = [
         title="Some weights were not initialized (expected)", priority=0, benign=True),
 ]
 
-SIGNATURES += HF_SIGNATURES + ENV_SIGNATURES
+SIGNATURES += HF_SIGNATURES + USAGE_SIGNATURES + ENV_SIGNATURES
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

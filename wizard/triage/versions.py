@@ -7,7 +7,9 @@ from __future__ import annotations
 import importlib.metadata
 import re
 from dataclasses import dataclass
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Iterator
 
 # import name (or a common spelling in prose) -> the name pip installs
 _PIP = {
@@ -42,9 +44,30 @@ def dist_key(name: str) -> str:
     return re.sub(r"[-_.]+", "-", pip_name(name)).lower()
 
 
-@lru_cache(maxsize=256)
+_HERE = {"on": True}
+
+
+@contextmanager
+def pastes_from_elsewhere() -> Iterator[None]:
+    """Within it, pastes come from other machines: the versions installed here say nothing about
+    them, so installed_version answers None (used to score the corpus of real reports the same
+    on every machine)."""
+    before = _HERE["on"]
+    _HERE["on"] = False
+    try:
+        yield
+    finally:
+        _HERE["on"] = before
+
+
 def installed_version(name: str) -> str | None:
-    """The version of a distribution installed here (importlib.metadata), or None."""
+    """The version of a distribution installed here (importlib.metadata), or None (always None
+    inside pastes_from_elsewhere)."""
+    return _installed_here(name) if _HERE["on"] else None
+
+
+@lru_cache(maxsize=256)
+def _installed_here(name: str) -> str | None:
     for candidate in dict.fromkeys((pip_name(name), name, dist_key(name))):
         try:
             return importlib.metadata.version(candidate)
@@ -172,6 +195,28 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("tensorflow", "swish", added="2.2.0"),
     ApiChange("keras", "input_length", removed="3.0.0",
               replacement="drop input_length (Keras 3 infers it from the input)"),
+    # TensorFlow 1 graph-mode APIs that TensorFlow 2.0 removed from the top-level namespace
+    *(ApiChange("tensorflow", name, removed="2.0.0",
+                replacement=f"tf.compat.v1.{name} (or rewrite for TF2: eager, tf.function, Keras)")
+      for name in ("Session", "placeholder", "get_default_graph", "ConfigProto",
+                   "global_variables_initializer", "InteractiveSession", "reset_default_graph",
+                   "variable_scope", "set_random_seed", "GPUOptions", "to_float", "to_int32",
+                   "log", "get_variable", "random_normal", "truncated_normal_initializer")),
+    ApiChange("tensorflow", "contrib", removed="2.0.0",
+              replacement="the TF2 equivalent (tf.keras, tensorflow-addons) of the contrib module"),
+    ApiChange("tensorflow", "tensorflow.contrib", removed="2.0.0",
+              replacement="the TF2 equivalent (tf.keras, tensorflow-addons) of the contrib module"),
+    ApiChange("keras", "get_session", removed="2.4.0",
+              replacement="tf.compat.v1.keras.backend.get_session()"),
+    ApiChange("keras", "set_session", removed="2.4.0",
+              replacement="tf.compat.v1.keras.backend.set_session(...)"),
+    # Keras 2.11 made the new optimizers the default; their internals differ from the legacy ones
+    ApiChange("keras", "get_updates", removed="2.11.0",
+              replacement="tf.keras.optimizers.legacy.Adam(...)"),
+    ApiChange("keras", "_set_hyper", removed="2.11.0",
+              replacement="tf.keras.optimizers.legacy.Adam(...)"),
+    ApiChange("keras", "pad_sequences", removed="3.0.0",
+              replacement="from keras.utils import pad_sequences"),
     # torch
     ApiChange("torch", "torch._six", removed="2.0.0",
               replacement="upgrade the package that imports it"),

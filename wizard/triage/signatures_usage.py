@@ -1,0 +1,342 @@
+"""Errors of using an API with values it cannot take: broad families read from what the error
+itself says (the shapes, dtypes, types and names it prints), the way a maintainer reads them,
+each with its usual cause in fine-tuning and the fix.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature
+
+_HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
+
+
+def refine_keras_tensor(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A Keras 3 KerasTensor meeting TensorFlow code: with a transformers TF model, Keras 3 is
+    installed beside it; in plain Keras it is a TF op in a functional model."""
+    if _HF_TF.search(parsed.text) or re.search(r"keras\.src\.|Keras 3", parsed.text):
+        return {"id": "keras-3-installed",
+                "cause": "A Keras 3 tensor or object reached a Keras 2 (tf-keras) model: "
+                         "TensorFlow >= 2.16 ships Keras 3, while transformers' TF models are "
+                         "tf-keras models.",
+                "probes": ["environment.keras-3"],
+                "fix": 'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
+                       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow"}
+    return None
+
+
+def refine_layer_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A layer's shapes: not when the user's own code did the product (innermost frame yours)."""
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if relevant and relevant[-1].is_user:
+        return {"reject": True}
+    return None
+
+
+def refine_float_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Float class labels for cross-entropy: only when the message is about the target."""
+    if "target" in str(ev.get("what", "")).lower() or re.search(r"nll_loss|cross_entropy",
+                                                               parsed.text):
+        return None
+    return {"reject": True}
+
+
+def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
+       priority: int = 11, **kw: Any) -> Signature:
+    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+
+
+USAGE_SIGNATURES: list[Signature] = [
+    _u("layer-input-shape-mismatch",
+       r"mat1 and mat2 shapes cannot be multiplied \((?P<a>\d+x\d+) and (?P<b>\d+x\d+)\)|"
+       r"Input \d+ of layer \"?[\w/-]+\"? is incompatible with the layer: expected "
+       r"(?P<expected>[^\n]{1,80}?), found (?P<found>[^\n]{1,80})|"
+       r"size mismatch, m1: \[(?P<m1>[^\]]+)\], m2: \[(?P<m2>[^\]]+)\]",
+       "A layer got inputs of another width or rank than it was built for: a custom head sized "
+       "for another hidden size (e.g. 512 instead of the model's 768), the whole model output "
+       "(not the pooled or [CLS] vector) passed on, or inputs missing their batch dimension.",
+       "A Linear/Dense layer multiplies its input by a weight of fixed shape; the last dimension "
+       "of the input must equal the layer's in_features.",
+       ["model.forward", "data.batch-structure"],
+       "hidden = model.config.hidden_size   # size the head from the config\n"
+       "self.classifier = torch.nn.Linear(hidden, num_labels)\n"
+       "pooled = outputs.last_hidden_state[:, 0]   # [batch, hidden], not the whole output",
+       title="Shapes of a layer's input and weight do not fit", refine=refine_layer_shapes),
+    _u("tokenizer-input-not-text",
+       r"TextEncodeInput must be Union\[TextInputSequence|TextInputSequence must be str|"
+       r"text input must (?:be )?of type `?str`? \(single example\)|"
+       r"PreTokenizedEncodeInput must be Union|"
+       r"input must be of type `?str`?",
+       "The tokenizer got something that is not a string: an empty value (None/NaN, e.g. a "
+       "missing cell of a CSV), a number, or a nested list from the text column.",
+       "Tokenizers encode str (or lists of str); one None or float among the texts fails the "
+       "whole batch.",
+       ["data.batch-structure", "data.raw-text-columns"],
+       "dataset = dataset.filter(lambda x: isinstance(x['text'], str) and x['text'])\n"
+       "# pandas: df = df.dropna(subset=['text']); df['text'] = df['text'].astype(str)",
+       title="The tokenizer got a value that is not text"),
+    _u("keras-fit-unsupported-input",
+       r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
+       r"Unrecognized data type: x=(?P<x>[^\n]{1,120})",
+       "model.fit() got a type Keras cannot iterate: the tokenizer's BatchEncoding, a dict of "
+       "Python lists, a datasets Dataset or a pandas object.",
+       "Keras accepts NumPy arrays, tensors, a dict of them, or a tf.data.Dataset.",
+       ["data.batch-structure"],
+       "model.fit(dict(tokenizer(texts, padding=True, truncation=True, return_tensors='np')), "
+       "np.array(labels))\n# or: tf_ds = model.prepare_tf_dataset(tokenized['train'], "
+       "batch_size=16, shuffle=True, tokenizer=tokenizer)",
+       title="Failed to find data adapter that can handle input", framework="tensorflow"),
+    _u("half-precision-on-cpu",
+       r"\"?\w+\"? not implemented for '(?:Half|BFloat16)'",
+       "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "
+       "which has no float16 kernels for this operation (or the GPU was not used).",
+       "PyTorch implements many float16 operations only on CUDA.",
+       ["environment.device", "model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(checkpoint, torch_dtype=torch.float32)  "
+       "# on CPU\n# or move model and inputs to the GPU: model.to('cuda')",
+       title="An operation is not implemented for Half on this device", framework="pytorch"),
+    _u("mixed-dtypes",
+       r"expected (?:scalar type|mat1 and mat2 to have the same dtype, but got:?) "
+       r"(?P<expected>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|double)"
+       r"(?: but found| !=) (?P<found>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|"
+       r"double)|Input type \(\w*?(?P<in_t>Half|Float|BFloat16|Double)\w*\) and (?:weight|bias) "
+       r"type \(\w*?(?P<w_t>Half|Float|BFloat16|Double)\w*\) should be the same",
+       "Two tensors of one operation have different floating dtypes: a float16/bfloat16 model "
+       "fed float32 inputs (or a float32 layer added to a half-precision model) without autocast.",
+       "Matrix products need both operands in one dtype; autocast (fp16=True / bf16=True in the "
+       "Trainer, torch.autocast in a loop) converts them.",
+       ["model.precision-unsupported"],
+       "with torch.autocast('cuda', dtype=torch.float16):\n    outputs = model(**batch)\n"
+       "# or load one dtype: from_pretrained(..., torch_dtype=torch.float32); Trainer: fp16=True",
+       title="Half and float tensors in one operation", framework="pytorch"),
+    _u("input-ids-not-integer",
+       r"Expected tensor for argument #1 'indices' to have (?:one of the following )?scalar "
+       r"types?:? (?:Long|Int)|(?:embedding|Embedding)\(\): argument 'indices' .{0,40}must be "
+       r"Tensor|indices must be integers|Value passed to parameter 'indices' has DataType float",
+       "Token ids reached the embedding as floats: the ids were stored or converted as float "
+       "(e.g. a float NumPy array, padding with NaN, torch.Tensor(...) instead of torch.tensor).",
+       "An embedding looks rows up by integer index.",
+       ["data.batch-structure"],
+       "input_ids = torch.tensor(ids, dtype=torch.long)   # torch.Tensor(ids) makes floats",
+       title="Token ids are not integers"),
+    _u("keras-data-cardinality",
+       r"Data cardinality is ambiguous",
+       "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "
+       "labels, or labels of another split).",
+       "Keras needs one label per example in fit(x, y).",
+       ["data.batch-structure"],
+       "print({k: len(v) for k, v in x.items()}, len(y))   # one count\n"
+       "model.fit(dict(encodings), np.array(labels))",
+       title="Data cardinality is ambiguous", framework="tensorflow"),
+    _u("loss-not-scalar",
+       r"grad can be implicitly created only for scalar outputs",
+       "backward() was called on a loss that is not one number: DataParallel returns one loss "
+       "per GPU, or the loss was computed with reduction='none'.",
+       "Autograd starts from a scalar; a vector needs .mean() (or a gradient argument).",
+       ["model.initial-loss"],
+       "loss = outputs.loss.mean()   # one loss per GPU under DataParallel\nloss.backward()",
+       title="grad can be implicitly created only for scalar outputs", framework="pytorch"),
+    _u("backward-through-graph-twice",
+       r"Trying to backward through the graph a second time",
+       "A tensor from a previous step's graph is reused: a loss or hidden state carried across "
+       "iterations (e.g. accumulated without .detach(), or a cached output) is backpropagated "
+       "again after its graph was freed.",
+       "backward() frees the graph; a second backward through it needs it kept, which is almost "
+       "never what is meant.",
+       ["training.gradient-flow"],
+       "total_loss += loss.item()   # not: total_loss += loss\nhidden = hidden.detach()   "
+       "# state carried between steps", title="Trying to backward through the graph a second "
+       "time", framework="pytorch"),
+    _u("inplace-operation-breaks-autograd",
+       r"one of the variables needed for gradient computation has been modified by an inplace "
+       r"operation",
+       "A tensor that autograd saved for the backward pass was modified in place (x += ..., "
+       "x[...] = ..., ReLU(inplace=True), or the optimizer stepping between two backward "
+       "passes).",
+       "Autograd checks each saved tensor's version when it goes backward.",
+       ["training.gradient-flow"],
+       "x = x + y   # instead of x += y\ntorch.autograd.set_detect_anomaly(True)   # names the "
+       "operation", title="modified by an inplace operation", framework="pytorch"),
+    _u("generate-unused-kwargs",
+       r"The following `?model_kwargs`? are not used by the model: (?P<kwargs>\[[^\]\n]*\])",
+       "generate() got arguments the model's forward does not take (e.g. token_type_ids from a "
+       "BERT-style tokenizer for a decoder-only model, or a misspelt generation argument).",
+       "generate passes unknown keyword arguments to the model and checks them first.",
+       ["model.forward"],
+       "inputs = tokenizer(prompt, return_tensors='pt', return_token_type_ids=False)\n"
+       "model.generate(**inputs, max_new_tokens=50)",
+       title="model_kwargs are not used by the model"),
+    _u("peft-target-modules-not-found",
+       r"Target modules? (?P<modules>[^\n]{1,200}?) not found in the base model|"
+       r"Please specify `target_modules` in `peft_config`",
+       "LoraConfig's target_modules names layers the base model does not have: module names "
+       "differ between architectures (q_proj/v_proj for Llama, query/value for BERT, c_attn for "
+       "GPT-2).",
+       "PEFT matches target_modules against the model's module names.",
+       ["model.frozen-parameters"],
+       "print({n.split('.')[-1] for n, _ in model.named_modules()})   # the names to target\n"
+       "LoraConfig(target_modules=['query', 'value'], ...)   # e.g. for BERT",
+       title="Target modules not found in the base model"),
+    _u("hf-argparser-unused-args",
+       r"Some specified arguments are not used by the HfArgumentParser: (?P<args>\[[^\]\n]*\])",
+       "A command-line flag is not an argument of the script's dataclasses: misspelt, or one "
+       "that the script's (or transformers') release does not have.",
+       "HfArgumentParser rejects arguments none of its dataclasses defines.",
+       ["environment.package-versions"],
+       "python train.py --help   # the arguments this script and release accept",
+       title="Some specified arguments are not used by the HfArgumentParser"),
+    _u("chat-template-not-set",
+       r"chat_template is not set|Cannot use chat template functions because",
+       "The tokenizer has no chat template (a base model, not an instruct model), so "
+       "apply_chat_template has nothing to format with.",
+       "Only chat/instruct checkpoints ship a chat template in tokenizer_config.json.",
+       ["data.tokenizer-model-mismatch"],
+       "tokenizer = AutoTokenizer.from_pretrained('<the -Instruct / -chat checkpoint>')\n"
+       "# or set one: tokenizer.chat_template = '...'",
+       title="The tokenizer has no chat template"),
+    _u("column-not-in-dataset",
+       r"Column (?:to remove )?\[?'?(?P<column>[^\]'\n]{1,80})'?\]? not in the dataset|"
+       r"Column (?P<column2>\w+) not in the dataset\. Current columns in the dataset:",
+       "The code names a column the dataset does not have (another name, or already removed "
+       "or renamed by an earlier map).",
+       "datasets checks column names against the dataset's current columns.",
+       ["data.batch-structure", "data.label-column-missing"],
+       "print(dataset.column_names)   # then use those names",
+       title="Column not in the dataset"),
+    _u("keras-custom-objects-on-load",
+       r"Unknown (?:layer|object|loss|metric)(?: type)?:? '?(?P<name>\w+)'?\. Please ensure "
+       r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)",
+       "The saved Keras model contains a class Keras does not know at load time (a transformers "
+       "layer such as TFBertMainLayer, or your own layer/loss).",
+       "load_model rebuilds each layer by class name; classes outside Keras must be passed in.",
+       ["model.forward"],
+       "model.save_pretrained('out'); model = TFAutoModelForSequenceClassification."
+       "from_pretrained('out')\n# or: tf_keras.models.load_model(path, custom_objects="
+       "{'TFBertMainLayer': TFBertMainLayer})", title="Unknown layer on load_model",
+       framework="tensorflow"),
+    _u("meta-tensor-model",
+       r"Cannot copy out of meta tensor; no data",
+       "Part of the model was never loaded with weights (meta tensors from low_cpu_mem_usage / "
+       "device_map) and is then moved with .to() or trained.",
+       "With device_map the weights are placed while loading; moving the model afterwards finds "
+       "empty (meta) tensors.",
+       ["model.forward"],
+       "model = AutoModelForCausalLM.from_pretrained(checkpoint, device_map='auto')   "
+       "# and no model.to(...) afterwards", title="Cannot copy out of meta tensor",
+       framework="pytorch"),
+    _u("label-dtype-float-expected-long",
+       r"expected scalar type Long but found Float|Expected object of scalar type Long but got "
+       r"scalar type Float for argument #\d+ '(?P<what>target)'|\"?nll_loss\w*\"? not "
+       r"implemented for 'Float'",
+       "Class labels reached the cross-entropy loss as floats; classification labels must be "
+       "integer class ids (int64).",
+       "CrossEntropyLoss takes class indices as Long (or class probabilities of the logits' "
+       "shape).",
+       ["data.label-dtype-problem-type"],
+       "dataset = dataset.map(lambda b: {'labels': [int(x) for x in b['labels']]}, batched=True)\n"
+       "labels = labels.long()", title="Float labels for cross-entropy", framework="pytorch",
+       priority=12, refine=refine_float_labels),
+    _u("keras-tensor-with-keras-3",
+       r"A KerasTensor cannot be used as input to a TensorFlow function|Data of type <class "
+       r"'keras\.src\.[\w.]*KerasTensor'> is not allowed",
+       "A Keras tensor was passed to TensorFlow code that needs a concrete tensor.",
+       "In Keras 3, KerasTensors of a functional model only go through Keras layers and ops.",
+       ["environment.keras-3"],
+       "import keras\nx = keras.layers.Lambda(lambda t: tf_function(t))(inputs)   # wrap TF ops",
+       title="A KerasTensor reached TensorFlow code", framework="tensorflow", priority=13,
+       refine=refine_keras_tensor),
+    _u("decode-negative-ids",
+       r"out of range integral type conversion attempted|piece id is out of range",
+       "Token ids that are not ids reached decode(): labels still hold -100 (the ignored "
+       "positions), typically in compute_metrics of a seq2seq or generation run.",
+       "decode() looks every id up in the vocabulary; -100 has no entry.",
+       ["data.batch-structure"],
+       "labels = np.where(labels != -100, labels, tokenizer.pad_token_id)\n"
+       "decoded = tokenizer.batch_decode(labels, skip_special_tokens=True)",
+       title="decode() got ids outside the vocabulary (-100)"),
+    _u("offsets-need-fast-tokenizer",
+       r"return_offset_mapping is not available when using Python tokenizers|"
+       r"word_ids\(\) is not available when using (?:non-fast tokenizers|Python-based "
+       r"tokenizers)|offset_mapping is not available",
+       "Offsets and word ids come only from a fast (Rust) tokenizer; this one is a slow (Python) "
+       "tokenizer (use_fast=False, or the model has no fast tokenizer).",
+       "Token classification and question answering align labels through the offsets.",
+       ["data.tokenizer-model-mismatch"],
+       "tokenizer = AutoTokenizer.from_pretrained(checkpoint, use_fast=True)\n"
+       "assert tokenizer.is_fast", title="Offsets need a fast tokenizer"),
+    _u("trust-remote-code-required",
+       r"set the option `?trust_remote_code=True`? to remove this error|requires you to execute "
+       r"the (?:configuration|modeling|tokenizer)? ?file in that repo on your local machine|"
+       r"Please pass the argument `trust_remote_code=True`",
+       "The checkpoint ships its own model code (auto_map in its config), which runs only when "
+       "you allow it.", "transformers never runs a repository's code without "
+       "trust_remote_code=True.", ["environment.model-not-found"],
+       "model = AutoModel.from_pretrained(checkpoint, trust_remote_code=True)   # after reading "
+       "its code\n# or upgrade transformers: newer releases often have the model built in",
+       title="trust_remote_code=True is needed"),
+    _u("quantized-model-without-adapters",
+       r"You cannot perform fine-tuning on purely quantized models|"
+       r"attach trainable adapters on top of the quantized model",
+       "A 4/8-bit quantized model was passed to the Trainer without LoRA adapters: quantized "
+       "weights cannot be trained directly.", "Quantized fine-tuning (QLoRA) trains adapters on "
+       "top of frozen quantized weights.", ["model.nothing-trainable"],
+       "from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training\n"
+       "model = prepare_model_for_kbit_training(model)\n"
+       "model = get_peft_model(model, LoraConfig(task_type='CAUSAL_LM'))",
+       title="Fine-tuning a purely quantized model"),
+    _u("load-best-model-strategy-mismatch",
+       r"--load_best_model_at_end requires the save and eval strategy to match|"
+       r"load_best_model_at_end requires the saving steps to be a round multiple",
+       "load_best_model_at_end needs a checkpoint at every evaluation: save_strategy (and "
+       "save_steps) must match eval_strategy (eval_steps).",
+       "The Trainer can only reload a checkpoint that was saved when the metric was measured.",
+       ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., eval_strategy='epoch', save_strategy='epoch', "
+       "load_best_model_at_end=True)", title="save and eval strategy must match", priority=9),
+    _u("metric-for-best-model-not-found",
+       r"The `metric_for_best_model` training argument is set to '(?P<metric>[^'\n]+)', which is "
+       r"not found in the evaluation metrics|^KeyError: 'eval_(?P<metric2>\w+)'$",
+       "metric_for_best_model names a metric the evaluation does not report (compute_metrics "
+       "returns other keys, or there is no eval loss because labels are missing from the eval "
+       "set).", "The Trainer prefixes each key compute_metrics returns with 'eval_'.",
+       ["data.label-column-missing"],
+       "TrainingArguments(..., metric_for_best_model='accuracy')   # a key compute_metrics "
+       "returns", title="metric_for_best_model not in the evaluation metrics"),
+    _u("empty-dataset",
+       r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
+       r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty",
+       "The dataset is empty: a filter or map removed every row, the split or data_files matched "
+       "nothing, or the text column is empty after preprocessing.",
+       "A sampler (or indexing) over zero rows fails before the first step.",
+       ["data.batch-structure"],
+       "print(dataset)   # num_rows of each split, before and after each filter/map",
+       title="The dataset is empty"),
+    _u("eval-dataset-missing",
+       r"Trainer: evaluation requires an eval_dataset",
+       "Evaluation is on (eval_strategy, load_best_model_at_end or trainer.evaluate()) but the "
+       "Trainer got no eval_dataset.", "The Trainer evaluates only on the eval_dataset it was "
+       "given.", ["data.batch-structure"],
+       "Trainer(model, args, train_dataset=train, eval_dataset=tokenized['validation'])",
+       title="evaluation requires an eval_dataset"),
+    _u("precision-needs-cuda",
+       r"(?:FP16|fp16|bf16|BF16)[^\n]{0,120}can only be used on CUDA|"
+       r"Your setup doesn't support bf16/gpu|bf16 \(`--bf16`\)[^\n]{0,80}requires? "
+       r"(?:PyTorch >= 1\.10 and )?(?:an )?(?:Ampere|NVIDIA)",
+       "Mixed precision was asked for (fp16=True / bf16=True) on a machine without a suitable "
+       "GPU (no CUDA, or bf16 on a GPU older than Ampere).",
+       "fp16 needs a CUDA GPU; bf16 needs Ampere (A100, RTX 30xx) or newer.",
+       ["environment.device", "model.precision-unsupported"],
+       "TrainingArguments(..., fp16=torch.cuda.is_available(), bf16=False)",
+       title="Mixed precision needs a suitable GPU"),
+    _u("numpy-value-not-json-serializable",
+       r"Object of type (?:int64|int32|float32|float64|ndarray|Tensor) is not JSON serializable",
+       "A NumPy or torch value went into a config or log that is saved as JSON (e.g. id2label "
+       "built from NumPy labels, or a metric returned as np.float32).",
+       "json cannot write NumPy scalars; Python int/float are needed.",
+       ["model.head-size-mismatch"],
+       "id2label = {int(i): str(l) for i, l in enumerate(labels)}\n"
+       "return {'accuracy': float(acc)}   # from compute_metrics",
+       title="A NumPy value is not JSON serializable"),
+]
