@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import check_case, finding, run_cli
 from wizard.checks.memory.probes import probe_memory, target_capacity
-from wizard.core.case import Case, CaseError
+from wizard.core.case import Adapter, Case, CaseError
 from wizard.core.gpus import read_gpu
 from wizard.estimate.memory import (
     GiB,
@@ -115,6 +115,25 @@ def test_the_case_load_args_set_the_weights_dtype(llama_13b: Path) -> None:
     case.load_args = {"dtype": "torch.float16"}
     st = setup_from_case(case, device="cpu")
     assert (st.weights_dtype, st.device, st.gpus) == ("fp16", "cuda", 1)
+
+
+def test_the_case_adapter_makes_the_estimate_a_lora_run(llama_13b: Path) -> None:
+    """An adapter the case (or the script's LoraConfig) carries is what the memory step sizes:
+    LoRA trains a sliver of the weights, QLoRA also holds the base in 4 bits."""
+    from wizard.checks.memory.probes import setup_from_case
+
+    case = _case(llama_13b, gpu="A100-40GB")
+    full = setup_from_case(case, device="cpu")
+    assert full.lora_rank is None and full.weights_dtype == "fp32"
+    case.adapter = Adapter(method="lora", r=16, target_modules=["q_proj", "v_proj"])
+    lora = setup_from_case(case, device="cpu")
+    assert (lora.lora_rank, lora.lora_targets, lora.weights_dtype) == (16, ("q_proj", "v_proj"),
+                                                                        "fp32")
+    case.adapter = Adapter(method="qlora", r=8)
+    qlora = setup_from_case(case, device="cpu")
+    assert (qlora.lora_rank, qlora.lora_targets, qlora.weights_dtype) == (8, None, "nf4")
+    totals = [estimate_model(llama_13b, st).total for st in (full, lora, qlora)]
+    assert totals[0] > 2 * totals[1] and totals[1] > totals[2]  # no full grads or Adam state
 
 
 # -- the estimate's LoRA and 4-bit arithmetic -------------------------------------------------------

@@ -103,14 +103,21 @@ def target_capacity(case: Any) -> tuple[int, dict[str, Any]] | None:
 
 def setup_from_case(case: Any, device: str = "cuda", max_positions: int | None = None) -> TrainingSetup:
     """The TrainingSetup a case describes (sequence length: max_length, else up to 512); a
-    target GPU makes it a CUDA run on the target's cards."""
+    target GPU makes it a CUDA run on the target's cards; a LoRA/QLoRA adapter counts as such."""
     seq = case.preprocessing.max_length or min(int(max_positions or 512), 512)
     target = getattr(case, "target", None)
     aimed = target is not None and target.card() is not None
+    adapter = getattr(case, "adapter", None)
+    lora = adapter is not None and adapter.active
+    weights = weights_dtype_from_load_args(case.load_args or {})
+    if lora and adapter.method == "qlora" and weights == "fp32":
+        weights = "nf4"  # QLoRA: a 4-bit base, whether or not the case names its load_args
     return TrainingSetup(batch_size=int(case.training.batch_size), seq_len=int(seq),
                          optimizer=_optimizer_text(case.training.optimizer),
                          precision=case.training.mixed_precision,
-                         weights_dtype=weights_dtype_from_load_args(case.load_args or {}),
+                         weights_dtype=weights,
+                         lora_rank=int(adapter.r) if lora else None,
+                         lora_targets=(tuple(adapter.target_modules) or None) if lora else None,
                          device="cuda" if aimed else device, task=case.task,
                          framework=case.framework, gpus=target.cards if aimed else 1,
                          strategy=(target.strategy or "ddp") if aimed else "ddp")
