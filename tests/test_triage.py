@@ -1618,3 +1618,19 @@ def test_apis_a_release_removed_make_the_installed_release_too_new(text: str) ->
     t = triage(text)
     assert t.cause_id == "env-version-too-new", t.primary.cause if t.primary else None
     assert 'pip install "' in t.primary.fix and "# or:" in t.primary.fix
+
+
+def test_a_keyerror_looking_up_a_dataset_row_is_a_missing_column_not_a_library_bug():
+    """datasets' row lookup raising KeyError for a name the user's function subscripts: the
+    column is missing; the same KeyError without that lookup stays unexplained."""
+    paste = ('Traceback (most recent call last):\n'
+             '  File "/home/u/train.py", line 14, in tokenize\n'
+             '    return tokenizer(batch["sentence"], truncation=True)\n'
+             '  File "/usr/lib/python3.11/site-packages/datasets/formatting/formatting.py", '
+             'line 280, in __getitem__\n'
+             '    value = self.data[key]\n'
+             "KeyError: 'sentence'\n")
+    r = triage(paste)
+    assert r.cause_id == "column-not-in-dataset" and r.bug is None
+    assert triage(paste.replace('batch["sentence"]', "pick(batch)")).cause_id != \
+        "column-not-in-dataset"

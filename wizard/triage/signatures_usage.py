@@ -43,6 +43,17 @@ def refine_float_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return {"reject": True}
 
 
+def refine_row_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A bare KeyError is a missing column only when it is raised looking up a row or batch of
+    a dataset (datasets' own __getitem__) that the user's code subscripted with that name."""
+    library = [f for f in parsed.frames if f.is_library]
+    user = [f for f in parsed.frames if f.is_user]
+    name = str(ev.get("key", ""))
+    row_lookup = any(f.package == "datasets" and f.function == "__getitem__" for f in library)
+    named_in_user_code = any(f"[{q}{name}{q}]" in (f.code or "") for f in user for q in "'\"")
+    return None if row_lookup and named_in_user_code else {"reject": True}
+
+
 def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 11, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
@@ -205,6 +216,16 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.batch-structure", "data.label-column-missing"],
        "print(dataset.column_names)   # then use those names",
        title="Column not in the dataset"),
+    _u("column-not-in-dataset-row",
+       r"^KeyError: '(?P<key>[^'\n]{1,80})'$",
+       "The code reads a column the dataset's rows do not have (another name, or one an "
+       "earlier map removed or renamed).",
+       "datasets looks the name up in the row or batch it passes to your function and raises "
+       "KeyError when that column is not there.",
+       ["data.batch-structure", "data.label-column-missing"],
+       "print(dataset.column_names)   # then use those names in your function",
+       title="Column not in the dataset", family="column-not-in-dataset",
+       refine=refine_row_key),
     _u("keras-custom-objects-on-load",
        r"Unknown (?:layer|object|loss|metric)(?: type)?:? '?(?P<name>\w+)'?\. Please ensure "
        r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)",
