@@ -220,7 +220,7 @@ def test_eval_classes_unseen_and_label_shift_on_tensorflow(demo_dir, tok):
     unseen = splits(train=text_rows(40, labels=[0, 1] * 20),
                     validation=text_rows(9, labels=[0, 1, 2] * 3, offset=100))
     f = by_id(labels.probe_eval_labels(case, context(case, unseen, tok)), "data.eval-classes-unseen")
-    assert f.status == "warn" and f.evidence["unseen_classes"] == [2]
+    assert f.status == "fail" and f.evidence["unseen_classes"] == [2]  # all of train was read
     shifted = splits(train=text_rows(60, labels=[0] * 54 + [1] * 6),
                      validation=text_rows(60, labels=[0] * 10 + [1] * 50, offset=100))
     f = by_id(labels.probe_eval_labels(case, context(case, shifted, tok)), "data.eval-label-shift")
@@ -257,7 +257,12 @@ def test_train_eval_duplicates_on_tensorflow(demo_dir, tok):
     evals["text"][2] = train["text"][5]
     f = by_id(text.probe_duplicates(case, context(case, splits(train=train, validation=evals), tok)),
               "data.train-eval-duplicates")
-    assert f.status == "warn" and f.evidence["eval_indices"] == [2]
+    assert f.status == "fail" and f.evidence["eval_indices"] == [2]  # a tenth of the eval rows
+    more = text_rows(40, offset=100)
+    more["text"][2] = train["text"][5]
+    f = by_id(text.probe_duplicates(case, context(case, splits(train=train, validation=more), tok)),
+              "data.train-eval-duplicates")
+    assert f.status == "warn" and f.evidence["eval_indices"] == [2]  # one in 40
 
 
 def test_text_lengths_cut_short_on_tensorflow(demo_dir, tok, tf_model):

@@ -86,6 +86,7 @@ def test_tf_each_fault_alone_is_found_alone(demo_dir, tmp_path, fault):
 def test_tf_labels_passed_separately_with_a_keras_loss_is_fine(demo_dir, tmp_path):
     case = healthy_case(demo_dir, "tensorflow")
     case.training.loss = "sparse_categorical_crossentropy"
+    case.training.from_logits = True  # SparseCategoricalCrossentropy(from_logits=True)
     case.training.labels = "separate"
     _, result = check_case(case, tmp_path)
     assert fails(result) == []

@@ -102,6 +102,11 @@ def library_signals(findings: list[Finding]) -> list[tuple[Finding, str]]:
         out.append((pasted, f"The pasted error is raised inside "
                             f"{pasted.evidence.get('package') or 'library'} code and matches no "
                             "known user error"))
+    repro = _find(findings, "report.reproduction")
+    if pasted is None and repro is not None and repro.evidence.get("from") == "script" \
+            and repro.evidence.get("verified"):
+        out.append((repro, f"A script cut from yours raises {repro.evidence.get('expected')} "
+                           "again in a fresh interpreter"))
     return out
 
 

@@ -85,13 +85,16 @@ def user_lookup_failed(traceback_text: str) -> bool:
 
 
 def should_reproduce(capture: Capture, findings: list[Finding]) -> Signature | None:
-    """The error's signature when a reproduction is worth writing: the script raised, the
-    triage calls it a possible library bug (library code, no known user error), and no check
-    of the setup failed or could not run."""
+    """The error's signature when a reproduction is worth writing: the script raised inside
+    library code with no known user error (triage's possible library bug, or an unknown error
+    whose innermost frames are library code: the reproduction itself is the evidence that
+    decides), and no check of the setup failed or could not run."""
     if capture.ended != "raised" or not capture.traceback:
         return None
-    if not any(f.id == "triage.possible-library-bug" for f in findings) or \
-            user_lookup_failed(capture.traceback):
+    suspected = any(f.id == "triage.possible-library-bug" for f in findings) or (
+        any(f.id == "triage.unknown-error" for f in findings)
+        and parse_traceback(capture.traceback).library_frames_innermost)
+    if not suspected or user_lookup_failed(capture.traceback):
         return None
     expected = signature_of(capture.traceback)
     if expected is None or expected.package is None:
@@ -128,6 +131,7 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
     chosen = next((c for c in candidates if c.label == result.label), None)
     ev: dict[str, Any] = {"verified": result.verified, "from": "script",
                           "expected": result.expected.describe(),
+                          "package": result.expected.package,
                           "attempts": [t.to_dict() for t in result.tries],
                           "command": "python repro.py"}
     if result.stopped:
