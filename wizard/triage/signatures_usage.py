@@ -100,7 +100,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "batch_size=16, shuffle=True, tokenizer=tokenizer)",
        title="Failed to find data adapter that can handle input", framework="tensorflow"),
     _u("half-precision-on-cpu",
-       r"\"?\w+\"? not implemented for '(?:Half|BFloat16)'",
+       r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)'",
        "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "
        "which has no float16 kernels for this operation (or the GPU was not used).",
        "PyTorch implements many float16 operations only on CUDA.",
