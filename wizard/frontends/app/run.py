@@ -11,6 +11,7 @@ Events are dicts (picklable, so they can cross a ZeroGPU process boundary):
 """
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -197,9 +198,6 @@ def result_from_dict(d: dict[str, Any]) -> Any:
 def write_bundle(result_dict: dict[str, Any], out_dir: Path) -> Path:
     """Write every report format, the plots, case.yaml and result.json into out_dir, and zip
     them; returns the zip's path."""
-    import json
-
-
     out_dir.mkdir(parents=True, exist_ok=True)
     result = result_from_dict(result_dict)
     written = write_reports(result, out_dir, FORMATS)
