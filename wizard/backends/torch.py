@@ -13,6 +13,7 @@ from wizard.backends.batch import Batch, ForwardResult
 from wizard.backends.lm_data import lm_batch
 from wizard.backends.token_data import token_batch
 from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS
+from wizard.errors import one_line
 from wizard.frameworks import import_torch
 
 
@@ -94,7 +95,7 @@ class TorchBackend:
                 logits = model(**self._tensors(features)).logits.float().cpu().numpy()
             except Exception as exc:  # the plain forward itself fails: evidence for triage
                 return ForwardResult(logits=None, raised="logits",
-                                     error=f"{type(exc).__name__}: {_first_line(exc)}",
+                                     error=f"{type(exc).__name__}: {one_line(exc)}",
                                      traceback=traceback.format_exc(),
                                      seconds=time.perf_counter() - start)
             result = ForwardResult(logits=logits)
@@ -103,7 +104,7 @@ class TorchBackend:
                     out = model(**self._tensors({**features, "labels": batch.labels}))
                     result.loss = float(out.loss) if out.loss is not None else None
                 except Exception as exc:
-                    result.error = f"{type(exc).__name__}: {_first_line(exc)}"
+                    result.error = f"{type(exc).__name__}: {one_line(exc)}"
                     result.traceback = traceback.format_exc()
         result.seconds = time.perf_counter() - start
         return result
@@ -135,7 +136,3 @@ class TorchBackend:
                    for k, v in fields.items() if k in ("learning_rate", "weight_decay",
                                                       "warmup_steps", "lr_scheduler_type", "optim")}}
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:400] if text else ""

@@ -26,6 +26,7 @@ from wizard.core.findings import Finding, Verdict
 from wizard.engine.plan import plan
 from wizard.engine.session import Result, Session
 from wizard.engine.verdict import merge_static
+from wizard.errors import one_line
 from wizard.evidence.repro import SCRIPT_NAME, script_from_result
 from wizard.core.childproc import Child
 from wizard.frameworks import child_env
@@ -97,7 +98,7 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
     except CaseError as exc:
         put({"kind": "case-error", "message": str(exc), "field": exc.field_name})
     except Exception as exc:  # shown as one sentence; the wizard itself keeps running
-        put({"kind": "crash", "message": _one_line(exc)})
+        put({"kind": "crash", "message": one_line(exc, 300, typed=True)})
     finally:
         put(None)
 
@@ -326,11 +327,7 @@ def create_hub_discussion(repo_id: str, title: str, description: str, token: str
                                   "discussions for you.") from None
         if status == 404:
             raise PermissionError(f"The Hub has no model {repo_id!r}; check the model id.") from None
-        raise PermissionError(f"The discussion could not be opened ({_one_line(exc)}); copy "
+        raise PermissionError(f"The discussion could not be opened ({one_line(exc, 300, typed=True)}); copy "
                               "the report and open it on the model's page instead.") from None
     return discussion.url
 
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__

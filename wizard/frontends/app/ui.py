@@ -23,6 +23,7 @@ from wizard.core.case import Case, CaseError
 from wizard.demo.cases import course_case
 from wizard.demo.fixtures import build_fixtures, default_cache_dir
 from wizard.engine.plan import QUESTIONS, Question, plan, set_field
+from wizard.errors import one_line
 from wizard.frameworks import default_demo_framework
 from wizard.frontends.app.form import (
     FormError,
@@ -661,7 +662,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 yield from _run(st, *values, progress=progress, token=token)
             except Exception as exc:
                 yield [gr.skip()] * (4 + n_err) + [
-                    gr.skip(), f"⚠ The checks stopped: {_one_line(exc)}. Please report this.",
+                    gr.skip(), f"⚠ The checks stopped: {one_line(exc, 300, typed=True)}. Please report this.",
                     *[gr.skip()] * 6]
 
         def run_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
@@ -733,7 +734,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                         bundle: Path | None = write_bundle(result, run_dir / "report")
                     except Exception as exc:  # the verdict stands; only the files are missing
                         bundle = None
-                        done_note += f" ⚠ The report files could not be written: {_one_line(exc)}."
+                        done_note += f" ⚠ The report files could not be written: {one_line(exc, 300, typed=True)}."
                     st["result"] = result
                     st["bundle"] = str(bundle) if bundle else None
                     st["report_dir"] = str(run_dir / "report") if bundle else None
@@ -944,10 +945,6 @@ def _plot(plot: dict[str, Any]) -> None:
     component = {"line": gr.LinePlot, "bar": gr.BarPlot, "scatter": gr.ScatterPlot}[kind]
     component(df, label=plot.get("title") or plot.get("name"), **kwargs)
 
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
 def _path(upload: Any) -> str:

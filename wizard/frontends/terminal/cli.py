@@ -51,7 +51,7 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"],
                    help="where the probes run (default: the best available)")
     p.add_argument("--timeout", type=float, default=PROBE_TIMEOUT, metavar="S",
-                   help="time limit per probe in seconds (default 300)")
+                   help=f"time limit per probe in seconds (default {PROBE_TIMEOUT:g})")
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the session is saved as it goes (default ./wizard-out)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
