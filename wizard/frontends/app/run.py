@@ -39,6 +39,7 @@ from wizard.script.reader import read_script
 from wizard.settings import PROBE_TIMEOUT
 
 FORMATS = ("markdown", "github", "forum", "hub")
+FINAL_NAME = "final.json"  # a run folder's last update, kept for a page that lost it
 
 
 def run_events(case_dict: dict[str, Any], device: str = "auto", timeout: float = PROBE_TIMEOUT,
@@ -212,6 +213,29 @@ def write_bundle(result_dict: dict[str, Any], out_dir: Path) -> Path:
             if path.is_file():
                 zf.write(path, f"hf-debug-wizard-report/{path.relative_to(out_dir)}")
     return zip_path
+
+
+def save_final(run_dir: Path, final: dict[str, Any]) -> Path:
+    """Keep a run's last update (result, bundle, note, log) in its folder, whole or not at all,
+    so that a page whose stream lost it can fetch it again."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path, tmp = run_dir / FINAL_NAME, run_dir / (FINAL_NAME + ".tmp")
+    tmp.write_text(json.dumps(final, default=str), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def forget_final(run_dir: Path) -> None:
+    """A run starts: a last update kept in its folder by an earlier run is not this run's."""
+    (run_dir / FINAL_NAME).unlink(missing_ok=True)
+
+
+def load_final(run_dir: Path) -> dict[str, Any] | None:
+    """The last update `save_final` kept for this run, or None while the run goes on."""
+    try:
+        return json.loads((run_dir / FINAL_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def gather_logs(uploads: list[str] | None, out_dir: Path) -> str | None:
