@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -20,7 +19,7 @@ from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
 from wizard.engine.session import Session
 from wizard.errors import CaseError, UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
-from wizard.frameworks import default_demo_framework
+from wizard.frameworks import default_demo_framework, process_defaults
 from wizard.frontends.terminal import interactive
 from wizard.frontends.terminal.commands import curves as curves_command
 from wizard.frontends.terminal.commands import memory as memory_command
@@ -277,7 +276,7 @@ def catalogue_markdown() -> str:
 
 # -- entry point --------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    process_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
 
