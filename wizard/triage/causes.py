@@ -101,7 +101,8 @@ CAUSES: tuple[Cause, ...] = (
           "The user's code and a library object disagree on an interface: it unpacks, reads or "
           "declares other fields or arguments than the library returns or passes.",
           ("too-many-values-to-unpack", "evalprediction-wrong-attribute",
-           "reward-func-missing-kwargs")),
+           "reward-func-missing-kwargs", "library-object-missing-attribute",
+           "callback-signature-mismatch")),
     Cause("nonexistent-name",
           "The code names an import path, argument or option that no release has (misspelt or "
           "invented).",

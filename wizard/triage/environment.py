@@ -170,7 +170,7 @@ def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
 def _fold(ev: dict, keys: tuple[str, ...]) -> None:
     """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
     for k in keys:
-        for alt in (f"{k}2", f"{k}3", f"{k}4"):
+        for alt in (f"{k}2", f"{k}3", f"{k}4", f"{k}5"):
             if ev.get(k) in (None, "") and ev.get(alt) not in (None, ""):
                 ev[k] = ev.pop(alt)
 
@@ -348,6 +348,13 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          f"misspelling of {typo}.",
                 "fix": f"{callee}(..., {typo}=...)   # not {arg}"}
     caller = _importer(parsed, owner) if owner else _importer(parsed)
+    if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
+        return {"id": "callback-signature-mismatch",
+                "cause": f"{caller} calls your function {callee}() with the keyword argument "
+                         f"{arg}, which its signature does not declare: a function handed to a "
+                         f"library must accept the arguments the library passes.",
+                "fix": f"def {callee}(..., **kwargs):   # accept {arg} and the other keywords "
+                       f"{caller} passes"}
     if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls)):
         pkg = caller or (change.package if change else "transformers")
         note = f" (added in {pkg} {change.added})" if change and change.added else ""
@@ -379,6 +386,21 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     return _answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
                    " the code follows the documentation of a newer release (check the version "
                    "the docs are for).", _upgrade(pkg), ev)
+
+
+def _your_function(name: str, parsed: ParsedError) -> bool:
+    """Whether the paste shows `name` as a function of the user's code: defined there, handed
+    to a library as a value (reward_funcs=[name], compute_metrics=name), or called by library
+    code through a variable (the library's line calls `reward_func(...)`, not `name(...)`)."""
+    if name.startswith("_") or name in _HOOKS or name in ("forward", "generate"):
+        return False                  # a method of a model or trainer, not a free function
+    n = re.escape(name)
+    lib = [f for f in parsed.frames if f.kind != "other"]
+    code = lib[-1].code or "" if lib and lib[-1].is_library else ""
+    if code and re.search(r"(?<![\w.])[a-z_]\w*\(", code) and not re.search(rf"\b{n}\(", code):
+        return True
+    return bool(re.search(rf"^\s*def {n}\s*\(|\w+\s*=\s*\[?[^\n=]*?(?<![\w.]){n}\s*[,\])\n]",
+                          parsed.text, re.M))
 
 
 def refine_keras_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -636,7 +658,8 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
          r"(?:it with )?`?['\"]?(?:pip install )?(?P<pkg2>[A-Za-z][\w\[\].-]*)['\"`]?(?![\w.]*\s*"
          r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are) not installed|"
-         r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed",
+         r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
+         r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

@@ -54,12 +54,45 @@ def refine_row_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None if row_lookup and named_in_user_code else {"reject": True}
 
 
+# objects whose missing attribute is about the data or the framework, not a library interface
+_NOT_INTERFACES = frozenset({"NoneType", "Tensor", "EagerTensor", "KerasTensor", "ndarray",
+                             "DataFrame", "Series", "str", "list", "dict", "tuple", "int",
+                             "float", "bool", "function", "method", "module", "generator"})
+
+
+def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Your own code reads an attribute that an object a library gave it does not have: only
+    when the innermost frame is yours (library code failing on its own object is another
+    matter) and the class is not one the paste defines."""
+    cls, attr = str(ev.get("cls", "")), str(ev.get("attr", ""))
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if cls in _NOT_INTERFACES or not relevant or not relevant[-1].is_user:
+        return {"reject": True}
+    if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M):
+        return {"reject": True}
+    return {"cause": f"Your code reads .{attr} of a {cls}, which has no attribute of that name: "
+                     f"the fields of {cls} are named otherwise (a misspelling, or the name of "
+                     "another object).",
+            "fix": f"print([a for a in dir(obj) if not a.startswith('_')])   # the fields a {cls} "
+                   f"has, instead of .{attr}"}
+
+
 def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 11, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
 
 
 USAGE_SIGNATURES: list[Signature] = [
+    _u("library-object-missing-attribute",
+       r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'",
+       "Your code reads an attribute that an object of a library does not have.",
+       "An object the library returns or passes to your code (an output, an EvalPrediction, a "
+       "batch, a config) has a fixed set of fields; reading another name raises AttributeError "
+       "in your own code.",
+       ["data.batch-structure"],
+       "print(dir(obj))   # the attributes the object has",
+       priority=4, title="Your code reads an attribute the object does not have",
+       refine=refine_object_attribute),
     _u("layer-input-shape-mismatch",
        r"mat1 and mat2 shapes cannot be multiplied \((?P<a>\d+x\d+) and (?P<b>\d+x\d+)\)|"
        r"Input \d+ of layer \"?[\w/-]+\"? is incompatible with the layer: expected "

@@ -1,0 +1,68 @@
+"""Families read from the error's own semantics: who wrote the code that failed decides whose
+fault it is (a function the user handed to a library, an attribute the user's code reads, a
+package the message says must be installed)."""
+from __future__ import annotations
+
+from wizard.triage.causes import cause_of
+from wizard.triage.match import triage
+from wizard.triage.versions import pastes_from_elsewhere
+
+LIB = "/usr/local/lib/python3.10/dist-packages"
+
+
+def _tb(*frames: tuple[str, int, str, str], error: str) -> str:
+    lines = ["Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines += [f'  File "{path}", line {line}, in {func}', f"    {code}"]
+    return "\n".join(lines + [error]) + "\n"
+
+
+def test_a_library_calling_the_users_function_with_an_undeclared_keyword() -> None:
+    paste = _tb(("/content/train.py", 40, "<module>", "trainer.train()"),
+                (f"{LIB}/trl/trainer/grpo_trainer.py", 900, "_calculate_rewards",
+                 "out = reward_func(prompts=prompts, completions=completions, **kw)"),
+                error="TypeError: reward_len() got an unexpected keyword argument 'prompts'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "callback-signature-mismatch", t.cause_id
+    assert "**kwargs" in t.primary.fix and "reward_len" in t.primary.fix
+    assert cause_of(t.cause_id) == "user-code-interface-mismatch"
+
+
+def test_an_unexpected_keyword_of_a_library_constructor_stays_a_version_question() -> None:
+    paste = _tb(("/content/train.py", 8, "<module>", "args = TrainingArguments(out, foo_strategy=1)"),
+                (f"{LIB}/transformers/utils/deprecation.py", 172, "wrapped_func",
+                 "return func(*args, **kwargs)"),
+                error="TypeError: __init__() got an unexpected keyword argument 'foo_strategy'")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id != "callback-signature-mismatch"
+
+
+def test_the_users_code_reading_a_field_a_library_object_lacks() -> None:
+    paste = _tb(("/content/train.py", 12, "compute_metrics", "preds = p.prediction.argmax(-1)"),
+                error="AttributeError: 'EvalPrediction' object has no attribute 'prediction'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "library-object-missing-attribute" and t.bug is None
+    assert ".prediction" in t.primary.cause
+
+
+def test_the_same_attribute_error_inside_library_code_or_on_the_users_class_is_not_it() -> None:
+    inside = _tb(("/content/train.py", 3, "<module>", "trainer.train()"),
+                 (f"{LIB}/transformers/trainer.py", 2000, "train", "self.deepspeed.step()"),
+                 error="AttributeError: 'PPOv2Trainer' object has no attribute 'deepspeed'")
+    own = ("class Head:\n    pass\n" +
+           _tb(("/content/train.py", 9, "<module>", "h.size"),
+               error="AttributeError: 'Head' object has no attribute 'size'"))
+    with pastes_from_elsewhere():
+        assert triage(inside).cause_id != "library-object-missing-attribute"
+        assert triage(own).cause_id != "library-object-missing-attribute"
+
+
+def test_a_message_saying_a_package_must_be_installed() -> None:
+    paste = ("ValueError: Couldn't instantiate the backend tokenizer from one of:\n(1) a `tokenizers` "
+             "library serialization file,\nYou need to have sentencepiece installed to convert a "
+             "slow tokenizer to a fast one.")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "env-missing-package" and "pip install sentencepiece" in t.primary.fix
