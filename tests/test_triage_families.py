@@ -66,3 +66,22 @@ def test_a_message_saying_a_package_must_be_installed() -> None:
     with pastes_from_elsewhere():
         t = triage(paste)
     assert t.cause_id == "env-missing-package" and "pip install sentencepiece" in t.primary.fix
+
+
+def test_a_file_missing_at_the_path_given() -> None:
+    for paste in ("Exception: No such file or directory (os error 2)",
+                  "FileNotFoundError: [Errno 2] No such file or directory: 'bert-base-uncased-vocab.txt'"):
+        with pastes_from_elsewhere():
+            t = triage(paste)
+        assert cause_of(t.cause_id) == "local-file-missing", (paste, t.cause_id)
+    with pastes_from_elsewhere():   # a DatasetDict folder read as a Dataset keeps its own cause
+        t = triage("FileNotFoundError: [Errno 2] No such file or directory: '/data/ds/state.json'")
+    assert t.cause_id == "datasetdict-instead-of-dataset"
+
+
+def test_an_array_of_python_objects_reaching_a_tensor() -> None:
+    paste = "ValueError: Failed to convert a NumPy array to a Tensor (Unsupported object type float)."
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "object-array-to-tensor" and "astype(np.float32)" in t.primary.fix
+    assert cause_of(t.cause_id) == "features-not-batchable"

@@ -36,8 +36,9 @@ CAUSES: tuple[Cause, ...] = (
           ("string-labels-not-encoded", "labels-not-encoded-as-ids")),
     Cause("features-not-batchable",
           "The examples of a batch cannot be stacked into one tensor: sequences of different "
-          "lengths without padding, or columns that are not lists of ids (raw text).",
-          ("unable-to-create-tensor", "ragged-sequences")),
+          "lengths without padding, columns that are not lists of ids (raw text), or arrays of "
+          "Python objects.",
+          ("unable-to-create-tensor", "ragged-sequences", "object-array-to-tensor")),
     Cause("label-shape-mismatch",
           "The labels' shape does not fit the model's output (another number of examples, "
           "one-hot against class ids, token-level against sequence-level).",
@@ -82,7 +83,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("local-file-missing",
           "The local path given to a loader does not hold the file it reads (never downloaded, "
           "or a folder of another format).",
-          ("tokenizer-file-not-found", "model-dir-missing-weights")),
+          ("tokenizer-file-not-found", "model-dir-missing-weights", "local-file-missing")),
     Cause("hub-access-denied",
           "The Hub refuses access: a gated repository whose terms were not accepted, or an "
           "invalid token in use.",

@@ -26,6 +26,13 @@ def refine_sentencepiece(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     return None
 
 
+def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A missing file that a library was asked to read; the user's own open() of a missing file
+    is plain code (the line shown is the answer)."""
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    return {"reject": True} if relevant and relevant[-1].is_user else None
+
+
 def _s(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 12, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
@@ -255,6 +262,19 @@ HF_SIGNATURES: list[Signature] = [
        "model.save_pretrained('out/model')   # then from_pretrained('out/model')\n"
        "# the other framework's weights: from_pretrained(path, from_tf=True) / from_pt=True",
        priority=12),
+    _s("local-file-missing",
+       r"No such file or directory(?: \(os error 2\)|: '(?P<path>[^'\n]{1,300})')|"
+       r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'",
+       "A file the code or the loader reads is not at the path given: it was never downloaded "
+       "or saved there, the path is relative to another working directory, or the name is "
+       "misspelt.",
+       "Loaders that take a local path (a vocab or merges file, a tokenizer.json, data files, a "
+       "checkpoint folder) open it as given; nothing is downloaded for a local path.",
+       ["environment.hub-file-missing"],
+       "import os; print(os.getcwd(), os.path.exists(PATH))   # the path the error names\n"
+       "# download it first (hf_hub_download(repo_id, filename)) or load by Hub id: "
+       "from_pretrained('org/name')",
+       priority=6, title="A file is not at the path given", refine=refine_loader_path),
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
        r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"

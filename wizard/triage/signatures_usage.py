@@ -83,6 +83,17 @@ def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str
 
 
 USAGE_SIGNATURES: list[Signature] = [
+    _u("object-array-to-tensor",
+       r"Failed to convert a NumPy array to a Tensor \(Unsupported object type (?P<type>[\w.]+)\)|"
+       r"can't convert np\.ndarray of type numpy\.object_?",
+       "The array holds Python objects (dtype=object): values of mixed types, None/NaN beside "
+       "numbers, strings, or lists of different lengths, so it cannot become a numeric tensor.",
+       "pandas columns and lists of mixed values become NumPy arrays of dtype object; tensors "
+       "need one numeric dtype (and one length per row).",
+       ["data.batch-structure"],
+       "X = np.asarray(X).astype(np.float32)   # fails on the value that is not a number: find it\n"
+       "y = np.asarray(y).astype(np.int64)     # class ids (float32 for regression)",
+       title="An array of Python objects cannot become a tensor"),
     _u("library-object-missing-attribute",
        r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'",
        "Your code reads an attribute that an object of a library does not have.",
