@@ -85,3 +85,18 @@ def test_an_array_of_python_objects_reaching_a_tensor() -> None:
         t = triage(paste)
     assert t.cause_id == "object-array-to-tensor" and "astype(np.float32)" in t.primary.fix
     assert cause_of(t.cause_id) == "features-not-batchable"
+
+
+def test_a_library_reading_the_column_an_argument_names() -> None:
+    paste = _tb(("/content/sft.py", 30, "<module>", "trainer = SFTTrainer(model, train_dataset=ds)"),
+                (f"{LIB}/trl/trainer/sft_trainer.py", 513, "tokenize",
+                 "element[dataset_text_field] if formatting_func is None else formatting_func(element),"),
+                (f"{LIB}/datasets/formatting/formatting.py", 277, "__getitem__",
+                 "value = self.data[key]"),
+                error="KeyError: 'text'") + "\nThere is no text field in my dataset, how to fix?\n"
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "column-not-in-dataset" and "dataset_text_field" in t.primary.fix
+    plain = paste.replace("element[dataset_text_field]", "element[0]")
+    with pastes_from_elsewhere():
+        assert triage(plain).cause_id != "column-not-in-dataset"

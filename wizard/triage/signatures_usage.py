@@ -51,6 +51,16 @@ def refine_row_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     name = str(ev.get("key", ""))
     row_lookup = any(f.package == "datasets" and f.function == "__getitem__" for f in library)
     named_in_user_code = any(f"[{q}{name}{q}]" in (f.code or "") for f in user for q in "'\"")
+    # a library reading the column an argument names (element[dataset_text_field])
+    configured = any(re.search(r"\[\s*(?:self\.)?\w*(?:field|column)\w*\s*\]", f.code or "")
+                     for f in library)
+    if row_lookup and configured and not named_in_user_code:
+        return {"cause": f"The dataset has no column '{name}': the library reads the column that "
+                         "one of its arguments names (e.g. dataset_text_field, whose default is "
+                         "'text'), and the rows have other columns.",
+                "fix": f"print(dataset.column_names)   # then: dataset_text_field='<the text "
+                       f"column>', or dataset = dataset.rename_column('<yours>', '{name}'), or "
+                       "a formatting_func"}
     return None if row_lookup and named_in_user_code else {"reject": True}
 
 
@@ -261,7 +271,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "print(dataset.column_names)   # then use those names",
        title="Column not in the dataset"),
     _u("column-not-in-dataset-row",
-       r"^KeyError: '(?P<key>[^'\n]{1,80})'$",
+       r"(?m)^KeyError: '(?P<key>[^'\n]{1,80})'$",
        "The code reads a column the dataset's rows do not have (another name, or one an "
        "earlier map removed or renamed).",
        "datasets looks the name up in the row or batch it passes to your function and raises "
