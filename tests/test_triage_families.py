@@ -100,3 +100,23 @@ def test_a_library_reading_the_column_an_argument_names() -> None:
     plain = paste.replace("element[dataset_text_field]", "element[0]")
     with pastes_from_elsewhere():
         assert triage(plain).cause_id != "column-not-in-dataset"
+
+
+def test_a_library_passing_its_own_function_an_argument_it_does_not_take_is_a_bug() -> None:
+    inner = ("peft_model.load_adapter_x(name, cfg, low_cpu_mem_usage=low_cpu_mem_usage)")
+    paste = _tb(("/content/train.py", 40, "<module>", "model = get_peft_model(model, config)"),
+                (f"{LIB}/peft/mapping.py", 222, "get_peft_model", inner),
+                error="TypeError: PeftModelForSequenceClassification.load_adapter_x() got an "
+                      "unexpected keyword argument 'low_cpu_mem_usage'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug is not None and t.bug.package == "peft"
+    # a line that only forwards **kwargs passes the user's arguments: a version question
+    forwarded = paste.replace(inner, "return func(*args, **kwargs)")
+    # the user's own call with an argument the class lacks: not a library bug either
+    yours = _tb(("/content/train.py", 40, "<module>", "cfg = LoraConfig(r=8, use_magic=True)"),
+                error="TypeError: LoraConfig.__init__() got an unexpected keyword argument "
+                      "'use_magic'")
+    with pastes_from_elsewhere():
+        assert triage(forwarded).cause_id != "library-bug"
+        assert triage(yours).cause_id != "library-bug"

@@ -155,6 +155,27 @@ def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
     return _answer(OLD, pkg, cause, _upgrade(pkg, change.added), ev, (importer or "",))
 
 
+_KWARG = re.compile(r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
+                    r"argument ['\"](?P<arg>\w+)['\"]")
+
+
+def internal_call_mismatch(parsed: ParsedError) -> str | None:
+    """The package whose own code passes an argument by name to its own function, which does not
+    take it: the innermost frame is that package's line naming `arg=`, and the callee is a class
+    of the same package. A release is consistent with itself, so this is a bug, not a version
+    question (a line that only forwards **kwargs passes the caller's arguments: not this)."""
+    m = _KWARG.search(parsed.message or "")
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if m is None or not relevant or not relevant[-1].is_library:
+        return None
+    owner_cls = m.group("callee").rpartition(".")[0]
+    owner, caller = _libclass(owner_cls), relevant[-1].package
+    named = re.search(rf"\b{re.escape(m.group('arg'))}\s*=", relevant[-1].code or "")
+    if owner and caller and named and dist_key(owner) == dist_key(_top(caller)):
+        return pip_name(owner)
+    return None
+
+
 def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""
@@ -335,6 +356,8 @@ def _typo_of(arg: str) -> str | None:
 
 def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
+    if internal_call_mismatch(parsed):
+        return {"reject": True}       # the library's own call: see library.py
     owner_cls, _, method = callee.rpartition(".")
     if not owner_cls:
         method = callee

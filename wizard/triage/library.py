@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from wizard.triage.environment import FAMILY, LIBRARIES
+from wizard.triage.environment import FAMILY, LIBRARIES, internal_call_mismatch
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import dist_key, installed_version, paste_versions, pip_name, version_lt
 
@@ -202,6 +202,10 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     elif name in _INTERNAL_TYPES and inner_lib and plain_call:
         reasons.append(f"{name} raised inside library code while your call passes plain values "
                        f"({user.code.strip()[:80]})")
+    own = internal_call_mismatch(parsed)
+    if own:
+        reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
+                       "does not take it (one release disagreeing with itself)")
     n = _NAME_ERROR.search(text)
     if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
