@@ -120,3 +120,14 @@ def test_a_library_passing_its_own_function_an_argument_it_does_not_take_is_a_bu
     with pastes_from_elsewhere():
         assert triage(forwarded).cause_id != "library-bug"
         assert triage(yours).cause_id != "library-bug"
+
+
+def test_a_class_imported_from_a_library_it_does_not_belong_to() -> None:
+    with pastes_from_elsewhere():
+        t = triage("ImportError: cannot import name 'TrainingArguments' from 'trl'")
+        assert t.cause_id == "wrong-import-path" and "from transformers import" in t.primary.fix
+        t = triage("ImportError: cannot import name 'BitsAndBytesConfig' from 'peft'")
+        assert t.cause_id == "wrong-import-path"
+        # a name of the package itself that the installed release lacks stays a version question
+        assert triage("ImportError: cannot import name 'GRPOConfig' from 'trl'").cause_id \
+            .startswith("env-version")

@@ -252,7 +252,7 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     top = _top(module) if module else ""
     if not name:
         return {"reject": True}
-    home = _HOME.get(name)
+    home = _HOME.get(name) or _libclass(name)
     if home and top and top != home and top in LIBRARIES:
         ev["home"] = home
         return {"id": "wrong-import-path",
@@ -480,7 +480,7 @@ _STOP = frozenset({"the", "it", "a", "an", "latest", "this", "from", "with", "us
 def refine_name_not_defined(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     _fold(ev, ("name",))
     name = str(ev.get("name", "")).replace(" ", "")
-    home = _HOME.get(name)
+    home = _HOME.get(name) or _libclass(name)
     change = api_change(name, home) if home else None
     if change is None:
         return {"reject": True}
