@@ -131,3 +131,23 @@ def test_a_class_imported_from_a_library_it_does_not_belong_to() -> None:
         # a name of the package itself that the installed release lacks stays a version question
         assert triage("ImportError: cannot import name 'GRPOConfig' from 'trl'").cause_id \
             .startswith("env-version")
+
+
+def test_the_import_line_of_a_paste_that_says_the_import_fails() -> None:
+    paste = ("### Reproduction\n\n`from transformers.trainer_pt_utils import PartialState`\n\n"
+             "it cannot import the class, even though I tried to downgrade transformers")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "wrong-import-path" and "from accelerate import PartialState" in t.primary.fix
+        # the same import line in a paste about another error says nothing about imports
+        assert triage(paste.replace("cannot import the class", "it works")).cause_id != "wrong-import-path"
+
+
+def test_a_dataset_the_hub_hides_until_its_license_is_accepted() -> None:
+    error = ("FileNotFoundError: Couldn't find a dataset script at /content/x/x.py or any data file "
+             "in the same directory. Couldn't find 'org/x' on the Hugging Face Hub either: "
+             "FileNotFoundError: Dataset 'org/x' doesn't exist on the Hub")
+    with pastes_from_elsewhere():
+        assert cause_of(triage(error).cause_id) == "hub-repo-not-found"
+        gated = triage("It works once I accept the license on the Hub.\n" + error)
+    assert gated.cause_id == "hub-gated-repo"

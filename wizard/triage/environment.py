@@ -301,6 +301,21 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                    (importer or "",))
 
 
+def refine_import_line(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste's own import line takes a class from a library it does not belong to, and the
+    paste says the import fails (the error line itself may be missing)."""
+    name, module = str(ev.get("name", "")), str(ev.get("module", ""))
+    home = _HOME.get(name) or _libclass(name)
+    top = _top(module)
+    failed = re.search(r"ImportError|can(?:no|')t import|can not import|unable to import|"
+                       r"fail(?:s|ed)? to import", parsed.text, re.I)
+    if not failed or not home or top not in LIBRARIES or dist_key(top) == dist_key(home):
+        return {"reject": True}
+    ev["home"] = home
+    return {"id": "wrong-import-path", "cause": f"{name} belongs to {home}, not to {module}.",
+            "fix": f"from {home} import {name}"}
+
+
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
     top = _top(module)
@@ -662,6 +677,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?P<loc> \([^)\n]*\))?)?",
          "A name cannot be imported from a package.", "pip install -U <package>",
          refine=refine_cannot_import),
+    _sig("env-import-line", OLD,
+         r"(?m)^\s*`*from (?P<module>[A-Za-z_][\w.]*) import (?P<name>[A-Z]\w*)`*\s*$",
+         "A class is imported from a library it does not belong to.", "from <its library> import "
+         "<name>", refine=refine_import_line, priority=5),
     _sig("env-module-attribute", OLD,
          rf"(?P<kind>module|type object) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q} has no attribute "
          rf"{_Q}(?P<name>\w+)",

@@ -302,7 +302,15 @@ _MODEL_URL = re.compile(r"huggingface\.co/(?!api/|datasets/|spaces/)(?:api/model
 
 def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A dataset (or Space) looked up as a model: the URL is a model URL while the code names
-    the repo type or loads that id as a dataset."""
+    the repo type or loads that id as a dataset. A repo the paste says is gated (a license to
+    accept) exists: the Hub hides it until the terms are accepted."""
+    if re.search(r"\bgated\b|\blicen[cs]e\b|accept(?:ed|ing)? (?:the|its) (?:terms|conditions)",
+                 parsed.loose_text or parsed.text, re.I):
+        return {"id": "hub-gated-repo",
+                "cause": "The repository exists but is gated: until you accept its terms on the "
+                         "Hub and authenticate, the Hub answers as if it did not exist.",
+                "fix": "# accept the terms at https://huggingface.co/<repo>, then:\n"
+                       "huggingface-cli login"}
     m = _MODEL_URL.search(parsed.text)
     if m is None:
         return None
