@@ -151,3 +151,20 @@ def test_a_dataset_the_hub_hides_until_its_license_is_accepted() -> None:
         assert cause_of(triage(error).cause_id) == "hub-repo-not-found"
         gated = triage("It works once I accept the license on the Hub.\n" + error)
     assert gated.cause_id == "hub-gated-repo"
+
+
+def test_a_library_reading_an_attribute_of_an_argument_left_at_its_default() -> None:
+    def paste(call: str, inner: str) -> str:
+        return _tb(("/content/sft.py", 12, "<module>", call),
+                   (f"{LIB}/trl/trainer/sft_trainer.py", 150, "__init__", inner),
+                   error="AttributeError: 'NoneType' object has no attribute 'model_init_kwargs'")
+    with pastes_from_elsewhere():
+        t = triage(paste("trainer = SFTTrainer('facebook/opt-350m', train_dataset=ds)",
+                         "if args.model_init_kwargs is None:"))
+        assert t.cause_id == "library-bug" and t.bug.package == "trl"
+        # the user passed the argument themselves: not evidence of a bug
+        assert triage(paste("trainer = SFTTrainer(model, args=None, train_dataset=ds)",
+                            "if args.model_init_kwargs is None:")).cause_id != "library-bug"
+        # an attribute of the library's own object that is None: not this rule
+        assert triage(paste("trainer = SFTTrainer(model, train_dataset=ds)",
+                            "if self.args.model_init_kwargs is None:")).bug is None

@@ -169,6 +169,26 @@ def _package(parsed: ParsedError) -> str | None:
     return stated[0] if stated else None
 
 
+_NONE_ATTR = re.compile(r"'NoneType' object has no attribute '(?P<attr>\w+)'")
+
+
+def _unset_argument(parsed: ParsedError) -> tuple[str, str] | None:
+    """(name, attribute) when library code reads an attribute of a plain name that is None (an
+    argument left at its default) and the user's call line does not pass that argument."""
+    m = _NONE_ATTR.search(parsed.message or "")
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if m is None or not relevant or not relevant[-1].is_library:
+        return None
+    attr = m.group("attr")
+    used = re.search(rf"(?<![\w.])(?P<name>[a-z_]\w*)\.{attr}\b", relevant[-1].code or "")
+    user = parsed.innermost_user_frame
+    if used is None or used.group("name") in ("self", "cls") or user is None:
+        return None
+    if re.search(rf"\b{used.group('name')}\s*=", user.code or ""):
+        return None                   # the user passed it (perhaps None themselves)
+    return used.group("name"), attr
+
+
 def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     """(reasons, strong) the paste gives for a library bug."""
     text, reasons, strong = parsed.text, [], False
@@ -202,6 +222,11 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     elif name in _INTERNAL_TYPES and inner_lib and plain_call:
         reasons.append(f"{name} raised inside library code while your call passes plain values "
                        f"({user.code.strip()[:80]})")
+    unset = _unset_argument(parsed)
+    if unset:
+        reasons.append(f"library code reads .{unset[1]} of its argument {unset[0]}, which is None "
+                       f"because your call did not pass it: the library does not handle its own "
+                       "default")
     own = internal_call_mismatch(parsed)
     if own:
         reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
