@@ -168,3 +168,20 @@ def test_a_library_reading_an_attribute_of_an_argument_left_at_its_default() -> 
         # an attribute of the library's own object that is None: not this rule
         assert triage(paste("trainer = SFTTrainer(model, train_dataset=ds)",
                             "if self.args.model_init_kwargs is None:")).bug is None
+
+
+def test_gradients_that_do_not_exist_mean_the_loss_left_the_tape() -> None:
+    warning = ("WARNING:tensorflow:Gradients do not exist for variables ['dense/kernel:0', "
+               "'dense/bias:0'] when minimizing the loss.")
+    printed = "grads = tape.gradient(loss, model.trainable_variables)\nprint(grads)\n[None, None]"
+    tape_loop = ("with tf.GradientTape() as tape:\n    logits = model(x)\nloss = -loss\n"
+                 "ValueError: No gradients provided for any variable: ['dense/kernel:0'].")
+    with pastes_from_elsewhere():
+        for paste in (warning, printed, tape_loop):
+            t = triage(paste)
+            assert t.cause_id == "gradients-are-none", (paste, t.cause_id)
+            assert cause_of(t.cause_id) == "loss-not-connected-to-weights"
+        # fit() without a tape keeps its own reading (labels inside the inputs, or no loss)
+        assert triage(tape_loop.split("ValueError", 1)[0].replace("GradientTape", "x") +
+                      "ValueError: No gradients provided for any variable: ['d:0'].").cause_id \
+            == "keras-no-gradients"

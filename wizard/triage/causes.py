@@ -54,7 +54,7 @@ CAUSES: tuple[Cause, ...] = (
           "or nothing upstream requires grad.",
           ("keras-no-gradients", "keras-compile-without-loss", "loss-computed-outside-tape",
            "numpy-in-gradient-tape", "loss-not-differentiable",
-           "gradient-checkpointing-inputs-no-grad")),
+           "gradient-checkpointing-inputs-no-grad", "gradients-are-none")),
     Cause("gpu-memory-exhausted",
           "The GPU has not enough free memory for what is asked of it (the model and batch, "
           "models piling up in one session, another process, or TensorFlow's pre-allocation "

@@ -285,8 +285,22 @@ def refine_broadcast(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+_TAPE_ANSWER = {
+    "id": "gradients-are-none",
+    "cause": "In a custom GradientTape loop the loss does not depend on the variables as the tape "
+             "recorded them: part of it was computed after the `with tf.GradientTape()` block, "
+             "through NumPy (.numpy(), np.*), or with ops that have no gradient (argmax, argsort, "
+             "round, a cast to int).",
+    "fix": "with tf.GradientTape() as tape:\n    logits = model(x, training=True)\n"
+           "    loss = loss_fn(y, logits)   # every step of the loss inside the block, TF ops only\n"
+           "grads = tape.gradient(loss, model.trainable_variables)"}
+
+
 def refine_no_gradients(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """compile() shown without a loss: the loss is simply missing."""
+    """compile() shown without a loss: the loss is simply missing. A GradientTape loop: the
+    loss left the tape."""
+    if re.search(r"GradientTape|tape\.gradient", parsed.text):
+        return _TAPE_ANSWER
     calls = re.findall(r"\.compile\(([^()]*(?:\([^()]*\)[^()]*)*)\)", parsed.text)
     if calls and not any("loss" in c for c in calls):
         return {"id": "keras-compile-without-loss",
@@ -298,6 +312,12 @@ def refine_no_gradients(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 _MODEL_URL = re.compile(r"huggingface\.co/(?!api/|datasets/|spaces/)(?:api/models/)?"
                         r"(?P<repo>[\w.-]+/[\w.-]+)/(?:resolve|tree|revision)")
+
+
+def refine_gradients_none(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Gradients that do not exist (TensorFlow's warning, or printed as None) mean the loss left
+    the tape, whatever the loop."""
+    return dict(_TAPE_ANSWER)
 
 
 def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

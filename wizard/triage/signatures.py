@@ -10,6 +10,7 @@ from wizard.triage.refine import (
     refine_batch_mismatch,
     refine_broadcast,
     refine_expanded,
+    refine_gradients_none,
     refine_index_error,
     refine_no_gradients,
     refine_no_loss,
@@ -45,6 +46,18 @@ SIGNATURES: list[Signature] = [
         title="No gradients provided for any variable",
         evidence=(r"No gradients provided for any variable: \(?\[?'(?P<first_variable>[^']+)'",),
         framework="tensorflow", priority=12, refine=refine_no_gradients),
+    Signature(
+        "gradients-are-none",
+        r"Gradients do not exist for variables [\s\S]{0,2000}?when minimizing the loss|"
+        r"tape\.gradient\([^\n]*\)[\s\S]{0,600}?\[None(?:, None)+\]",
+        "The loss does not depend on the variables as the tape recorded them.",
+        "TensorFlow differentiates only the operations recorded inside the GradientTape block; "
+        "a loss computed outside it, through NumPy or with non-differentiable ops has no path "
+        "back to the weights, so their gradients are None.",
+        ["model.initial-loss"],
+        "with tf.GradientTape() as tape:\n    loss = loss_fn(y, model(x, training=True))",
+        title="Gradients are None", framework="tensorflow", priority=11,
+        refine=refine_gradients_none),
     Signature(
         "torch-target-out-of-bounds",
         r"Target (?P<target>-?\d+) is out of bounds|cur_target >= 0 && cur_target < n_classes",
