@@ -185,3 +185,21 @@ def test_gradients_that_do_not_exist_mean_the_loss_left_the_tape() -> None:
         assert triage(tape_loop.split("ValueError", 1)[0].replace("GradientTape", "x") +
                       "ValueError: No gradients provided for any variable: ['d:0'].").cause_id \
             == "keras-no-gradients"
+
+
+def test_older_and_other_wordings_of_known_errors() -> None:
+    cases = {
+        "RuntimeError: CUDA error: out of memory": "gpu-memory-exhausted",
+        "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/"
+        "THCCachingAllocator.cpp:510": "gpu-memory-exhausted",
+        "RuntimeError: Expected object of device type cuda but got device type cpu for argument "
+        "#1 'self' in call to _th_index_select": "devices-differ",
+        "RuntimeError: expected device cuda:0 but got device cpu": "devices-differ",
+        "RuntimeError: index out of range: Tried to access index 30522 out of table with 30521 "
+        "rows. at ../aten/src/TH/generic/THTensorEvenMoreMath.cpp:418": "index-out-of-range-in-self",
+        "ValueError: Target size (torch.Size([8])) must be the same as input size "
+        "(torch.Size([8, 2]))": "label-shape-mismatch",
+    }
+    with pastes_from_elsewhere():
+        for paste, cause in cases.items():
+            assert cause_of(triage(paste).cause_id) == cause, (paste, triage(paste).cause_id)

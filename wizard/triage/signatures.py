@@ -107,7 +107,8 @@ SIGNATURES: list[Signature] = [
         r"CUDA out of memory|OutOfMemoryError|OOM when allocating tensor|ResourceExhaustedError|"
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
         r"DefaultCPUAllocator: can't allocate memory|CUDA (?:memory|OOM) (?:exception|error)|"
-        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b",
+        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|"
+        r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory",
         "The model, its gradients and optimizer state and the activations of one batch do not fit "
         "in the device's memory (or another process holds part of it).",
         "Memory grows with parameters (weights + gradients + 2 Adam moments = 16 bytes per "
@@ -271,7 +272,10 @@ SIGNATURES: list[Signature] = [
     Signature(
         "index-out-of-range-in-self",
         r"index out of range in self|indices\[[\d,]+\] = (?P<index>\d+) is not in \[0, "
-        r"(?P<table_size>\d+)\)",
+        r"(?P<table_size>\d+)\)|"
+        # the same lookup in torch < 1.5: with the table size, or the TH kernel's location
+        r"index out of range: Tried to access index (?P<token_id>\d+) out of table with "
+        r"(?P<table_rows>\d+) rows|index out of range at [^\n]{0,120}?TH\w*/generic/\w+\.c",
         "An embedding lookup got an index past the end of its table: a token id >= the vocabulary "
         "size (tokens added without resize_token_embeddings, another checkpoint's tokenizer) or a "
         "sequence longer than the position embeddings (truncation off).",
@@ -376,7 +380,10 @@ SIGNATURES: list[Signature] = [
     Signature(
         "devices-differ",
         r"Expected all tensors to be on the same device, but (?:found at least two devices, )?"
-        r"(?P<device_a>[\w:]+) and (?P<device_b>[\w:]+)",
+        r"(?P<device_a>[\w:]+) and (?P<device_b>[\w:]+)|"
+        # the wordings of torch < 1.8
+        r"Expected object of device type (?P<device_a2>\w+) but got device type (?P<device_b2>\w+)|"
+        r"expected device (?P<device_a3>[\w:]+) but got device (?P<device_b3>[\w:]+)",
         "The batch and the model are on different devices (e.g. inputs on CPU, model on cuda:0).",
         "Every tensor of one operation must live on one device; a plain loop has to move the "
         "batch.",

@@ -93,6 +93,18 @@ def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str
 
 
 USAGE_SIGNATURES: list[Signature] = [
+    _u("bce-target-size-mismatch",
+       r"Target size \(torch\.Size\(\[(?P<target>[\d, ]*)\]\)\) must be the same as input size "
+       r"\(torch\.Size\(\[(?P<input>[\d, ]*)\]\)\)",
+       "A binary cross-entropy loss (multi-label classification, or BCEWithLogitsLoss in your "
+       "code) got labels of another shape than the logits: one class id per example where it "
+       "needs one 0/1 value per class, or two logits per example against one 0/1 label.",
+       "BCEWithLogitsLoss compares logits and labels element by element, so both need the same "
+       "shape, and float labels.",
+       ["data.batch-structure", "model.num-labels-vs-classes"],
+       "labels = torch.nn.functional.one_hot(labels, num_classes=num_labels).float()  # multi-hot\n"
+       "# or single-label classification: problem_type='single_label_classification' (cross-entropy)",
+       title="Target size must be the same as input size"),
     _u("object-array-to-tensor",
        r"Failed to convert a NumPy array to a Tensor \(Unsupported object type (?P<type>[\w.]+)\)|"
        r"can't convert np\.ndarray of type numpy\.object_?",
