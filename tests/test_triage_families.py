@@ -199,6 +199,8 @@ def test_older_and_other_wordings_of_known_errors() -> None:
         "rows. at ../aten/src/TH/generic/THTensorEvenMoreMath.cpp:418": "index-out-of-range-in-self",
         "ValueError: Target size (torch.Size([8])) must be the same as input size "
         "(torch.Size([8, 2]))": "label-shape-mismatch",
+        "NotImplementedError: Layer TFBertMainLayer has arguments in `__init__` and therefore "
+        "must override `get_config`.": "keras-h5-save-unsupported",
     }
     with pastes_from_elsewhere():
         for paste, cause in cases.items():

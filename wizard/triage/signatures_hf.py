@@ -245,7 +245,11 @@ HF_SIGNATURES: list[Signature] = [
        "..., num_labels=1)"),
     _s("keras-h5-save-unsupported",
        r"Not JSON Serializable:?'?,? ?<?\w*Config|Object of type '?\w+Config'? is not JSON "
-       r"serializable",
+       r"serializable|"
+       # Keras' own words for a layer it cannot serialise (a subclassed / transformers layer)
+       r"Layer \w+ has arguments (?:\[[^\]\n]*\] )?in `__init__` and therefore must override "
+       r"`get_config`|Saving the model to HDF5 format requires the model to be a Functional model "
+       r"or a Sequential model",
        "Keras cannot serialise a transformers layer (its config object) into the H5/Keras "
        "format.",
        "H5/.keras saving stores each layer's constructor arguments as JSON.",
