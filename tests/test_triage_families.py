@@ -205,3 +205,15 @@ def test_older_and_other_wordings_of_known_errors() -> None:
     with pastes_from_elsewhere():
         for paste, cause in cases.items():
             assert cause_of(triage(paste).cause_id) == cause, (paste, triage(paste).cause_id)
+
+
+def test_a_device_side_assert_names_its_kernel() -> None:
+    embedding = ("../aten/src/ATen/native/cuda/Indexing.cu:1093: indexSelectLargeIndex: block: "
+                 "[0,0,0], thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+                 "RuntimeError: CUDA error: device-side assert triggered")
+    loss = ("../aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: "
+            "block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+            "RuntimeError: CUDA error: device-side assert triggered")
+    with pastes_from_elsewhere():
+        assert triage(embedding).cause_id == "index-out-of-range-in-self"
+        assert cause_of(triage(loss).cause_id) == "label-out-of-range"

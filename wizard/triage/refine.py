@@ -104,7 +104,9 @@ def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "cross-entropy kernel): num_labels is too small or a label is -1.",
                 "probes": ["data.labels-out-of-range", "model.cpu-rerun"]}
     if "srcIndex < srcSelectDimSize" in assertion or "indexSelect" in kernel:
-        return {"cause": "An embedding lookup got an index past the end of its table: token ids "
+        # the GPU form of the CPU's "index out of range in self": the same cause
+        return {"id": "index-out-of-range-in-self",
+                "cause": "An embedding lookup got an index past the end of its table: token ids "
                          ">= the vocabulary size (tokens added without resize_token_embeddings, "
                          "tokenizer from another checkpoint) or sequences longer than the "
                          "position embeddings (truncation off).",
