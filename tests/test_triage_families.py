@@ -217,3 +217,15 @@ def test_a_device_side_assert_names_its_kernel() -> None:
     with pastes_from_elsewhere():
         assert triage(embedding).cause_id == "index-out-of-range-in-self"
         assert cause_of(triage(loss).cause_id) == "label-out-of-range"
+
+
+def test_regressions_stated_in_other_words() -> None:
+    error = "AttributeError: 'PromptEncoderConfig' object has no attribute 'modules_to_save'"
+    stated = ("On peft 0.15.1 get_peft_model fails:\n" + error +
+              "\nWhen running the code on version **0.14.0**, no errors occur.")
+    broke = "transformers 4.35.0 is breaking peft 0.6.0:\nIndexError: tuple index out of range"
+    with pastes_from_elsewhere():
+        for paste in (stated, broke):
+            t = triage(paste)
+            assert t.cause_id == "library-bug" and t.bug.strong, paste
+        assert triage("IndexError: tuple index out of range").bug is None

@@ -82,6 +82,11 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"[^.\n]{0,30}?\b(?:in|with|since|on|from)\s+(?:`?[\w-]+`?\s+)?v?\d+\.\d+",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S*(?: and v?\d+\.\d+\S*)?,? (?:it|this) (?:doesn't|"
     r"does not|no longer|fails|breaks|raises)",
+    # a release named as the breaking one: "transformers 4.35.0 is breaking peft 0.6"
+    r"\bv?\d+\.\d+[\w.]* (?:is |are )?(?:breaking|breaks|broke)\b",
+    # the other word order: "on version 0.14.0, no errors occur"
+    r"\b(?:on|with|in|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:there (?:is|are) )?"
+    r"(?:no (?:errors?|issues?|problems?)|(?:it|everything) works)",
 )]
 _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
@@ -196,8 +201,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append("a Rust panic inside the library (a library must return an error, never "
                        "panic)")
         strong = True
+    plain = re.sub(r"\*\*|__", "", text)      # markdown emphasis around versions
     for rx in _REGRESSION:
-        m = rx.search(text)
+        m = rx.search(plain)
         if m:
             reasons.append(f"a regression: \"{m.group(0).strip()[:120]}\"")
             strong = True
