@@ -229,3 +229,12 @@ def test_regressions_stated_in_other_words() -> None:
             t = triage(paste)
             assert t.cause_id == "library-bug" and t.bug.strong, paste
         assert triage("IndexError: tuple index out of range").bug is None
+
+
+def test_a_bare_key_error_followed_by_the_reporters_question() -> None:
+    paste = ('Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/transformers/'
+             'models/auto/configuration_auto.py", line 700, in __getitem__\n    raise KeyError(key)\n'
+             "KeyError: 'mistral'\n\nI just installed it, what is wrong?")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == "env-version-too-old"
+        assert triage("KeyError: 'input_ids'\n\nany idea?").cause_id == "missing-input-ids"

@@ -229,7 +229,7 @@ SIGNATURES: list[Signature] = [
         "missing-input-ids",
         r"You have to specify either input_ids or inputs_embeds|You must specify exactly one of "
         r"input_ids or inputs_embeds|You should supply an encoding or a list of encodings to "
-        r"this method that includes input_ids|^KeyError: '?input_ids'?$",
+        r"this method that includes input_ids|(?m:^KeyError: '?input_ids'?$)",
         "The batch that reached the model has no `input_ids`: the columns were renamed or dropped, "
         "to_tf_dataset got other columns, or raw text was passed instead of token ids.",
         "Every transformers model needs input_ids (or inputs_embeds); it raises when neither "

@@ -384,7 +384,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "load_best_model_at_end=True)", title="save and eval strategy must match", priority=9),
     _u("metric-for-best-model-not-found",
        r"The `metric_for_best_model` training argument is set to '(?P<metric>[^'\n]+)', which is "
-       r"not found in the evaluation metrics|^KeyError: 'eval_(?P<metric2>\w+)'$",
+       r"not found in the evaluation metrics|(?m:^KeyError: 'eval_(?P<metric2>\w+)'$)",
        "metric_for_best_model names a metric the evaluation does not report (compute_metrics "
        "returns other keys, or there is no eval loss because labels are missing from the eval "
        "set).", "The Trainer prefixes each key compute_metrics returns with 'eval_'.",
