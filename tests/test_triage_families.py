@@ -238,3 +238,12 @@ def test_a_bare_key_error_followed_by_the_reporters_question() -> None:
     with pastes_from_elsewhere():
         assert triage(paste).cause_id == "env-version-too-old"
         assert triage("KeyError: 'input_ids'\n\nany idea?").cause_id == "missing-input-ids"
+
+
+def test_output_that_shows_a_nan_loss_or_gradient_norm() -> None:
+    with pastes_from_elsewhere():
+        for paste in ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.1}",
+                      "Step 100: train_loss = nan, mel_loss = nan",
+                      "The loss becomes NaN after a few hundred steps with mixed precision"):
+            assert triage(paste).cause_id == "nan-loss", paste
+        assert triage("{'loss': 0.6931, 'grad_norm': 1.25, 'epoch': 0.1}").cause_id != "nan-loss"

@@ -393,7 +393,11 @@ SIGNATURES: list[Signature] = [
     Signature(
         "nan-loss",
         r"Invalid loss, terminating training|returned nan values in its \d+\w* output|"
-        r"\bloss['\"]?\s*[:=]\s*nan\b|\btensor\(nan\b|\[nan(?:\.0)?(?:, nan(?:\.0)?)*\]",
+        r"\b\w*loss['\"]?\s*[:=]\s*nan\b|\btensor\(nan\b|\[nan(?:\.0)?(?:, nan(?:\.0)?)*\]|"
+        # a NaN gradient norm in the Trainer's logs, or the reporter's words
+        r"\bgrad_norm['\"]?\s*[:=]\s*nan\b|"
+        r"\bloss(?:es)? (?:becomes?|became|goes|went|turns?|turned|is|are|was|were) (?:to )?"
+        r"(?:nan|NaN)\b",
         "The loss became NaN: labels outside 0..num_labels-1 (TF on GPU/XLA), a learning rate far "
         "too high, fp16 overflow, or NaN/Inf in the inputs.",
         "NaN spreads through the weights within one step; the first samples with a NaN per-sample "
