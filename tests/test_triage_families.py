@@ -247,3 +247,37 @@ def test_output_that_shows_a_nan_loss_or_gradient_norm() -> None:
                       "The loss becomes NaN after a few hundred steps with mixed precision"):
             assert triage(paste).cause_id == "nan-loss", paste
         assert triage("{'loss': 0.6931, 'grad_norm': 1.25, 'epoch': 0.1}").cause_id != "nan-loss"
+
+
+def test_more_common_fine_tuning_errors_read_from_their_own_words() -> None:
+    cases = {
+        "RuntimeError: mat1 and mat2 must have the same dtype": "mixed-dtypes",
+        "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: "
+        "`pip install accelerate`": "env-missing-package",
+        "pyarrow.lib.ArrowInvalid: Column 1 named input_ids expected length 1000 but got length "
+        "1024": "map-column-length-mismatch",
+        "ValueError: The batch received was empty, your model won't be able to train on it.":
+            "missing-input-ids",
+        "ValueError: fp16 mixed precision requires a GPU (not 'mps').": "precision-needs-cuda",
+        "RuntimeError: Input, output and indices must be on the current device": "devices-differ",
+        "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge":
+            "env-setup-step-skipped",
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.":
+            "flash-attention-needs-ampere",
+        "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the "
+        "following error: the package flash_attn seems to be not installed.": "env-missing-package",
+    }
+    with pastes_from_elsewhere():
+        for paste, cause in cases.items():
+            assert triage(paste).cause_id == cause, (paste, triage(paste).cause_id)
+
+
+def test_labels_sent_to_a_model_without_a_head_or_to_an_older_head() -> None:
+    error = "TypeError: forward() got an unexpected keyword argument 'labels'"
+    with pastes_from_elsewhere():
+        base = triage("model = AutoModel.from_pretrained('bert-base-uncased')\n" + error)
+        assert base.cause_id == "model-class-without-head"
+        assert "AutoModelForSequenceClassification" in base.primary.fix
+        # a class with a head takes labels: the error is about its release, not the class
+        head = triage("model = RobertaForMaskedLM.from_pretrained('roberta-base')\n" + error)
+        assert head.cause_id != "model-class-without-head"

@@ -191,7 +191,7 @@ def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
 def _fold(ev: dict, keys: tuple[str, ...]) -> None:
     """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
     for k in keys:
-        for alt in (f"{k}2", f"{k}3", f"{k}4", f"{k}5"):
+        for alt in (f"{k}2", f"{k}3", f"{k}4", f"{k}5", f"{k}6"):
             if ev.get(k) in (None, "") and ev.get(alt) not in (None, ""):
                 ev[k] = ev.pop(alt)
 
@@ -374,6 +374,15 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if internal_call_mismatch(parsed):
         return {"reject": True}       # the library's own call: see library.py
     owner_cls, _, method = callee.rpartition(".")
+    if method == "forward" and arg in ("labels", "label", "label_ids") and _base_model(owner_cls,
+                                                                                 parsed):
+        return {"id": "model-class-without-head",
+                "cause": f"The batch carries {arg}, and {owner_cls or 'the model'}.forward() takes "
+                         "none: a base model without a task head (AutoModel) or your own forward "
+                         "cannot compute a loss from labels in any release.",
+                "fix": "model = AutoModelForSequenceClassification.from_pretrained(name, "
+                       "num_labels=N)   # a class with the task's head\n# or: def forward(self, "
+                       "input_ids, attention_mask=None, labels=None): ... compute the loss"}
     if not owner_cls:
         method = callee
     owner = _libclass(owner_cls) if owner_cls else None
@@ -424,6 +433,17 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     return _answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
                    " the code follows the documentation of a newer release (check the version "
                    "the docs are for).", _upgrade(pkg), ev)
+
+
+def _base_model(owner_cls: str, parsed: ParsedError) -> bool:
+    """Whether the model is a base model without a task head (BertModel, AutoModel): the class
+    named in the error, else the class the paste loads; a class with a head (...ForMaskedLM)
+    takes labels, so an error there is about its release."""
+    if owner_cls:
+        return bool(re.fullmatch(r"[A-Z]\w*Model", owner_cls)) and "For" not in owner_cls
+    text = parsed.text
+    return bool(re.search(r"\b(?:AutoModel|[A-Z]\w*(?<!For)Model)\.from_pretrained", text)) and \
+        not re.search(r"\b\w+For[A-Z]\w*\.from_pretrained", text)
 
 
 def _your_function(name: str, parsed: ParsedError) -> bool:
@@ -580,7 +600,8 @@ _Q = r"['\"`]?"
 ENV_SIGNATURES: list[Signature] = [
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
-         r"cloned a repository without having git-lfs",
+         r"cloned a repository without having git-lfs|"
+         r"Error while deserializing header: HeaderTooLarge",
          "The weights file is a Git LFS pointer (a small text file): the repo was cloned without "
          "git-lfs, so the weights were never downloaded.",
          "git lfs install && git lfs pull   # in the cloned folder\n"
@@ -699,9 +720,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"requires the (?P<pkg>[\w-]+) library but it was not found|"
          r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
          r"(?:it with )?`?['\"]?(?:pip install )?(?P<pkg2>[A-Za-z][\w\[\].-]*)['\"`]?(?![\w.]*\s*"
-         r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are) not installed|"
+         r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are|seems to be|appears to be) not installed|"
          r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
-         r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed",
+         r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed|"
+         r"requires [A-Za-z][\w-]*:? `pip install (?P<pkg6>[A-Za-z][\w\[\].-]*)`",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

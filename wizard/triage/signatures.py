@@ -229,7 +229,8 @@ SIGNATURES: list[Signature] = [
         "missing-input-ids",
         r"You have to specify either input_ids or inputs_embeds|You must specify exactly one of "
         r"input_ids or inputs_embeds|You should supply an encoding or a list of encodings to "
-        r"this method that includes input_ids|(?m:^KeyError: '?input_ids'?$)",
+        r"this method that includes input_ids|(?m:^KeyError: '?input_ids'?$)|"
+        r"The batch received was empty, your model won't be able to train on it",
         "The batch that reached the model has no `input_ids`: the columns were renamed or dropped, "
         "to_tf_dataset got other columns, or raw text was passed instead of token ids.",
         "Every transformers model needs input_ids (or inputs_embeds); it raises when neither "
@@ -383,7 +384,8 @@ SIGNATURES: list[Signature] = [
         r"(?P<device_a>[\w:]+) and (?P<device_b>[\w:]+)|"
         # the wordings of torch < 1.8
         r"Expected object of device type (?P<device_a2>\w+) but got device type (?P<device_b2>\w+)|"
-        r"expected device (?P<device_a3>[\w:]+) but got device (?P<device_b3>[\w:]+)",
+        r"expected device (?P<device_a3>[\w:]+) but got device (?P<device_b3>[\w:]+)|"
+        r"Input, output and indices must be on the current device",
         "The batch and the model are on different devices (e.g. inputs on CPU, model on cuda:0).",
         "Every tensor of one operation must live on one device; a plain loop has to move the "
         "batch.",

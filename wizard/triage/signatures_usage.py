@@ -105,6 +105,27 @@ USAGE_SIGNATURES: list[Signature] = [
        "labels = torch.nn.functional.one_hot(labels, num_classes=num_labels).float()  # multi-hot\n"
        "# or single-label classification: problem_type='single_label_classification' (cross-entropy)",
        title="Target size must be the same as input size"),
+    _u("map-column-length-mismatch",
+       r"Column \d+ named (?P<column>\w+) expected length (?P<expected>\d+) but got length "
+       r"(?P<got>\d+)",
+       "A batched map returned columns of different lengths: the function changed the number "
+       "of rows (chunking, splitting, filtering) for the columns it returns, while the input "
+       "columns it left alone kept the old count.",
+       "datasets writes every column of a batch to one Arrow table, so all of them need the same "
+       "number of rows.",
+       ["data.batch-structure"],
+       "ds = ds.map(group_texts, batched=True, remove_columns=ds.column_names)   # drop the old "
+       "columns",
+       title="A batched map returned columns of different lengths"),
+    _u("flash-attention-needs-ampere",
+       r"FlashAttention only supports Ampere GPUs or newer",
+       "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
+       "GPU is older (T4, V100, RTX 20xx).",
+       "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "
+       "cannot run.",
+       ["environment.gpu"],
+       "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
+       title="FlashAttention needs an Ampere GPU"),
     _u("object-array-to-tensor",
        r"Failed to convert a NumPy array to a Tensor \(Unsupported object type (?P<type>[\w.]+)\)|"
        r"can't convert np\.ndarray of type numpy\.object_?",
@@ -179,7 +200,8 @@ USAGE_SIGNATURES: list[Signature] = [
        r"(?P<expected>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|double)"
        r"(?: but found| !=) (?P<found>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|"
        r"double)|Input type \(\w*?(?P<in_t>Half|Float|BFloat16|Double)\w*\) and (?:weight|bias) "
-       r"type \(\w*?(?P<w_t>Half|Float|BFloat16|Double)\w*\) should be the same",
+       r"type \(\w*?(?P<w_t>Half|Float|BFloat16|Double)\w*\) should be the same|"
+       r"mat1 and mat2 must have the same dtype",
        "Two tensors of one operation have different floating dtypes: a float16/bfloat16 model "
        "fed float32 inputs (or a float32 layer added to a half-precision model) without autocast.",
        "Matrix products need both operands in one dtype; autocast (fp16=True / bf16=True in the "
@@ -409,6 +431,7 @@ USAGE_SIGNATURES: list[Signature] = [
        title="evaluation requires an eval_dataset"),
     _u("precision-needs-cuda",
        r"(?:FP16|fp16|bf16|BF16)[^\n]{0,120}can only be used on CUDA|"
+       r"(?:fp16|bf16) mixed precision requires a GPU|"
        r"Your setup doesn't support bf16/gpu|bf16 \(`--bf16`\)[^\n]{0,80}requires? "
        r"(?:PyTorch >= 1\.10 and )?(?:an )?(?:Ampere|NVIDIA)",
        "Mixed precision was asked for (fp16=True / bf16=True) on a machine without a suitable "
