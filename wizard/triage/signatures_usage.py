@@ -123,7 +123,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "GPU is older (T4, V100, RTX 20xx).",
        "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "
        "cannot run.",
-       ["environment.gpu"],
+       ["environment.device"],
        "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
        title="FlashAttention needs an Ampere GPU"),
     _u("object-array-to-tensor",
