@@ -281,3 +281,17 @@ def test_labels_sent_to_a_model_without_a_head_or_to_an_older_head() -> None:
         # a class with a head takes labels: the error is about its release, not the class
         head = triage("model = RobertaForMaskedLM.from_pretrained('roberta-base')\n" + error)
         assert head.cause_id != "model-class-without-head"
+
+
+def test_cannot_load_from_a_folder_or_from_an_id() -> None:
+    msg = ("OSError: Can't load tokenizer for '{}'. If you were trying to load it from "
+           "'https://huggingface.co/models', make sure you don't have a local directory with the "
+           "same name.")
+    with pastes_from_elsewhere():
+        folder = triage(msg.format("./out/checkpoint-500"))
+        assert folder.cause_id == "local-file-missing" and "save_pretrained" in folder.primary.fix
+        assert cause_of(triage(msg.format("bert-base-uncasd")).cause_id) == "hub-repo-not-found"
+        assert triage("Exception: Unk token `<unk>` not found in the vocabulary").cause_id == \
+            "tokenizer-unk-token-not-set"
+        assert triage("TypeError: Inputs to a layer should be tensors. Got: last_hidden_state"
+                      ).cause_id == "env-version-too-new"

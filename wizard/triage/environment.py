@@ -658,7 +658,10 @@ ENV_SIGNATURES: list[Signature] = [
          "NumPy function NumPy 1.20 no longer accepts tensors in.",
          'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
     _sig("env-model-output-tuple", NEW,
-         r"argument '\w+' \(position \d+\) must be Tensor, not str",
+         r"argument '\w+' \(position \d+\) must be Tensor, not str|"
+         # the TensorFlow form: the key names of a ModelOutput reach a Keras layer
+         r"Inputs to a layer should be tensors\. Got: (?:last_hidden_state|pooler_output|logits|"
+         r"hidden_states)\b",
          "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
          "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
          "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"

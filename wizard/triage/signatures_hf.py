@@ -33,6 +33,24 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return {"reject": True} if relevant and relevant[-1].is_user else None
 
 
+def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
+    an org/name id is a Hub repository that cannot be found."""
+    path = str(ev.get("path", ""))
+    if re.match(r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])", path) or path.count("/") > 1:
+        return {"id": "local-file-missing",
+                "cause": f"The folder {path} does not hold the files to load (a model saved "
+                         "without its tokenizer, a checkpoint folder, or a path relative to "
+                         "another working directory).",
+                "fix": f"tokenizer.save_pretrained('{path}')   # where the model was saved\n"
+                       "# or load the tokenizer from the original Hub checkpoint"}
+    return {"id": "model-id-not-found",
+            "cause": f"{path} is not a repository the Hub serves here: misspelt, private or "
+                     "gated (needs a token), or the Hub is unreachable and it is not cached.",
+            "fix": "huggingface-cli login   # for private or gated repositories\n"
+                   f"# and check the id at https://huggingface.co/{path}"}
+
+
 def _s(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 12, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
@@ -130,7 +148,7 @@ HF_SIGNATURES: list[Signature] = [
        "# or: label2id = {l: i for i, l in enumerate(sorted(set(labels)))}", priority=13),
     _s("tokenizer-unk-token-not-set",
        r"Missing \[?UNK\]? token from the vocabulary|`?unk_id`? is missing|Encountered an unknown "
-       r"token but",
+       r"token but|Unk token `?[^`\n]{1,20}`? not found in the vocabulary",
        "The tokenizer has no unknown token in its vocabulary (or the model was not told which "
        "it is), so an out-of-vocabulary piece cannot be encoded.",
        "WordPiece/Unigram map unknown pieces to unk_token; the token must be in the vocab and "
@@ -279,6 +297,16 @@ HF_SIGNATURES: list[Signature] = [
        "# download it first (hf_hub_download(repo_id, filename)) or load by Hub id: "
        "from_pretrained('org/name')",
        priority=6, title="A file is not at the path given", refine=refine_loader_path),
+    _s("cannot-load-from-path",
+       r"Can't load (?:the )?(?:tokenizer|config|configuration|model|feature extractor|"
+       r"image processor|processor) for '(?P<path>[^'\n]{1,300})'",
+       "Nothing loadable of that kind is where the name points: a local folder without those "
+       "files, or a Hub id that is misspelt, private or unreachable.",
+       "from_pretrained reads a local folder when one of that name exists, else the Hub id.",
+       ["environment.model-not-found", "environment.hub-file-missing"],
+       "tokenizer.save_pretrained(folder)   # beside model.save_pretrained(folder)\n"
+       "# or the Hub id of the original checkpoint: AutoTokenizer.from_pretrained('org/name')",
+       priority=7, title="Cannot load from that name", refine=refine_load_path),
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
        r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
