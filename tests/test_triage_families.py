@@ -295,3 +295,10 @@ def test_cannot_load_from_a_folder_or_from_an_id() -> None:
             "tokenizer-unk-token-not-set"
         assert triage("TypeError: Inputs to a layer should be tensors. Got: last_hidden_state"
                       ).cause_id == "env-version-too-new"
+
+
+def test_an_attribute_error_on_a_library_object_without_frames_is_no_bug_evidence() -> None:
+    with pastes_from_elsewhere():
+        t = triage("AttributeError: 'MatmulLtState' object has no attribute "
+                   "'memory_efficient_backward'")
+    assert t.bug is None and t.cause_id != "library-bug"

@@ -216,8 +216,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     name = parsed.exc_name or ""
     inner_lib = parsed.library_frames_innermost
     m = _LIB_OBJECT.search(parsed.message or "")
-    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and (
-            inner_lib or not parsed.frames):
+    # raised inside library code; with no frames the reader is unknown (user code, or another
+    # library of another release reading a removed attribute: version skew), so it is no evidence
+    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and inner_lib:
         reasons.append(f"an internal AttributeError on the library's own {m.group('cls')}")
     b = _BUILTIN_MISUSE.search(parsed.message or "")
     user = parsed.innermost_user_frame
