@@ -77,3 +77,16 @@ def test_every_report_goes_through_triage(reports: dict[str, dict]) -> None:
         results = {name: triage(r["paste"]) for name, r in reports.items()}
     assert not {n: t.error for n, t in results.items() if t.error}
     assert all(t.verdict != "empty" for t in results.values())
+
+
+def test_the_readme_messy_paste_gets_the_answer_it_shows() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("A messy paste:", 1)[1].split("## ", 1)[0]
+    blocks = re.findall(r"```\n(.*?)```", section, re.S)
+    paste, answer = "".join(f"```\n{b}```\n" for b in blocks[:2]), blocks[2]
+    cause_id = answer.split(":", 1)[0].strip()
+    fix = re.search(r"^fix: (.*)$", answer, re.M).group(1).strip()
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.primary is not None and t.cause_id == cause_id
+    assert t.primary.fix.strip() == fix
