@@ -302,3 +302,15 @@ def test_an_attribute_error_on_a_library_object_without_frames_is_no_bug_evidenc
         t = triage("AttributeError: 'MatmulLtState' object has no attribute "
                    "'memory_efficient_backward'")
     assert t.bug is None and t.cause_id != "library-bug"
+
+
+def test_ragged_collate_token_level_cross_entropy_and_none_tokenizer_classes() -> None:
+    with pastes_from_elsewhere():
+        assert triage("RuntimeError: stack expects each tensor to be equal size, but got [128] at "
+                      "entry 0 and [96] at entry 1").cause_id == "ragged-sequences"
+        t = triage("ValueError: Expected target size (8, 50257), got torch.Size([8, 128])")
+        assert t.cause_id == "cross-entropy-class-dim" and "view(-1" in t.primary.fix
+        none = "TypeError: 'NoneType' object is not callable"
+        assert triage('tok = XGLMTokenizer.from_pretrained("facebook/xglm-564M")\n' + none
+                      ).cause_id == "env-missing-package"
+        assert triage(none).cause_id != "env-missing-package"   # no SentencePiece class named

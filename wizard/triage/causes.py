@@ -43,7 +43,7 @@ CAUSES: tuple[Cause, ...] = (
           "The labels' shape does not fit the model's output (another number of examples, "
           "one-hot against class ids, token-level against sequence-level).",
           ("batch-size-mismatch", "logits-labels-first-dim", "keras-shapes-incompatible",
-           "bce-target-size-mismatch")),
+           "bce-target-size-mismatch", "cross-entropy-class-dim")),
     Cause("label-dtype-mismatch",
           "The labels' dtype is not the one the loss needs (ints for a float loss, float64 "
           "against float32, floats for a class-id loss).",

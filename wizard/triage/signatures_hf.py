@@ -21,7 +21,9 @@ def refine_sentencepiece(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     """Only with a SentencePiece tokenizer class in the paste (those are None without it)."""
     if not re.search(r"\b(?:T5|MT5|Albert|XLNet|Camembert|MBart\w*|Pegasus|Marian|Llama|"
                      r"XLMRoberta|BigBird|DebertaV2|Reformer|BarthezTokenizer|Speech2Text|M2M100|"
-                     r"Bartpho|Rembert|FNet|Plbart|NllbT?)Tokenizer\b", parsed.text):
+                     r"Bartpho|Rembert|FNet|Plbart|NllbT?|XGLM|Gemma|CodeLlama|LayoutXLM|"
+                     r"BertGeneration|GPTSw3|MLuke|SpeechT5|Siglip|Udop|SeamlessM4T|Cpm|ErnieM|"
+                     r"BigBirdPegasus|Pegasus_?X?)Tokenizer\b", parsed.text):
         return {"reject": True}
     return None
 
@@ -310,7 +312,7 @@ HF_SIGNATURES: list[Signature] = [
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
        r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
-       r"NoneType|tokenizer (?:is|returns?) None\b",
+       r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable",
        "sentencepiece is not installed: this SentencePiece tokenizer class is a None placeholder "
        "without it, so from_pretrained returns None.",
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",

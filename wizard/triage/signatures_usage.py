@@ -126,6 +126,16 @@ USAGE_SIGNATURES: list[Signature] = [
        ["environment.device"],
        "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
        title="FlashAttention needs an Ampere GPU"),
+    _u("cross-entropy-class-dim",
+       r"Expected target size \((?P<expected>[\d, ]+)\), got torch\.Size\(\[(?P<got>[\d, ]+)\]\)",
+       "cross_entropy got logits of shape [batch, seq, vocab] with labels [batch, seq]: it reads "
+       "the classes from dimension 1, so token-level logits must be flattened (or permuted) "
+       "first.",
+       "CrossEntropyLoss takes (N, C) logits with (N,) targets, or (N, C, d) with (N, d).",
+       ["data.batch-structure"],
+       "loss = F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1), "
+       "ignore_index=-100)",
+       title="Expected target size (cross-entropy over the wrong dimension)"),
     _u("object-array-to-tensor",
        r"Failed to convert a NumPy array to a Tensor \(Unsupported object type (?P<type>[\w.]+)\)|"
        r"can't convert np\.ndarray of type numpy\.object_?",
