@@ -314,3 +314,22 @@ def test_ragged_collate_token_level_cross_entropy_and_none_tokenizer_classes() -
         assert triage('tok = XGLMTokenizer.from_pretrained("facebook/xglm-564M")\n' + none
                       ).cause_id == "env-missing-package"
         assert triage(none).cause_id != "env-missing-package"   # no SentencePiece class named
+
+
+def test_protobuf_numpy_dll_and_compiled_extension_names() -> None:
+    with pastes_from_elsewhere():
+        t = triage("TypeError: Descriptors cannot be created directly.\nIf this call came from a "
+                   "_pb2.py file, your generated code is out of date and must be regenerated with "
+                   "protoc >= 3.19.0.")
+        assert t.cause_id == "env-version-too-new" and "protobuf<=3.20.3" in t.primary.fix
+        t = triage("ImportError: cannot import name 'builder' from 'google.protobuf.internal'")
+        assert t.cause_id == "env-version-too-old" and '"protobuf"' in t.primary.fix
+        t = triage("RuntimeError: Numpy is not available")
+        assert t.cause_id == "env-binary-incompatible" and "numpy<2" in t.primary.fix
+        t = triage("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-"
+                   "310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+        assert t.cause_id == "env-binary-incompatible" and " flash-attn " in t.primary.fix
+        t = triage('OSError: [WinError 126] The specified module could not be found. Error loading '
+                   '"C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll" or one of its '
+                   'dependencies.')
+        assert t.cause_id == "env-binary-incompatible"
