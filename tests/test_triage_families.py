@@ -333,3 +333,18 @@ def test_protobuf_numpy_dll_and_compiled_extension_names() -> None:
                    '"C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll" or one of its '
                    'dependencies.')
         assert t.cause_id == "env-binary-incompatible"
+
+
+def test_sft_collator_template_dataset_split_and_empty_writes() -> None:
+    with pastes_from_elsewhere():
+        t = triage("UserWarning: Could not find response key `### Answer:` in the following "
+                   "instance: <s> ### Question: hi ### Answer: yes</s> This instance will be "
+                   "ignored in loss calculation.")
+        assert t.cause_id == "response-template-tokenization-mismatch"
+        assert "add_special_tokens=False" in t.primary.fix
+        assert triage('ValueError: Unknown split "validation". Should be one of [\'train\'].'
+                      ).cause_id == "dataset-split-not-found"
+        assert triage("ValueError: You need to specify either `text` or `text_target`."
+                      ).cause_id == "tokenizer-input-not-text"
+        assert triage("ValueError: Please pass `features` or at least one example when writing "
+                      "data").cause_id == "empty-dataset"

@@ -136,6 +136,25 @@ USAGE_SIGNATURES: list[Signature] = [
        "loss = F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1), "
        "ignore_index=-100)",
        title="Expected target size (cross-entropy over the wrong dimension)"),
+    _u("response-template-not-found",
+       r"Could not find response key",
+       "The response template's token ids do not appear in the tokenized example: encoded on its "
+       "own, the template tokenizes differently than inside the text (a leading space or newline "
+       "merges with its neighbour), or truncation cut it off; the example then trains on nothing.",
+       "DataCollatorForCompletionOnlyLM looks for the template's token ids in each example's ids.",
+       ["data.batch-structure"],
+       "ids = tokenizer.encode('\\n### Answer:', add_special_tokens=False)[2:]   # with its "
+       "context, then drop the context's tokens\n"
+       "collator = DataCollatorForCompletionOnlyLM(ids, tokenizer=tokenizer)",
+       title="Could not find response key", family="response-template-tokenization-mismatch"),
+    _u("dataset-split-not-found",
+       r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])",
+       "The code asks for a split the dataset does not have (many datasets ship only 'train').",
+       "load_dataset(..., split=name) and DatasetDict[name] need a split the data files define.",
+       ["environment.dataset-config"],
+       "ds = load_dataset(name, split='train').train_test_split(test_size=0.1)   # make the "
+       "validation split",
+       title="Unknown split"),
     _u("object-array-to-tensor",
        r"Failed to convert a NumPy array to a Tensor \(Unsupported object type (?P<type>[\w.]+)\)|"
        r"can't convert np\.ndarray of type numpy\.object_?",
@@ -176,7 +195,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"TextEncodeInput must be Union\[TextInputSequence|TextInputSequence must be str|"
        r"text input must (?:be )?of type `?str`? \(single example\)|"
        r"PreTokenizedEncodeInput must be Union|"
-       r"input must be of type `?str`?",
+       r"input must be of type `?str`?|You need to specify either `text` or `text_target`",
        "The tokenizer got something that is not a string: an empty value (None/NaN, e.g. a "
        "missing cell of a CSV), a number, or a nested list from the text column.",
        "Tokenizers encode str (or lists of str); one None or float among the texts fails the "
@@ -425,7 +444,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "returns", title="metric_for_best_model not in the evaluation metrics"),
     _u("empty-dataset",
        r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
-       r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty",
+       r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty|"
+       r"Please pass `features` or at least one example when writing data",
        "The dataset is empty: a filter or map removed every row, the split or data_files matched "
        "nothing, or the text column is empty after preprocessing.",
        "A sampler (or indexing) over zero rows fails before the first step.",
