@@ -348,3 +348,12 @@ def test_sft_collator_template_dataset_split_and_empty_writes() -> None:
                       ).cause_id == "tokenizer-input-not-text"
         assert triage("ValueError: Please pass `features` or at least one example when writing "
                       "data").cause_id == "empty-dataset"
+
+
+def test_objects_handed_to_your_functions_are_read_by_your_code() -> None:
+    with pastes_from_elsewhere():
+        t = triage("AttributeError: 'EvalPrediction' object has no attribute 'prediction'")
+        assert t.cause_id == "library-object-missing-attribute" and t.bug is None
+        # a trainer object without frames: whose code read it is unknown
+        assert triage("AttributeError: 'Trainer' object has no attribute 'foo'").cause_id != \
+            "library-object-missing-attribute"

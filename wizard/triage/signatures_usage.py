@@ -70,13 +70,20 @@ _NOT_INTERFACES = frozenset({"NoneType", "Tensor", "EagerTensor", "KerasTensor",
                              "float", "bool", "function", "method", "module", "generator"})
 
 
+# objects a library hands to your own functions (compute_metrics, callbacks): only your code
+# reads them, so a missing attribute on one is yours even when the paste shows no frames
+_HANDED_TO_YOU = frozenset({"EvalPrediction", "TrainerState", "TrainerControl"})
+
+
 def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Your own code reads an attribute that an object a library gave it does not have: only
     when the innermost frame is yours (library code failing on its own object is another
     matter) and the class is not one the paste defines."""
     cls, attr = str(ev.get("cls", "")), str(ev.get("attr", ""))
     relevant = [f for f in parsed.frames if f.kind != "other"]
-    if cls in _NOT_INTERFACES or not relevant or not relevant[-1].is_user:
+    if cls in _NOT_INTERFACES:
+        return {"reject": True}
+    if not (relevant and relevant[-1].is_user) and not (not relevant and cls in _HANDED_TO_YOU):
         return {"reject": True}
     if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M):
         return {"reject": True}
