@@ -357,3 +357,13 @@ def test_objects_handed_to_your_functions_are_read_by_your_code() -> None:
         # a trainer object without frames: whose code read it is unknown
         assert triage("AttributeError: 'Trainer' object has no attribute 'foo'").cause_id != \
             "library-object-missing-attribute"
+
+
+def test_other_wordings_of_a_missing_pad_token_and_a_real_error_beside_the_warning() -> None:
+    with pastes_from_elsewhere():
+        for paste in ("Using pad_token, but it is not set yet.",
+                      "ValueError: You are attempting to pad samples but the tokenizer you are "
+                      "using (GPT2Tokenizer) does not have a pad token."):
+            assert triage(paste).cause_id == "no-pad-token", paste
+        both = "Using pad_token, but it is not set yet.\nRuntimeError: CUDA out of memory."
+        assert triage(both).cause_id == "out-of-memory"

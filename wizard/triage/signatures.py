@@ -220,7 +220,9 @@ SIGNATURES: list[Signature] = [
         "no-pad-token",
         r"Asking to pad but the tokenizer does not have a padding token|Unable to set proper "
         r"padding strategy as the tokenizer does not have a padding token|Cannot handle batch "
-        r"sizes > 1 if no padding token is defined",
+        r"sizes > 1 if no padding token is defined|"
+        r"attempting to pad samples but the tokenizer you are using \(\w+\) does not have a pad "
+        r"token|Using pad_token, but it is not set yet|Padding token is not set",
         "The tokenizer (GPT-2, LLaMA, Mistral style) has no pad token, so it cannot pad a batch.",
         "Decoder-only checkpoints ship without a pad token; padding needs one, and the model "
         "config needs its id for sequence classification.",
