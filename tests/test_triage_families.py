@@ -367,3 +367,17 @@ def test_other_wordings_of_a_missing_pad_token_and_a_real_error_beside_the_warni
             assert triage(paste).cause_id == "no-pad-token", paste
         both = "Using pad_token, but it is not set yet.\nRuntimeError: CUDA out of memory."
         assert triage(both).cause_id == "out-of-memory"
+
+
+def test_drivers_and_gpus_that_are_not_there() -> None:
+    with pastes_from_elsewhere():
+        t = triage("RuntimeError: The NVIDIA driver on your system is too old (found version "
+                   "11040). Please update your GPU driver")
+        assert t.cause_id == "env-binary-incompatible" and "download.pytorch.org" in t.primary.fix
+        assert triage("RuntimeError: Detected that PyTorch and torchvision were compiled with "
+                      "different CUDA versions.").cause_id == "env-binary-incompatible"
+        for paste in ("RuntimeError: Found no NVIDIA driver on your system.",
+                      "RuntimeError: No CUDA GPUs are available"):
+            t = triage(paste)
+            assert t.cause_id == "cuda-unavailable" and cause_of(t.cause_id) == \
+                "build-unsupported-here"

@@ -76,7 +76,7 @@ CAUSES: tuple[Cause, ...] = (
           "compiled against other versions, CPU-only, no wheel for this Python, no backend for "
           "this GPU or OS.",
           ("env-binary-incompatible", "torch-cpu-only-build", "bnb-requires-cuda-gpu",
-           "no-wheel-for-python-version", "flash-attention-needs-ampere")),
+           "no-wheel-for-python-version", "flash-attention-needs-ampere", "cuda-unavailable")),
     Cause("setup-step-skipped",
           "A setup step was left out: git-lfs, a restart after installing, a data download, a "
           "build tool on the PATH.",

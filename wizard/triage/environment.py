@@ -638,6 +638,17 @@ ENV_SIGNATURES: list[Signature] = [
          "Compiled packages were built against other versions of their dependencies.",
          "pip install --force-reinstall --no-cache-dir <package>", refine=refine_binary,
          priority=17),
+    _sig("env-driver-too-old", BINARY,
+         r"The NVIDIA driver on your system is too old \(found version (?P<driver>\d+)\)",
+         "The installed PyTorch was built for a newer CUDA than the NVIDIA driver supports.",
+         "# update the NVIDIA driver, or install a torch built for an older CUDA, e.g.:\n"
+         "pip install torch --index-url https://download.pytorch.org/whl/cu118", priority=17),
+    _sig("env-torchvision-cuda", BINARY,
+         r"PyTorch and torchvision were compiled with different CUDA versions",
+         "torchvision was built for another CUDA than the installed torch (installed separately, "
+         "or from another index).",
+         "pip install --force-reinstall torch torchvision   # together, from one index",
+         priority=17),
     _sig("env-protobuf-too-new", NEW,
          r"Descriptors cannot be created directly|'MessageFactory' object has no attribute "
          r"'GetPrototype'",

@@ -124,6 +124,17 @@ USAGE_SIGNATURES: list[Signature] = [
        "ds = ds.map(group_texts, batched=True, remove_columns=ds.column_names)   # drop the old "
        "columns",
        title="A batched map returned columns of different lengths"),
+    _u("cuda-unavailable",
+       r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization "
+       r"failed, you might not have a CUDA gpu",
+       "The code asks for CUDA on a machine (or container, or runtime) without an NVIDIA GPU or "
+       "driver: a CPU notebook runtime, a container started without GPU access, or "
+       "CUDA_VISIBLE_DEVICES hiding every GPU.",
+       "torch finds no usable NVIDIA driver, so every .cuda() / device='cuda' fails.",
+       ["environment.device"],
+       "import torch; print(torch.cuda.is_available())   # then pick a GPU runtime, or:\n"
+       "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
+       title="No NVIDIA GPU or driver here"),
     _u("flash-attention-needs-ampere",
        r"FlashAttention only supports Ampere GPUs or newer",
        "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
