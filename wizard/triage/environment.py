@@ -155,6 +155,27 @@ def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
     return _answer(OLD, pkg, cause, _upgrade(pkg, change.added), ev, (importer or "",))
 
 
+_KWARG = re.compile(r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
+                    r"argument ['\"](?P<arg>\w+)['\"]")
+
+
+def internal_call_mismatch(parsed: ParsedError) -> str | None:
+    """The package whose own code passes an argument by name to its own function, which does not
+    take it: the innermost frame is that package's line naming `arg=`, and the callee is a class
+    of the same package. A release is consistent with itself, so this is a bug, not a version
+    question (a line that only forwards **kwargs passes the caller's arguments: not this)."""
+    m = _KWARG.search(parsed.message or "")
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if m is None or not relevant or not relevant[-1].is_library:
+        return None
+    owner_cls = m.group("callee").rpartition(".")[0]
+    owner, caller = _libclass(owner_cls), relevant[-1].package
+    named = re.search(rf"\b{re.escape(m.group('arg'))}\s*=", relevant[-1].code or "")
+    if owner and caller and named and dist_key(owner) == dist_key(_top(caller)):
+        return pip_name(owner)
+    return None
+
+
 def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""
@@ -170,7 +191,7 @@ def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
 def _fold(ev: dict, keys: tuple[str, ...]) -> None:
     """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
     for k in keys:
-        for alt in (f"{k}2", f"{k}3", f"{k}4"):
+        for alt in (f"{k}2", f"{k}3", f"{k}4", f"{k}5", f"{k}6"):
             if ev.get(k) in (None, "") and ev.get(alt) not in (None, ""):
                 ev[k] = ev.pop(alt)
 
@@ -231,7 +252,7 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     top = _top(module) if module else ""
     if not name:
         return {"reject": True}
-    home = _HOME.get(name)
+    home = _HOME.get(name) or _libclass(name)
     if home and top and top != home and top in LIBRARIES:
         ev["home"] = home
         return {"id": "wrong-import-path",
@@ -269,7 +290,8 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if not top or top not in LIBRARIES | {_top(k) for k in ("sentence_transformers",)}:
         if not top and parsed.innermost_library_package is None:
             return {"reject": True}
-    pkg = top or parsed.innermost_library_package or ""
+    pkg = (module if module and top not in LIBRARIES else top) or \
+        parsed.innermost_library_package or ""
     if not pkg:
         return {"reject": True}
     importer = _importer(parsed)
@@ -278,6 +300,21 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                    f"newer release (names are added over releases; if {name} was removed "
                    "instead, pin the release the code was written for).", _upgrade(pkg), ev,
                    (importer or "",))
+
+
+def refine_import_line(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste's own import line takes a class from a library it does not belong to, and the
+    paste says the import fails (the error line itself may be missing)."""
+    name, module = str(ev.get("name", "")), str(ev.get("module", ""))
+    home = _HOME.get(name) or _libclass(name)
+    top = _top(module)
+    failed = re.search(r"ImportError|can(?:no|')t import|can not import|unable to import|"
+                       r"fail(?:s|ed)? to import", parsed.text, re.I)
+    if not failed or not home or top not in LIBRARIES or dist_key(top) == dist_key(home):
+        return {"reject": True}
+    ev["home"] = home
+    return {"id": "wrong-import-path", "cause": f"{name} belongs to {home}, not to {module}.",
+            "fix": f"from {home} import {name}"}
 
 
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -335,7 +372,18 @@ def _typo_of(arg: str) -> str | None:
 
 def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
+    if internal_call_mismatch(parsed):
+        return {"reject": True}       # the library's own call: see library.py
     owner_cls, _, method = callee.rpartition(".")
+    if method == "forward" and arg in ("labels", "label", "label_ids") and _base_model(owner_cls,
+                                                                                 parsed):
+        return {"id": "model-class-without-head",
+                "cause": f"The batch carries {arg}, and {owner_cls or 'the model'}.forward() takes "
+                         "none: a base model without a task head (AutoModel) or your own forward "
+                         "cannot compute a loss from labels in any release.",
+                "fix": "model = AutoModelForSequenceClassification.from_pretrained(name, "
+                       "num_labels=N)   # a class with the task's head\n# or: def forward(self, "
+                       "input_ids, attention_mask=None, labels=None): ... compute the loss"}
     if not owner_cls:
         method = callee
     owner = _libclass(owner_cls) if owner_cls else None
@@ -348,6 +396,13 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          f"misspelling of {typo}.",
                 "fix": f"{callee}(..., {typo}=...)   # not {arg}"}
     caller = _importer(parsed, owner) if owner else _importer(parsed)
+    if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
+        return {"id": "callback-signature-mismatch",
+                "cause": f"{caller} calls your function {callee}() with the keyword argument "
+                         f"{arg}, which its signature does not declare: a function handed to a "
+                         f"library must accept the arguments the library passes.",
+                "fix": f"def {callee}(..., **kwargs):   # accept {arg} and the other keywords "
+                       f"{caller} passes"}
     if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls)):
         pkg = caller or (change.package if change else "transformers")
         note = f" (added in {pkg} {change.added})" if change and change.added else ""
@@ -379,6 +434,32 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     return _answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
                    " the code follows the documentation of a newer release (check the version "
                    "the docs are for).", _upgrade(pkg), ev)
+
+
+def _base_model(owner_cls: str, parsed: ParsedError) -> bool:
+    """Whether the model is a base model without a task head (BertModel, AutoModel): the class
+    named in the error, else the class the paste loads; a class with a head (...ForMaskedLM)
+    takes labels, so an error there is about its release."""
+    if owner_cls:
+        return bool(re.fullmatch(r"[A-Z]\w*Model", owner_cls)) and "For" not in owner_cls
+    text = parsed.text
+    return bool(re.search(r"\b(?:AutoModel|[A-Z]\w*(?<!For)Model)\.from_pretrained", text)) and \
+        not re.search(r"\b\w+For[A-Z]\w*\.from_pretrained", text)
+
+
+def _your_function(name: str, parsed: ParsedError) -> bool:
+    """Whether the paste shows `name` as a function of the user's code: defined there, handed
+    to a library as a value (reward_funcs=[name], compute_metrics=name), or called by library
+    code through a variable (the library's line calls `reward_func(...)`, not `name(...)`)."""
+    if name.startswith("_") or name in _HOOKS or name in ("forward", "generate"):
+        return False                  # a method of a model or trainer, not a free function
+    n = re.escape(name)
+    lib = [f for f in parsed.frames if f.kind != "other"]
+    code = lib[-1].code or "" if lib and lib[-1].is_library else ""
+    if code and re.search(r"(?<![\w.])[a-z_]\w*\(", code) and not re.search(rf"\b{n}\(", code):
+        return True
+    return bool(re.search(rf"^\s*def {n}\s*\(|\w+\s*=\s*\[?[^\n=]*?(?<![\w.]){n}\s*[,\])\n]",
+                          parsed.text, re.M))
 
 
 def refine_keras_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -435,7 +516,7 @@ _STOP = frozenset({"the", "it", "a", "an", "latest", "this", "from", "with", "us
 def refine_name_not_defined(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     _fold(ev, ("name",))
     name = str(ev.get("name", "")).replace(" ", "")
-    home = _HOME.get(name)
+    home = _HOME.get(name) or _libclass(name)
     change = api_change(name, home) if home else None
     if change is None:
         return {"reject": True}
@@ -453,6 +534,7 @@ def refine_binary(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                        'pip install "numpy<2"   # or upgrade the package built for NumPy 1', ev)
     lib = re.search(r"(?:site|dist)-packages[/\\](?P<pkg>[\w-]+)", text)
     pkg = lib.group("pkg") if lib else (parsed.innermost_library_package or "torch")
+    pkg = re.sub(r"(?:_\d+)?_(?:cuda|cpu|C|ext|lib)$", "", pkg)   # flash_attn_2_cuda -> flash_attn
     return _answer(BINARY, pkg, f"The compiled code of {pip_name(pkg)} does not match the installed "
                    "libraries it links against (torch / CUDA / the C library): it was built for "
                    "other versions.", f"pip install --force-reinstall --no-cache-dir "
@@ -520,7 +602,8 @@ _Q = r"['\"`]?"
 ENV_SIGNATURES: list[Signature] = [
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
-         r"cloned a repository without having git-lfs",
+         r"cloned a repository without having git-lfs|"
+         r"Error while deserializing header: HeaderTooLarge",
          "The weights file is a Git LFS pointer (a small text file): the repo was cloned without "
          "git-lfs, so the weights were never downloaded.",
          "git lfs install && git lfs pull   # in the cloned folder\n"
@@ -550,10 +633,30 @@ ENV_SIGNATURES: list[Signature] = [
          r"NumPy 1\.x cannot be run in NumPy 2|_ARRAY_API not found|undefined symbol: \w+|"
          r"DLL load failed|GLIBC(?:XX)?_[\d.]+'? not found|Expected \d+ from C header, got \d+ "
          r"from PyObject|incompatible architecture \(have|no kernel image is available for "
-         r"execution on the device|cannot open shared object file",
+         r"execution on the device|cannot open shared object file|"
+         r"Error loading \"[^\"\n]+\.dll\" or one of its dependencies|Numpy is not available",
          "Compiled packages were built against other versions of their dependencies.",
          "pip install --force-reinstall --no-cache-dir <package>", refine=refine_binary,
          priority=17),
+    _sig("env-driver-too-old", BINARY,
+         r"The NVIDIA driver on your system is too old \(found version (?P<driver>\d+)\)",
+         "The installed PyTorch was built for a newer CUDA than the NVIDIA driver supports.",
+         "# update the NVIDIA driver, or install a torch built for an older CUDA, e.g.:\n"
+         "pip install torch --index-url https://download.pytorch.org/whl/cu118", priority=17),
+    _sig("env-torchvision-cuda", BINARY,
+         r"PyTorch and torchvision were compiled with different CUDA versions",
+         "torchvision was built for another CUDA than the installed torch (installed separately, "
+         "or from another index).",
+         "pip install --force-reinstall torch torchvision   # together, from one index",
+         priority=17),
+    _sig("env-protobuf-too-new", NEW,
+         r"Descriptors cannot be created directly|'MessageFactory' object has no attribute "
+         r"'GetPrototype'",
+         "The installed protobuf is newer than the generated code of a package that uses it "
+         "(protobuf 4 rejects code generated by protoc < 3.19; protobuf 5 removed "
+         "MessageFactory.GetPrototype).",
+         'pip install "protobuf<=3.20.3"   # or: upgrade the package whose _pb2 files fail\n'
+         "# or: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python", priority=17),
     _sig("env-bitsandbytes-cpu", BINARY,
          r"bitsandbytes was compiled without GPU support|installed version of bitsandbytes was "
          r"compiled without GPU support|CUDA Setup failed despite GPU being available|"
@@ -577,7 +680,10 @@ ENV_SIGNATURES: list[Signature] = [
          "NumPy function NumPy 1.20 no longer accepts tensors in.",
          'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
     _sig("env-model-output-tuple", NEW,
-         r"argument '\w+' \(position \d+\) must be Tensor, not str",
+         r"argument '\w+' \(position \d+\) must be Tensor, not str|"
+         # the TensorFlow form: the key names of a ModelOutput reach a Keras layer
+         r"Inputs to a layer should be tensors\. Got: (?:last_hidden_state|pooler_output|logits|"
+         r"hidden_states)\b",
          "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
          "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
          "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"
@@ -588,7 +694,7 @@ ENV_SIGNATURES: list[Signature] = [
          "The checkpoint's model type is newer than the installed transformers.",
          'pip install -U transformers', priority=17),
     _sig("env-model-type-key", OLD,
-         r"^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'$",
+         r"(?m)^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'$",
          "The checkpoint's model type is newer than the installed transformers.",
          "pip install -U transformers", refine=refine_model_type_key, priority=16),
     _sig("env-tokenizer-class", OLD,
@@ -617,6 +723,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?P<loc> \([^)\n]*\))?)?",
          "A name cannot be imported from a package.", "pip install -U <package>",
          refine=refine_cannot_import),
+    _sig("env-import-line", OLD,
+         r"(?m)^\s*`*from (?P<module>[A-Za-z_][\w.]*) import (?P<name>[A-Z]\w*)`*\s*$",
+         "A class is imported from a library it does not belong to.", "from <its library> import "
+         "<name>", refine=refine_import_line, priority=5),
     _sig("env-module-attribute", OLD,
          rf"(?P<kind>module|type object) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q} has no attribute "
          rf"{_Q}(?P<name>\w+)",
@@ -635,8 +745,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"requires the (?P<pkg>[\w-]+) library but it was not found|"
          r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
          r"(?:it with )?`?['\"]?(?:pip install )?(?P<pkg2>[A-Za-z][\w\[\].-]*)['\"`]?(?![\w.]*\s*"
-         r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are) not installed|"
-         r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed",
+         r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are|seems to be|appears to be) not installed|"
+         r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
+         r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed|"
+         r"requires [A-Za-z][\w-]*:? `pip install (?P<pkg6>[A-Za-z][\w\[\].-]*)`",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

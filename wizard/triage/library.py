@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from wizard.triage.environment import FAMILY, LIBRARIES
+from wizard.triage.environment import FAMILY, LIBRARIES, internal_call_mismatch
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import dist_key, installed_version, paste_versions, pip_name, version_lt
 
@@ -82,6 +82,11 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"[^.\n]{0,30}?\b(?:in|with|since|on|from)\s+(?:`?[\w-]+`?\s+)?v?\d+\.\d+",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S*(?: and v?\d+\.\d+\S*)?,? (?:it|this) (?:doesn't|"
     r"does not|no longer|fails|breaks|raises)",
+    # a release named as the breaking one: "transformers 4.35.0 is breaking peft 0.6"
+    r"\bv?\d+\.\d+[\w.]* (?:is |are )?(?:breaking|breaks|broke)\b",
+    # the other word order: "on version 0.14.0, no errors occur"
+    r"\b(?:on|with|in|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:there (?:is|are) )?"
+    r"(?:no (?:errors?|issues?|problems?)|(?:it|everything) works)",
 )]
 _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
@@ -169,6 +174,26 @@ def _package(parsed: ParsedError) -> str | None:
     return stated[0] if stated else None
 
 
+_NONE_ATTR = re.compile(r"'NoneType' object has no attribute '(?P<attr>\w+)'")
+
+
+def _unset_argument(parsed: ParsedError) -> tuple[str, str] | None:
+    """(name, attribute) when library code reads an attribute of a plain name that is None (an
+    argument left at its default) and the user's call line does not pass that argument."""
+    m = _NONE_ATTR.search(parsed.message or "")
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if m is None or not relevant or not relevant[-1].is_library:
+        return None
+    attr = m.group("attr")
+    used = re.search(rf"(?<![\w.])(?P<name>[a-z_]\w*)\.{attr}\b", relevant[-1].code or "")
+    user = parsed.innermost_user_frame
+    if used is None or used.group("name") in ("self", "cls") or user is None:
+        return None
+    if re.search(rf"\b{used.group('name')}\s*=", user.code or ""):
+        return None                   # the user passed it (perhaps None themselves)
+    return used.group("name"), attr
+
+
 def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     """(reasons, strong) the paste gives for a library bug."""
     text, reasons, strong = parsed.text, [], False
@@ -176,8 +201,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append("a Rust panic inside the library (a library must return an error, never "
                        "panic)")
         strong = True
+    plain = re.sub(r"\*\*|__", "", text)      # markdown emphasis around versions
     for rx in _REGRESSION:
-        m = rx.search(text)
+        m = rx.search(plain)
         if m:
             reasons.append(f"a regression: \"{m.group(0).strip()[:120]}\"")
             strong = True
@@ -190,8 +216,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     name = parsed.exc_name or ""
     inner_lib = parsed.library_frames_innermost
     m = _LIB_OBJECT.search(parsed.message or "")
-    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and (
-            inner_lib or not parsed.frames):
+    # raised inside library code; with no frames the reader is unknown (user code, or another
+    # library of another release reading a removed attribute: version skew), so it is no evidence
+    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and inner_lib:
         reasons.append(f"an internal AttributeError on the library's own {m.group('cls')}")
     b = _BUILTIN_MISUSE.search(parsed.message or "")
     user = parsed.innermost_user_frame
@@ -202,6 +229,15 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     elif name in _INTERNAL_TYPES and inner_lib and plain_call:
         reasons.append(f"{name} raised inside library code while your call passes plain values "
                        f"({user.code.strip()[:80]})")
+    unset = _unset_argument(parsed)
+    if unset:
+        reasons.append(f"library code reads .{unset[1]} of its argument {unset[0]}, which is None "
+                       f"because your call did not pass it: the library does not handle its own "
+                       "default")
+    own = internal_call_mismatch(parsed)
+    if own:
+        reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
+                       "does not take it (one release disagreeing with itself)")
     n = _NAME_ERROR.search(text)
     if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")

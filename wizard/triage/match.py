@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.findings import Finding
+from wizard.triage.causes import cause_of
 from wizard.triage.environment import FAMILY
 from wizard.triage.library import LibraryBug, assess_library_bug
 from wizard.triage.normalize import to_int
@@ -159,6 +160,7 @@ class Triage:
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "cause_id": self.cause_id,
+                "root_cause": cause_of(self.cause_id),
                 "parsed": self.parsed.to_dict(),
                 "library_bug": self.bug.to_dict() if self.bug is not None else None,
                 "matches": [m.to_dict() for m in self.matches],

@@ -104,7 +104,9 @@ def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "cross-entropy kernel): num_labels is too small or a label is -1.",
                 "probes": ["data.labels-out-of-range", "model.cpu-rerun"]}
     if "srcIndex < srcSelectDimSize" in assertion or "indexSelect" in kernel:
-        return {"cause": "An embedding lookup got an index past the end of its table: token ids "
+        # the GPU form of the CPU's "index out of range in self": the same cause
+        return {"id": "index-out-of-range-in-self",
+                "cause": "An embedding lookup got an index past the end of its table: token ids "
                          ">= the vocabulary size (tokens added without resize_token_embeddings, "
                          "tokenizer from another checkpoint) or sequences longer than the "
                          "position embeddings (truncation off).",
@@ -285,8 +287,22 @@ def refine_broadcast(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+_TAPE_ANSWER = {
+    "id": "gradients-are-none",
+    "cause": "In a custom GradientTape loop the loss does not depend on the variables as the tape "
+             "recorded them: part of it was computed after the `with tf.GradientTape()` block, "
+             "through NumPy (.numpy(), np.*), or with ops that have no gradient (argmax, argsort, "
+             "round, a cast to int).",
+    "fix": "with tf.GradientTape() as tape:\n    logits = model(x, training=True)\n"
+           "    loss = loss_fn(y, logits)   # every step of the loss inside the block, TF ops only\n"
+           "grads = tape.gradient(loss, model.trainable_variables)"}
+
+
 def refine_no_gradients(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """compile() shown without a loss: the loss is simply missing."""
+    """compile() shown without a loss: the loss is simply missing. A GradientTape loop: the
+    loss left the tape."""
+    if re.search(r"GradientTape|tape\.gradient", parsed.text):
+        return _TAPE_ANSWER
     calls = re.findall(r"\.compile\(([^()]*(?:\([^()]*\)[^()]*)*)\)", parsed.text)
     if calls and not any("loss" in c for c in calls):
         return {"id": "keras-compile-without-loss",
@@ -300,9 +316,23 @@ _MODEL_URL = re.compile(r"huggingface\.co/(?!api/|datasets/|spaces/)(?:api/model
                         r"(?P<repo>[\w.-]+/[\w.-]+)/(?:resolve|tree|revision)")
 
 
+def refine_gradients_none(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Gradients that do not exist (TensorFlow's warning, or printed as None) mean the loss left
+    the tape, whatever the loop."""
+    return dict(_TAPE_ANSWER)
+
+
 def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A dataset (or Space) looked up as a model: the URL is a model URL while the code names
-    the repo type or loads that id as a dataset."""
+    the repo type or loads that id as a dataset. A repo the paste says is gated (a license to
+    accept) exists: the Hub hides it until the terms are accepted."""
+    if re.search(r"\bgated\b|\blicen[cs]e\b|accept(?:ed|ing)? (?:the|its) (?:terms|conditions)",
+                 parsed.loose_text or parsed.text, re.I):
+        return {"id": "hub-gated-repo",
+                "cause": "The repository exists but is gated: until you accept its terms on the "
+                         "Hub and authenticate, the Hub answers as if it did not exist.",
+                "fix": "# accept the terms at https://huggingface.co/<repo>, then:\n"
+                       "huggingface-cli login"}
     m = _MODEL_URL.search(parsed.text)
     if m is None:
         return None

@@ -10,6 +10,7 @@ from wizard.triage.refine import (
     refine_batch_mismatch,
     refine_broadcast,
     refine_expanded,
+    refine_gradients_none,
     refine_index_error,
     refine_no_gradients,
     refine_no_loss,
@@ -45,6 +46,18 @@ SIGNATURES: list[Signature] = [
         title="No gradients provided for any variable",
         evidence=(r"No gradients provided for any variable: \(?\[?'(?P<first_variable>[^']+)'",),
         framework="tensorflow", priority=12, refine=refine_no_gradients),
+    Signature(
+        "gradients-are-none",
+        r"Gradients do not exist for variables [\s\S]{0,2000}?when minimizing the loss|"
+        r"tape\.gradient\([^\n]*\)[\s\S]{0,600}?\[None(?:, None)+\]",
+        "The loss does not depend on the variables as the tape recorded them.",
+        "TensorFlow differentiates only the operations recorded inside the GradientTape block; "
+        "a loss computed outside it, through NumPy or with non-differentiable ops has no path "
+        "back to the weights, so their gradients are None.",
+        ["model.initial-loss"],
+        "with tf.GradientTape() as tape:\n    loss = loss_fn(y, model(x, training=True))",
+        title="Gradients are None", framework="tensorflow", priority=11,
+        refine=refine_gradients_none),
     Signature(
         "torch-target-out-of-bounds",
         r"Target (?P<target>-?\d+) is out of bounds|cur_target >= 0 && cur_target < n_classes",
@@ -94,7 +107,8 @@ SIGNATURES: list[Signature] = [
         r"CUDA out of memory|OutOfMemoryError|OOM when allocating tensor|ResourceExhaustedError|"
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
         r"DefaultCPUAllocator: can't allocate memory|CUDA (?:memory|OOM) (?:exception|error)|"
-        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b",
+        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|"
+        r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory",
         "The model, its gradients and optimizer state and the activations of one batch do not fit "
         "in the device's memory (or another process holds part of it).",
         "Memory grows with parameters (weights + gradients + 2 Adam moments = 16 bytes per "
@@ -139,7 +153,10 @@ SIGNATURES: list[Signature] = [
         priority=13, refine=refine_unable_tensor),
     Signature(
         "ragged-sequences",
-        r"expected sequence of length (?P<expected>\d+) at dim (?P<dim>\d+) \(got (?P<got>\d+)\)",
+        r"expected sequence of length (?P<expected>\d+) at dim (?P<dim>\d+) \(got (?P<got>\d+)\)|"
+        # the default collate stacking examples of different lengths
+        r"stack expects each tensor to be equal size, but got \[(?P<expected2>[\d, ]+)\] at "
+        r"entry \d+ and \[(?P<got2>[\d, ]+)\] at entry \d+",
         "A list of sequences of different lengths was turned into a tensor without padding.",
         "torch.tensor needs every row to have the same length; tokenized examples differ in length "
         "until a collator pads them.",
@@ -203,7 +220,9 @@ SIGNATURES: list[Signature] = [
         "no-pad-token",
         r"Asking to pad but the tokenizer does not have a padding token|Unable to set proper "
         r"padding strategy as the tokenizer does not have a padding token|Cannot handle batch "
-        r"sizes > 1 if no padding token is defined",
+        r"sizes > 1 if no padding token is defined|"
+        r"attempting to pad samples but the tokenizer you are using \(\w+\) does not have a pad "
+        r"token|Using pad_token, but it is not set yet|Padding token is not set",
         "The tokenizer (GPT-2, LLaMA, Mistral style) has no pad token, so it cannot pad a batch.",
         "Decoder-only checkpoints ship without a pad token; padding needs one, and the model "
         "config needs its id for sequence classification.",
@@ -215,7 +234,8 @@ SIGNATURES: list[Signature] = [
         "missing-input-ids",
         r"You have to specify either input_ids or inputs_embeds|You must specify exactly one of "
         r"input_ids or inputs_embeds|You should supply an encoding or a list of encodings to "
-        r"this method that includes input_ids|^KeyError: '?input_ids'?$",
+        r"this method that includes input_ids|(?m:^KeyError: '?input_ids'?$)|"
+        r"The batch received was empty, your model won't be able to train on it",
         "The batch that reached the model has no `input_ids`: the columns were renamed or dropped, "
         "to_tf_dataset got other columns, or raw text was passed instead of token ids.",
         "Every transformers model needs input_ids (or inputs_embeds); it raises when neither "
@@ -258,7 +278,10 @@ SIGNATURES: list[Signature] = [
     Signature(
         "index-out-of-range-in-self",
         r"index out of range in self|indices\[[\d,]+\] = (?P<index>\d+) is not in \[0, "
-        r"(?P<table_size>\d+)\)",
+        r"(?P<table_size>\d+)\)|"
+        # the same lookup in torch < 1.5: with the table size, or the TH kernel's location
+        r"index out of range: Tried to access index (?P<token_id>\d+) out of table with "
+        r"(?P<table_rows>\d+) rows|index out of range at [^\n]{0,120}?TH\w*/generic/\w+\.c",
         "An embedding lookup got an index past the end of its table: a token id >= the vocabulary "
         "size (tokens added without resize_token_embeddings, another checkpoint's tokenizer) or a "
         "sequence longer than the position embeddings (truncation off).",
@@ -363,7 +386,11 @@ SIGNATURES: list[Signature] = [
     Signature(
         "devices-differ",
         r"Expected all tensors to be on the same device, but (?:found at least two devices, )?"
-        r"(?P<device_a>[\w:]+) and (?P<device_b>[\w:]+)",
+        r"(?P<device_a>[\w:]+) and (?P<device_b>[\w:]+)|"
+        # the wordings of torch < 1.8
+        r"Expected object of device type (?P<device_a2>\w+) but got device type (?P<device_b2>\w+)|"
+        r"expected device (?P<device_a3>[\w:]+) but got device (?P<device_b3>[\w:]+)|"
+        r"Input, output and indices must be on the current device",
         "The batch and the model are on different devices (e.g. inputs on CPU, model on cuda:0).",
         "Every tensor of one operation must live on one device; a plain loop has to move the "
         "batch.",
@@ -373,7 +400,11 @@ SIGNATURES: list[Signature] = [
     Signature(
         "nan-loss",
         r"Invalid loss, terminating training|returned nan values in its \d+\w* output|"
-        r"\bloss['\"]?\s*[:=]\s*nan\b|\btensor\(nan\b|\[nan(?:\.0)?(?:, nan(?:\.0)?)*\]",
+        r"\b\w*loss['\"]?\s*[:=]\s*nan\b|\btensor\(nan\b|\[nan(?:\.0)?(?:, nan(?:\.0)?)*\]|"
+        # a NaN gradient norm in the Trainer's logs, or the reporter's words
+        r"\bgrad_norm['\"]?\s*[:=]\s*nan\b|"
+        r"\bloss(?:es)? (?:becomes?|became|goes|went|turns?|turned|is|are|was|were) (?:to )?"
+        r"(?:nan|NaN)\b",
         "The loss became NaN: labels outside 0..num_labels-1 (TF on GPU/XLA), a learning rate far "
         "too high, fp16 overflow, or NaN/Inf in the inputs.",
         "NaN spreads through the weights within one step; the first samples with a NaN per-sample "
@@ -401,7 +432,8 @@ SIGNATURES: list[Signature] = [
     Signature(
         "model-id-not-found",
         r"is not a local folder and is not a valid model identifier|RepositoryNotFoundError|"
-        r"Repository Not Found for url",
+        r"Repository Not Found for url|Dataset '[^'\n]{1,200}' doesn't exist on the Hub|"
+        r"Couldn't find '[^'\n]{1,200}' on the Hugging Face Hub",
         "The model name is misspelt, the repository is private or gated (needs a token), or a "
         "local path does not exist.",
         "from_pretrained treats a string that is not an existing folder as a Hub id.",

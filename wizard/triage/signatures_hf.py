@@ -21,9 +21,36 @@ def refine_sentencepiece(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     """Only with a SentencePiece tokenizer class in the paste (those are None without it)."""
     if not re.search(r"\b(?:T5|MT5|Albert|XLNet|Camembert|MBart\w*|Pegasus|Marian|Llama|"
                      r"XLMRoberta|BigBird|DebertaV2|Reformer|BarthezTokenizer|Speech2Text|M2M100|"
-                     r"Bartpho|Rembert|FNet|Plbart|NllbT?)Tokenizer\b", parsed.text):
+                     r"Bartpho|Rembert|FNet|Plbart|NllbT?|XGLM|Gemma|CodeLlama|LayoutXLM|"
+                     r"BertGeneration|GPTSw3|MLuke|SpeechT5|Siglip|Udop|SeamlessM4T|Cpm|ErnieM|"
+                     r"BigBirdPegasus|Pegasus_?X?)Tokenizer\b", parsed.text):
         return {"reject": True}
     return None
+
+
+def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A missing file that a library was asked to read; the user's own open() of a missing file
+    is plain code (the line shown is the answer)."""
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    return {"reject": True} if relevant and relevant[-1].is_user else None
+
+
+def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
+    an org/name id is a Hub repository that cannot be found."""
+    path = str(ev.get("path", ""))
+    if re.match(r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])", path) or path.count("/") > 1:
+        return {"id": "local-file-missing",
+                "cause": f"The folder {path} does not hold the files to load (a model saved "
+                         "without its tokenizer, a checkpoint folder, or a path relative to "
+                         "another working directory).",
+                "fix": f"tokenizer.save_pretrained('{path}')   # where the model was saved\n"
+                       "# or load the tokenizer from the original Hub checkpoint"}
+    return {"id": "model-id-not-found",
+            "cause": f"{path} is not a repository the Hub serves here: misspelt, private or "
+                     "gated (needs a token), or the Hub is unreachable and it is not cached.",
+            "fix": "huggingface-cli login   # for private or gated repositories\n"
+                   f"# and check the id at https://huggingface.co/{path}"}
 
 
 def _s(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
@@ -123,7 +150,7 @@ HF_SIGNATURES: list[Signature] = [
        "# or: label2id = {l: i for i, l in enumerate(sorted(set(labels)))}", priority=13),
     _s("tokenizer-unk-token-not-set",
        r"Missing \[?UNK\]? token from the vocabulary|`?unk_id`? is missing|Encountered an unknown "
-       r"token but",
+       r"token but|Unk token `?[^`\n]{1,20}`? not found in the vocabulary",
        "The tokenizer has no unknown token in its vocabulary (or the model was not told which "
        "it is), so an out-of-vocabulary piece cannot be encoded.",
        "WordPiece/Unigram map unknown pieces to unk_token; the token must be in the vocab and "
@@ -238,7 +265,11 @@ HF_SIGNATURES: list[Signature] = [
        "..., num_labels=1)"),
     _s("keras-h5-save-unsupported",
        r"Not JSON Serializable:?'?,? ?<?\w*Config|Object of type '?\w+Config'? is not JSON "
-       r"serializable",
+       r"serializable|"
+       # Keras' own words for a layer it cannot serialise (a subclassed / transformers layer)
+       r"Layer \w+ has arguments (?:\[[^\]\n]*\] )?in `__init__` and therefore must override "
+       r"`get_config`|Saving the model to HDF5 format requires the model to be a Functional model "
+       r"or a Sequential model",
        "Keras cannot serialise a transformers layer (its config object) into the H5/Keras "
        "format.",
        "H5/.keras saving stores each layer's constructor arguments as JSON.",
@@ -255,10 +286,33 @@ HF_SIGNATURES: list[Signature] = [
        "model.save_pretrained('out/model')   # then from_pretrained('out/model')\n"
        "# the other framework's weights: from_pretrained(path, from_tf=True) / from_pt=True",
        priority=12),
+    _s("local-file-missing",
+       r"No such file or directory(?: \(os error 2\)|: '(?P<path>[^'\n]{1,300})')|"
+       r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'",
+       "A file the code or the loader reads is not at the path given: it was never downloaded "
+       "or saved there, the path is relative to another working directory, or the name is "
+       "misspelt.",
+       "Loaders that take a local path (a vocab or merges file, a tokenizer.json, data files, a "
+       "checkpoint folder) open it as given; nothing is downloaded for a local path.",
+       ["environment.hub-file-missing"],
+       "import os; print(os.getcwd(), os.path.exists(PATH))   # the path the error names\n"
+       "# download it first (hf_hub_download(repo_id, filename)) or load by Hub id: "
+       "from_pretrained('org/name')",
+       priority=6, title="A file is not at the path given", refine=refine_loader_path),
+    _s("cannot-load-from-path",
+       r"Can't load (?:the )?(?:tokenizer|config|configuration|model|feature extractor|"
+       r"image processor|processor) for '(?P<path>[^'\n]{1,300})'",
+       "Nothing loadable of that kind is where the name points: a local folder without those "
+       "files, or a Hub id that is misspelt, private or unreachable.",
+       "from_pretrained reads a local folder when one of that name exists, else the Hub id.",
+       ["environment.model-not-found", "environment.hub-file-missing"],
+       "tokenizer.save_pretrained(folder)   # beside model.save_pretrained(folder)\n"
+       "# or the Hub id of the original checkpoint: AutoTokenizer.from_pretrained('org/name')",
+       priority=7, title="Cannot load from that name", refine=refine_load_path),
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
        r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
-       r"NoneType|tokenizer (?:is|returns?) None\b",
+       r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable",
        "sentencepiece is not installed: this SentencePiece tokenizer class is a None placeholder "
        "without it, so from_pretrained returns None.",
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",

@@ -51,7 +51,47 @@ def refine_row_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     name = str(ev.get("key", ""))
     row_lookup = any(f.package == "datasets" and f.function == "__getitem__" for f in library)
     named_in_user_code = any(f"[{q}{name}{q}]" in (f.code or "") for f in user for q in "'\"")
+    # a library reading the column an argument names (element[dataset_text_field])
+    configured = any(re.search(r"\[\s*(?:self\.)?\w*(?:field|column)\w*\s*\]", f.code or "")
+                     for f in library)
+    if row_lookup and configured and not named_in_user_code:
+        return {"cause": f"The dataset has no column '{name}': the library reads the column that "
+                         "one of its arguments names (e.g. dataset_text_field, whose default is "
+                         "'text'), and the rows have other columns.",
+                "fix": f"print(dataset.column_names)   # then: dataset_text_field='<the text "
+                       f"column>', or dataset = dataset.rename_column('<yours>', '{name}'), or "
+                       "a formatting_func"}
     return None if row_lookup and named_in_user_code else {"reject": True}
+
+
+# objects whose missing attribute is about the data or the framework, not a library interface
+_NOT_INTERFACES = frozenset({"NoneType", "Tensor", "EagerTensor", "KerasTensor", "ndarray",
+                             "DataFrame", "Series", "str", "list", "dict", "tuple", "int",
+                             "float", "bool", "function", "method", "module", "generator"})
+
+
+# objects a library hands to your own functions (compute_metrics, callbacks): only your code
+# reads them, so a missing attribute on one is yours even when the paste shows no frames
+_HANDED_TO_YOU = frozenset({"EvalPrediction", "TrainerState", "TrainerControl"})
+
+
+def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Your own code reads an attribute that an object a library gave it does not have: only
+    when the innermost frame is yours (library code failing on its own object is another
+    matter) and the class is not one the paste defines."""
+    cls, attr = str(ev.get("cls", "")), str(ev.get("attr", ""))
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if cls in _NOT_INTERFACES:
+        return {"reject": True}
+    if not (relevant and relevant[-1].is_user) and not (not relevant and cls in _HANDED_TO_YOU):
+        return {"reject": True}
+    if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M):
+        return {"reject": True}
+    return {"cause": f"Your code reads .{attr} of a {cls}, which has no attribute of that name: "
+                     f"the fields of {cls} are named otherwise (a misspelling, or the name of "
+                     "another object).",
+            "fix": f"print([a for a in dir(obj) if not a.startswith('_')])   # the fields a {cls} "
+                   f"has, instead of .{attr}"}
 
 
 def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
@@ -60,6 +100,100 @@ def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str
 
 
 USAGE_SIGNATURES: list[Signature] = [
+    _u("bce-target-size-mismatch",
+       r"Target size \(torch\.Size\(\[(?P<target>[\d, ]*)\]\)\) must be the same as input size "
+       r"\(torch\.Size\(\[(?P<input>[\d, ]*)\]\)\)",
+       "A binary cross-entropy loss (multi-label classification, or BCEWithLogitsLoss in your "
+       "code) got labels of another shape than the logits: one class id per example where it "
+       "needs one 0/1 value per class, or two logits per example against one 0/1 label.",
+       "BCEWithLogitsLoss compares logits and labels element by element, so both need the same "
+       "shape, and float labels.",
+       ["data.batch-structure", "model.num-labels-vs-classes"],
+       "labels = torch.nn.functional.one_hot(labels, num_classes=num_labels).float()  # multi-hot\n"
+       "# or single-label classification: problem_type='single_label_classification' (cross-entropy)",
+       title="Target size must be the same as input size"),
+    _u("map-column-length-mismatch",
+       r"Column \d+ named (?P<column>\w+) expected length (?P<expected>\d+) but got length "
+       r"(?P<got>\d+)",
+       "A batched map returned columns of different lengths: the function changed the number "
+       "of rows (chunking, splitting, filtering) for the columns it returns, while the input "
+       "columns it left alone kept the old count.",
+       "datasets writes every column of a batch to one Arrow table, so all of them need the same "
+       "number of rows.",
+       ["data.batch-structure"],
+       "ds = ds.map(group_texts, batched=True, remove_columns=ds.column_names)   # drop the old "
+       "columns",
+       title="A batched map returned columns of different lengths"),
+    _u("cuda-unavailable",
+       r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization "
+       r"failed, you might not have a CUDA gpu",
+       "The code asks for CUDA on a machine (or container, or runtime) without an NVIDIA GPU or "
+       "driver: a CPU notebook runtime, a container started without GPU access, or "
+       "CUDA_VISIBLE_DEVICES hiding every GPU.",
+       "torch finds no usable NVIDIA driver, so every .cuda() / device='cuda' fails.",
+       ["environment.device"],
+       "import torch; print(torch.cuda.is_available())   # then pick a GPU runtime, or:\n"
+       "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
+       title="No NVIDIA GPU or driver here"),
+    _u("flash-attention-needs-ampere",
+       r"FlashAttention only supports Ampere GPUs or newer",
+       "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
+       "GPU is older (T4, V100, RTX 20xx).",
+       "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "
+       "cannot run.",
+       ["environment.device"],
+       "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
+       title="FlashAttention needs an Ampere GPU"),
+    _u("cross-entropy-class-dim",
+       r"Expected target size \((?P<expected>[\d, ]+)\), got torch\.Size\(\[(?P<got>[\d, ]+)\]\)",
+       "cross_entropy got logits of shape [batch, seq, vocab] with labels [batch, seq]: it reads "
+       "the classes from dimension 1, so token-level logits must be flattened (or permuted) "
+       "first.",
+       "CrossEntropyLoss takes (N, C) logits with (N,) targets, or (N, C, d) with (N, d).",
+       ["data.batch-structure"],
+       "loss = F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1), "
+       "ignore_index=-100)",
+       title="Expected target size (cross-entropy over the wrong dimension)"),
+    _u("response-template-not-found",
+       r"Could not find response key",
+       "The response template's token ids do not appear in the tokenized example: encoded on its "
+       "own, the template tokenizes differently than inside the text (a leading space or newline "
+       "merges with its neighbour), or truncation cut it off; the example then trains on nothing.",
+       "DataCollatorForCompletionOnlyLM looks for the template's token ids in each example's ids.",
+       ["data.batch-structure"],
+       "ids = tokenizer.encode('\\n### Answer:', add_special_tokens=False)[2:]   # with its "
+       "context, then drop the context's tokens\n"
+       "collator = DataCollatorForCompletionOnlyLM(ids, tokenizer=tokenizer)",
+       title="Could not find response key", family="response-template-tokenization-mismatch"),
+    _u("dataset-split-not-found",
+       r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])",
+       "The code asks for a split the dataset does not have (many datasets ship only 'train').",
+       "load_dataset(..., split=name) and DatasetDict[name] need a split the data files define.",
+       ["environment.dataset-config"],
+       "ds = load_dataset(name, split='train').train_test_split(test_size=0.1)   # make the "
+       "validation split",
+       title="Unknown split"),
+    _u("object-array-to-tensor",
+       r"Failed to convert a NumPy array to a Tensor \(Unsupported object type (?P<type>[\w.]+)\)|"
+       r"can't convert np\.ndarray of type numpy\.object_?",
+       "The array holds Python objects (dtype=object): values of mixed types, None/NaN beside "
+       "numbers, strings, or lists of different lengths, so it cannot become a numeric tensor.",
+       "pandas columns and lists of mixed values become NumPy arrays of dtype object; tensors "
+       "need one numeric dtype (and one length per row).",
+       ["data.batch-structure"],
+       "X = np.asarray(X).astype(np.float32)   # fails on the value that is not a number: find it\n"
+       "y = np.asarray(y).astype(np.int64)     # class ids (float32 for regression)",
+       title="An array of Python objects cannot become a tensor"),
+    _u("library-object-missing-attribute",
+       r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'",
+       "Your code reads an attribute that an object of a library does not have.",
+       "An object the library returns or passes to your code (an output, an EvalPrediction, a "
+       "batch, a config) has a fixed set of fields; reading another name raises AttributeError "
+       "in your own code.",
+       ["data.batch-structure"],
+       "print(dir(obj))   # the attributes the object has",
+       priority=4, title="Your code reads an attribute the object does not have",
+       refine=refine_object_attribute),
     _u("layer-input-shape-mismatch",
        r"mat1 and mat2 shapes cannot be multiplied \((?P<a>\d+x\d+) and (?P<b>\d+x\d+)\)|"
        r"Input \d+ of layer \"?[\w/-]+\"? is incompatible with the layer: expected "
@@ -79,7 +213,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"TextEncodeInput must be Union\[TextInputSequence|TextInputSequence must be str|"
        r"text input must (?:be )?of type `?str`? \(single example\)|"
        r"PreTokenizedEncodeInput must be Union|"
-       r"input must be of type `?str`?",
+       r"input must be of type `?str`?|You need to specify either `text` or `text_target`",
        "The tokenizer got something that is not a string: an empty value (None/NaN, e.g. a "
        "missing cell of a CSV), a number, or a nested list from the text column.",
        "Tokenizers encode str (or lists of str); one None or float among the texts fails the "
@@ -113,7 +247,8 @@ USAGE_SIGNATURES: list[Signature] = [
        r"(?P<expected>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|double)"
        r"(?: but found| !=) (?P<found>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|"
        r"double)|Input type \(\w*?(?P<in_t>Half|Float|BFloat16|Double)\w*\) and (?:weight|bias) "
-       r"type \(\w*?(?P<w_t>Half|Float|BFloat16|Double)\w*\) should be the same",
+       r"type \(\w*?(?P<w_t>Half|Float|BFloat16|Double)\w*\) should be the same|"
+       r"mat1 and mat2 must have the same dtype",
        "Two tensors of one operation have different floating dtypes: a float16/bfloat16 model "
        "fed float32 inputs (or a float32 layer added to a half-precision model) without autocast.",
        "Matrix products need both operands in one dtype; autocast (fp16=True / bf16=True in the "
@@ -217,7 +352,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "print(dataset.column_names)   # then use those names",
        title="Column not in the dataset"),
     _u("column-not-in-dataset-row",
-       r"^KeyError: '(?P<key>[^'\n]{1,80})'$",
+       r"(?m)^KeyError: '(?P<key>[^'\n]{1,80})'$",
        "The code reads a column the dataset's rows do not have (another name, or one an "
        "earlier map removed or renamed).",
        "datasets looks the name up in the row or batch it passes to your function and raises "
@@ -318,7 +453,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "load_best_model_at_end=True)", title="save and eval strategy must match", priority=9),
     _u("metric-for-best-model-not-found",
        r"The `metric_for_best_model` training argument is set to '(?P<metric>[^'\n]+)', which is "
-       r"not found in the evaluation metrics|^KeyError: 'eval_(?P<metric2>\w+)'$",
+       r"not found in the evaluation metrics|(?m:^KeyError: 'eval_(?P<metric2>\w+)'$)",
        "metric_for_best_model names a metric the evaluation does not report (compute_metrics "
        "returns other keys, or there is no eval loss because labels are missing from the eval "
        "set).", "The Trainer prefixes each key compute_metrics returns with 'eval_'.",
@@ -327,7 +462,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "returns", title="metric_for_best_model not in the evaluation metrics"),
     _u("empty-dataset",
        r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
-       r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty",
+       r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty|"
+       r"Please pass `features` or at least one example when writing data",
        "The dataset is empty: a filter or map removed every row, the split or data_files matched "
        "nothing, or the text column is empty after preprocessing.",
        "A sampler (or indexing) over zero rows fails before the first step.",
@@ -343,6 +479,7 @@ USAGE_SIGNATURES: list[Signature] = [
        title="evaluation requires an eval_dataset"),
     _u("precision-needs-cuda",
        r"(?:FP16|fp16|bf16|BF16)[^\n]{0,120}can only be used on CUDA|"
+       r"(?:fp16|bf16) mixed precision requires a GPU|"
        r"Your setup doesn't support bf16/gpu|bf16 \(`--bf16`\)[^\n]{0,80}requires? "
        r"(?:PyTorch >= 1\.10 and )?(?:an )?(?:Ampere|NVIDIA)",
        "Mixed precision was asked for (fp16=True / bf16=True) on a machine without a suitable "

@@ -33,7 +33,8 @@ _PIP = {
 def pip_name(module: str) -> str:
     """The pip name that provides an import name ("sklearn" -> "scikit-learn")."""
     module = (module or "").strip()
-    for key in (module, module.split(".", 1)[0]):
+    parts = module.split(".")
+    for key in (".".join(parts[:n]) for n in range(len(parts), 0, -1)):   # longest prefix first
         if key in _PIP:
             return _PIP[key]
     return module.split(".", 1)[0].replace("_", "-")

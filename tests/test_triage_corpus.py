@@ -1,0 +1,92 @@
+"""The corpus of real error reports and the cause vocabulary it is scored with.
+
+Every report is well formed (the README's fields, a known category, a file named after its
+thread), every tag the vocabulary groups is a tag someone uses, and the whole corpus goes
+through triage without a crash.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wizard.triage.causes import CAUSES, cause_of, same_cause
+from wizard.triage.environment import FAMILY
+from wizard.triage.match import triage
+from wizard.triage.signatures import SIGNATURES
+from wizard.triage.versions import pastes_from_elsewhere
+
+CORPUS = Path(__file__).parent / "data" / "real_errors"
+FIELDS = {"url", "library", "framework", "paste", "cause", "category", "cause_id", "package",
+          "library_bug", "fixed_in", "fix"}
+CATEGORIES = {"data", "model", "tokenizer", "hyperparameters", "memory", "environment", "hub",
+              "api-usage", "library-bug"}
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, dict]:
+    return {p.name: yaml.safe_load(p.read_text(encoding="utf-8"))
+            for p in sorted(CORPUS.glob("*.yaml"))}
+
+
+def test_reports_are_well_formed(reports: dict[str, dict]) -> None:
+    assert len(reports) >= 150
+    urls = set()
+    for name, r in reports.items():
+        assert FIELDS <= set(r), (name, FIELDS - set(r))
+        assert r["category"] in CATEGORIES, name
+        assert r["framework"] in ("tensorflow", "pytorch", "none"), name
+        assert isinstance(r["library_bug"], bool), name
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", r["cause_id"]), name
+        assert r["paste"].strip() and r["cause"].strip(), name
+        assert r["url"] not in urls, name
+        urls.add(r["url"])
+        number = re.search(r"/(?:issues|pull|discussions|t/[^/]+)/(\d+)", r["url"])
+        assert number and name.endswith(f"-{number.group(1)}.yaml"), name
+        if r["library_bug"]:
+            assert cause_of(r["cause_id"]) in ("library-bug", "version-mismatch"), name
+
+
+def test_the_vocabulary_groups_each_tag_once_and_only_tags_in_use(reports: dict[str, dict]) -> None:
+    refined = {m for f in (Path(__file__).parents[1] / "wizard" / "triage").glob("*.py")
+               for m in re.findall(r'"id": "([a-z0-9-]+)"', f.read_text(encoding="utf-8"))}
+    wizard_ids = {s.cause_id for s in SIGNATURES} | {s.id for s in SIGNATURES} | set(FAMILY) | refined
+    in_use = wizard_ids | {r["cause_id"] for r in reports.values()}
+    seen: dict[str, str] = {}
+    for cause in CAUSES:
+        assert cause.meaning.strip() and len(cause.tags) >= 1
+        for tag in cause.tags:
+            assert tag not in seen, (tag, seen.get(tag), cause.name)
+            seen[tag] = cause.name
+            assert tag in in_use, tag
+
+
+def test_tags_of_one_cause_match_and_others_do_not() -> None:
+    assert same_cause("tf-label-out-of-range", "torch-target-out-of-bounds")
+    assert same_cause("env-version-too-old", "env-version-too-new")
+    assert same_cause("some-new-tag", "some-new-tag")
+    assert not same_cause("out-of-memory", "nan-loss")
+    assert not same_cause("library-bug", "env-version-too-old")
+    assert cause_of("a-tag-in-no-group") == "a-tag-in-no-group"
+
+
+def test_every_report_goes_through_triage(reports: dict[str, dict]) -> None:
+    with pastes_from_elsewhere():
+        results = {name: triage(r["paste"]) for name, r in reports.items()}
+    assert not {n: t.error for n, t in results.items() if t.error}
+    assert all(t.verdict != "empty" for t in results.values())
+
+
+def test_the_readme_messy_paste_gets_the_answer_it_shows() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("A messy paste:", 1)[1].split("## ", 1)[0]
+    blocks = re.findall(r"```\n(.*?)```", section, re.S)
+    paste, answer = "".join(f"```\n{b}```\n" for b in blocks[:2]), blocks[2]
+    cause_id = answer.split(":", 1)[0].strip()
+    fix = re.search(r"^fix: (.*)$", answer, re.M).group(1).strip()
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.primary is not None and t.cause_id == cause_id
+    assert t.primary.fix.strip() == fix

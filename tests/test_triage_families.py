@@ -1,0 +1,383 @@
+"""Families read from the error's own semantics: who wrote the code that failed decides whose
+fault it is (a function the user handed to a library, an attribute the user's code reads, a
+package the message says must be installed)."""
+from __future__ import annotations
+
+from wizard.triage.causes import cause_of
+from wizard.triage.match import triage
+from wizard.triage.versions import pastes_from_elsewhere
+
+LIB = "/usr/local/lib/python3.10/dist-packages"
+
+
+def _tb(*frames: tuple[str, int, str, str], error: str) -> str:
+    lines = ["Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines += [f'  File "{path}", line {line}, in {func}', f"    {code}"]
+    return "\n".join(lines + [error]) + "\n"
+
+
+def test_a_library_calling_the_users_function_with_an_undeclared_keyword() -> None:
+    paste = _tb(("/content/train.py", 40, "<module>", "trainer.train()"),
+                (f"{LIB}/trl/trainer/grpo_trainer.py", 900, "_calculate_rewards",
+                 "out = reward_func(prompts=prompts, completions=completions, **kw)"),
+                error="TypeError: reward_len() got an unexpected keyword argument 'prompts'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "callback-signature-mismatch", t.cause_id
+    assert "**kwargs" in t.primary.fix and "reward_len" in t.primary.fix
+    assert cause_of(t.cause_id) == "user-code-interface-mismatch"
+
+
+def test_an_unexpected_keyword_of_a_library_constructor_stays_a_version_question() -> None:
+    paste = _tb(("/content/train.py", 8, "<module>", "args = TrainingArguments(out, foo_strategy=1)"),
+                (f"{LIB}/transformers/utils/deprecation.py", 172, "wrapped_func",
+                 "return func(*args, **kwargs)"),
+                error="TypeError: __init__() got an unexpected keyword argument 'foo_strategy'")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id != "callback-signature-mismatch"
+
+
+def test_the_users_code_reading_a_field_a_library_object_lacks() -> None:
+    paste = _tb(("/content/train.py", 12, "compute_metrics", "preds = p.prediction.argmax(-1)"),
+                error="AttributeError: 'EvalPrediction' object has no attribute 'prediction'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "library-object-missing-attribute" and t.bug is None
+    assert ".prediction" in t.primary.cause
+
+
+def test_the_same_attribute_error_inside_library_code_or_on_the_users_class_is_not_it() -> None:
+    inside = _tb(("/content/train.py", 3, "<module>", "trainer.train()"),
+                 (f"{LIB}/transformers/trainer.py", 2000, "train", "self.deepspeed.step()"),
+                 error="AttributeError: 'PPOv2Trainer' object has no attribute 'deepspeed'")
+    own = ("class Head:\n    pass\n" +
+           _tb(("/content/train.py", 9, "<module>", "h.size"),
+               error="AttributeError: 'Head' object has no attribute 'size'"))
+    with pastes_from_elsewhere():
+        assert triage(inside).cause_id != "library-object-missing-attribute"
+        assert triage(own).cause_id != "library-object-missing-attribute"
+
+
+def test_a_message_saying_a_package_must_be_installed() -> None:
+    paste = ("ValueError: Couldn't instantiate the backend tokenizer from one of:\n(1) a `tokenizers` "
+             "library serialization file,\nYou need to have sentencepiece installed to convert a "
+             "slow tokenizer to a fast one.")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "env-missing-package" and "pip install sentencepiece" in t.primary.fix
+
+
+def test_a_file_missing_at_the_path_given() -> None:
+    for paste in ("Exception: No such file or directory (os error 2)",
+                  "FileNotFoundError: [Errno 2] No such file or directory: 'bert-base-uncased-vocab.txt'"):
+        with pastes_from_elsewhere():
+            t = triage(paste)
+        assert cause_of(t.cause_id) == "local-file-missing", (paste, t.cause_id)
+    with pastes_from_elsewhere():   # a DatasetDict folder read as a Dataset keeps its own cause
+        t = triage("FileNotFoundError: [Errno 2] No such file or directory: '/data/ds/state.json'")
+    assert t.cause_id == "datasetdict-instead-of-dataset"
+
+
+def test_an_array_of_python_objects_reaching_a_tensor() -> None:
+    paste = "ValueError: Failed to convert a NumPy array to a Tensor (Unsupported object type float)."
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "object-array-to-tensor" and "astype(np.float32)" in t.primary.fix
+    assert cause_of(t.cause_id) == "features-not-batchable"
+
+
+def test_a_library_reading_the_column_an_argument_names() -> None:
+    paste = _tb(("/content/sft.py", 30, "<module>", "trainer = SFTTrainer(model, train_dataset=ds)"),
+                (f"{LIB}/trl/trainer/sft_trainer.py", 513, "tokenize",
+                 "element[dataset_text_field] if formatting_func is None else formatting_func(element),"),
+                (f"{LIB}/datasets/formatting/formatting.py", 277, "__getitem__",
+                 "value = self.data[key]"),
+                error="KeyError: 'text'") + "\nThere is no text field in my dataset, how to fix?\n"
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "column-not-in-dataset" and "dataset_text_field" in t.primary.fix
+    plain = paste.replace("element[dataset_text_field]", "element[0]")
+    with pastes_from_elsewhere():
+        assert triage(plain).cause_id != "column-not-in-dataset"
+
+
+def test_a_library_passing_its_own_function_an_argument_it_does_not_take_is_a_bug() -> None:
+    inner = ("peft_model.load_adapter_x(name, cfg, low_cpu_mem_usage=low_cpu_mem_usage)")
+    paste = _tb(("/content/train.py", 40, "<module>", "model = get_peft_model(model, config)"),
+                (f"{LIB}/peft/mapping.py", 222, "get_peft_model", inner),
+                error="TypeError: PeftModelForSequenceClassification.load_adapter_x() got an "
+                      "unexpected keyword argument 'low_cpu_mem_usage'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug is not None and t.bug.package == "peft"
+    # a line that only forwards **kwargs passes the user's arguments: a version question
+    forwarded = paste.replace(inner, "return func(*args, **kwargs)")
+    # the user's own call with an argument the class lacks: not a library bug either
+    yours = _tb(("/content/train.py", 40, "<module>", "cfg = LoraConfig(r=8, use_magic=True)"),
+                error="TypeError: LoraConfig.__init__() got an unexpected keyword argument "
+                      "'use_magic'")
+    with pastes_from_elsewhere():
+        assert triage(forwarded).cause_id != "library-bug"
+        assert triage(yours).cause_id != "library-bug"
+
+
+def test_a_class_imported_from_a_library_it_does_not_belong_to() -> None:
+    with pastes_from_elsewhere():
+        t = triage("ImportError: cannot import name 'TrainingArguments' from 'trl'")
+        assert t.cause_id == "wrong-import-path" and "from transformers import" in t.primary.fix
+        t = triage("ImportError: cannot import name 'BitsAndBytesConfig' from 'peft'")
+        assert t.cause_id == "wrong-import-path"
+        # a name of the package itself that the installed release lacks stays a version question
+        assert triage("ImportError: cannot import name 'GRPOConfig' from 'trl'").cause_id \
+            .startswith("env-version")
+
+
+def test_the_import_line_of_a_paste_that_says_the_import_fails() -> None:
+    paste = ("### Reproduction\n\n`from transformers.trainer_pt_utils import PartialState`\n\n"
+             "it cannot import the class, even though I tried to downgrade transformers")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "wrong-import-path" and "from accelerate import PartialState" in t.primary.fix
+        # the same import line in a paste about another error says nothing about imports
+        assert triage(paste.replace("cannot import the class", "it works")).cause_id != "wrong-import-path"
+
+
+def test_a_dataset_the_hub_hides_until_its_license_is_accepted() -> None:
+    error = ("FileNotFoundError: Couldn't find a dataset script at /content/x/x.py or any data file "
+             "in the same directory. Couldn't find 'org/x' on the Hugging Face Hub either: "
+             "FileNotFoundError: Dataset 'org/x' doesn't exist on the Hub")
+    with pastes_from_elsewhere():
+        assert cause_of(triage(error).cause_id) == "hub-repo-not-found"
+        gated = triage("It works once I accept the license on the Hub.\n" + error)
+    assert gated.cause_id == "hub-gated-repo"
+
+
+def test_a_library_reading_an_attribute_of_an_argument_left_at_its_default() -> None:
+    def paste(call: str, inner: str) -> str:
+        return _tb(("/content/sft.py", 12, "<module>", call),
+                   (f"{LIB}/trl/trainer/sft_trainer.py", 150, "__init__", inner),
+                   error="AttributeError: 'NoneType' object has no attribute 'model_init_kwargs'")
+    with pastes_from_elsewhere():
+        t = triage(paste("trainer = SFTTrainer('facebook/opt-350m', train_dataset=ds)",
+                         "if args.model_init_kwargs is None:"))
+        assert t.cause_id == "library-bug" and t.bug.package == "trl"
+        # the user passed the argument themselves: not evidence of a bug
+        assert triage(paste("trainer = SFTTrainer(model, args=None, train_dataset=ds)",
+                            "if args.model_init_kwargs is None:")).cause_id != "library-bug"
+        # an attribute of the library's own object that is None: not this rule
+        assert triage(paste("trainer = SFTTrainer(model, train_dataset=ds)",
+                            "if self.args.model_init_kwargs is None:")).bug is None
+
+
+def test_gradients_that_do_not_exist_mean_the_loss_left_the_tape() -> None:
+    warning = ("WARNING:tensorflow:Gradients do not exist for variables ['dense/kernel:0', "
+               "'dense/bias:0'] when minimizing the loss.")
+    printed = "grads = tape.gradient(loss, model.trainable_variables)\nprint(grads)\n[None, None]"
+    tape_loop = ("with tf.GradientTape() as tape:\n    logits = model(x)\nloss = -loss\n"
+                 "ValueError: No gradients provided for any variable: ['dense/kernel:0'].")
+    with pastes_from_elsewhere():
+        for paste in (warning, printed, tape_loop):
+            t = triage(paste)
+            assert t.cause_id == "gradients-are-none", (paste, t.cause_id)
+            assert cause_of(t.cause_id) == "loss-not-connected-to-weights"
+        # fit() without a tape keeps its own reading (labels inside the inputs, or no loss)
+        assert triage(tape_loop.split("ValueError", 1)[0].replace("GradientTape", "x") +
+                      "ValueError: No gradients provided for any variable: ['d:0'].").cause_id \
+            == "keras-no-gradients"
+
+
+def test_older_and_other_wordings_of_known_errors() -> None:
+    cases = {
+        "RuntimeError: CUDA error: out of memory": "gpu-memory-exhausted",
+        "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/"
+        "THCCachingAllocator.cpp:510": "gpu-memory-exhausted",
+        "RuntimeError: Expected object of device type cuda but got device type cpu for argument "
+        "#1 'self' in call to _th_index_select": "devices-differ",
+        "RuntimeError: expected device cuda:0 but got device cpu": "devices-differ",
+        "RuntimeError: index out of range: Tried to access index 30522 out of table with 30521 "
+        "rows. at ../aten/src/TH/generic/THTensorEvenMoreMath.cpp:418": "index-out-of-range-in-self",
+        "ValueError: Target size (torch.Size([8])) must be the same as input size "
+        "(torch.Size([8, 2]))": "label-shape-mismatch",
+        "NotImplementedError: Layer TFBertMainLayer has arguments in `__init__` and therefore "
+        "must override `get_config`.": "keras-h5-save-unsupported",
+    }
+    with pastes_from_elsewhere():
+        for paste, cause in cases.items():
+            assert cause_of(triage(paste).cause_id) == cause, (paste, triage(paste).cause_id)
+
+
+def test_a_device_side_assert_names_its_kernel() -> None:
+    embedding = ("../aten/src/ATen/native/cuda/Indexing.cu:1093: indexSelectLargeIndex: block: "
+                 "[0,0,0], thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+                 "RuntimeError: CUDA error: device-side assert triggered")
+    loss = ("../aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: "
+            "block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+            "RuntimeError: CUDA error: device-side assert triggered")
+    with pastes_from_elsewhere():
+        assert triage(embedding).cause_id == "index-out-of-range-in-self"
+        assert cause_of(triage(loss).cause_id) == "label-out-of-range"
+
+
+def test_regressions_stated_in_other_words() -> None:
+    error = "AttributeError: 'PromptEncoderConfig' object has no attribute 'modules_to_save'"
+    stated = ("On peft 0.15.1 get_peft_model fails:\n" + error +
+              "\nWhen running the code on version **0.14.0**, no errors occur.")
+    broke = "transformers 4.35.0 is breaking peft 0.6.0:\nIndexError: tuple index out of range"
+    with pastes_from_elsewhere():
+        for paste in (stated, broke):
+            t = triage(paste)
+            assert t.cause_id == "library-bug" and t.bug.strong, paste
+        assert triage("IndexError: tuple index out of range").bug is None
+
+
+def test_a_bare_key_error_followed_by_the_reporters_question() -> None:
+    paste = ('Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/transformers/'
+             'models/auto/configuration_auto.py", line 700, in __getitem__\n    raise KeyError(key)\n'
+             "KeyError: 'mistral'\n\nI just installed it, what is wrong?")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == "env-version-too-old"
+        assert triage("KeyError: 'input_ids'\n\nany idea?").cause_id == "missing-input-ids"
+
+
+def test_output_that_shows_a_nan_loss_or_gradient_norm() -> None:
+    with pastes_from_elsewhere():
+        for paste in ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.1}",
+                      "Step 100: train_loss = nan, mel_loss = nan",
+                      "The loss becomes NaN after a few hundred steps with mixed precision"):
+            assert triage(paste).cause_id == "nan-loss", paste
+        assert triage("{'loss': 0.6931, 'grad_norm': 1.25, 'epoch': 0.1}").cause_id != "nan-loss"
+
+
+def test_more_common_fine_tuning_errors_read_from_their_own_words() -> None:
+    cases = {
+        "RuntimeError: mat1 and mat2 must have the same dtype": "mixed-dtypes",
+        "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: "
+        "`pip install accelerate`": "env-missing-package",
+        "pyarrow.lib.ArrowInvalid: Column 1 named input_ids expected length 1000 but got length "
+        "1024": "map-column-length-mismatch",
+        "ValueError: The batch received was empty, your model won't be able to train on it.":
+            "missing-input-ids",
+        "ValueError: fp16 mixed precision requires a GPU (not 'mps').": "precision-needs-cuda",
+        "RuntimeError: Input, output and indices must be on the current device": "devices-differ",
+        "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge":
+            "env-setup-step-skipped",
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.":
+            "flash-attention-needs-ampere",
+        "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the "
+        "following error: the package flash_attn seems to be not installed.": "env-missing-package",
+    }
+    with pastes_from_elsewhere():
+        for paste, cause in cases.items():
+            assert triage(paste).cause_id == cause, (paste, triage(paste).cause_id)
+
+
+def test_labels_sent_to_a_model_without_a_head_or_to_an_older_head() -> None:
+    error = "TypeError: forward() got an unexpected keyword argument 'labels'"
+    with pastes_from_elsewhere():
+        base = triage("model = AutoModel.from_pretrained('bert-base-uncased')\n" + error)
+        assert base.cause_id == "model-class-without-head"
+        assert "AutoModelForSequenceClassification" in base.primary.fix
+        # a class with a head takes labels: the error is about its release, not the class
+        head = triage("model = RobertaForMaskedLM.from_pretrained('roberta-base')\n" + error)
+        assert head.cause_id != "model-class-without-head"
+
+
+def test_cannot_load_from_a_folder_or_from_an_id() -> None:
+    msg = ("OSError: Can't load tokenizer for '{}'. If you were trying to load it from "
+           "'https://huggingface.co/models', make sure you don't have a local directory with the "
+           "same name.")
+    with pastes_from_elsewhere():
+        folder = triage(msg.format("./out/checkpoint-500"))
+        assert folder.cause_id == "local-file-missing" and "save_pretrained" in folder.primary.fix
+        assert cause_of(triage(msg.format("bert-base-uncasd")).cause_id) == "hub-repo-not-found"
+        assert triage("Exception: Unk token `<unk>` not found in the vocabulary").cause_id == \
+            "tokenizer-unk-token-not-set"
+        assert triage("TypeError: Inputs to a layer should be tensors. Got: last_hidden_state"
+                      ).cause_id == "env-version-too-new"
+
+
+def test_an_attribute_error_on_a_library_object_without_frames_is_no_bug_evidence() -> None:
+    with pastes_from_elsewhere():
+        t = triage("AttributeError: 'MatmulLtState' object has no attribute "
+                   "'memory_efficient_backward'")
+    assert t.bug is None and t.cause_id != "library-bug"
+
+
+def test_ragged_collate_token_level_cross_entropy_and_none_tokenizer_classes() -> None:
+    with pastes_from_elsewhere():
+        assert triage("RuntimeError: stack expects each tensor to be equal size, but got [128] at "
+                      "entry 0 and [96] at entry 1").cause_id == "ragged-sequences"
+        t = triage("ValueError: Expected target size (8, 50257), got torch.Size([8, 128])")
+        assert t.cause_id == "cross-entropy-class-dim" and "view(-1" in t.primary.fix
+        none = "TypeError: 'NoneType' object is not callable"
+        assert triage('tok = XGLMTokenizer.from_pretrained("facebook/xglm-564M")\n' + none
+                      ).cause_id == "env-missing-package"
+        assert triage(none).cause_id != "env-missing-package"   # no SentencePiece class named
+
+
+def test_protobuf_numpy_dll_and_compiled_extension_names() -> None:
+    with pastes_from_elsewhere():
+        t = triage("TypeError: Descriptors cannot be created directly.\nIf this call came from a "
+                   "_pb2.py file, your generated code is out of date and must be regenerated with "
+                   "protoc >= 3.19.0.")
+        assert t.cause_id == "env-version-too-new" and "protobuf<=3.20.3" in t.primary.fix
+        t = triage("ImportError: cannot import name 'builder' from 'google.protobuf.internal'")
+        assert t.cause_id == "env-version-too-old" and '"protobuf"' in t.primary.fix
+        t = triage("RuntimeError: Numpy is not available")
+        assert t.cause_id == "env-binary-incompatible" and "numpy<2" in t.primary.fix
+        t = triage("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-"
+                   "310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+        assert t.cause_id == "env-binary-incompatible" and " flash-attn " in t.primary.fix
+        t = triage('OSError: [WinError 126] The specified module could not be found. Error loading '
+                   '"C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll" or one of its '
+                   'dependencies.')
+        assert t.cause_id == "env-binary-incompatible"
+
+
+def test_sft_collator_template_dataset_split_and_empty_writes() -> None:
+    with pastes_from_elsewhere():
+        t = triage("UserWarning: Could not find response key `### Answer:` in the following "
+                   "instance: <s> ### Question: hi ### Answer: yes</s> This instance will be "
+                   "ignored in loss calculation.")
+        assert t.cause_id == "response-template-tokenization-mismatch"
+        assert "add_special_tokens=False" in t.primary.fix
+        assert triage('ValueError: Unknown split "validation". Should be one of [\'train\'].'
+                      ).cause_id == "dataset-split-not-found"
+        assert triage("ValueError: You need to specify either `text` or `text_target`."
+                      ).cause_id == "tokenizer-input-not-text"
+        assert triage("ValueError: Please pass `features` or at least one example when writing "
+                      "data").cause_id == "empty-dataset"
+
+
+def test_objects_handed_to_your_functions_are_read_by_your_code() -> None:
+    with pastes_from_elsewhere():
+        t = triage("AttributeError: 'EvalPrediction' object has no attribute 'prediction'")
+        assert t.cause_id == "library-object-missing-attribute" and t.bug is None
+        # a trainer object without frames: whose code read it is unknown
+        assert triage("AttributeError: 'Trainer' object has no attribute 'foo'").cause_id != \
+            "library-object-missing-attribute"
+
+
+def test_other_wordings_of_a_missing_pad_token_and_a_real_error_beside_the_warning() -> None:
+    with pastes_from_elsewhere():
+        for paste in ("Using pad_token, but it is not set yet.",
+                      "ValueError: You are attempting to pad samples but the tokenizer you are "
+                      "using (GPT2Tokenizer) does not have a pad token."):
+            assert triage(paste).cause_id == "no-pad-token", paste
+        both = "Using pad_token, but it is not set yet.\nRuntimeError: CUDA out of memory."
+        assert triage(both).cause_id == "out-of-memory"
+
+
+def test_drivers_and_gpus_that_are_not_there() -> None:
+    with pastes_from_elsewhere():
+        t = triage("RuntimeError: The NVIDIA driver on your system is too old (found version "
+                   "11040). Please update your GPU driver")
+        assert t.cause_id == "env-binary-incompatible" and "download.pytorch.org" in t.primary.fix
+        assert triage("RuntimeError: Detected that PyTorch and torchvision were compiled with "
+                      "different CUDA versions.").cause_id == "env-binary-incompatible"
+        for paste in ("RuntimeError: Found no NVIDIA driver on your system.",
+                      "RuntimeError: No CUDA GPUs are available"):
+            t = triage(paste)
+            assert t.cause_id == "cuda-unavailable" and cause_of(t.cause_id) == \
+                "build-unsupported-here"

@@ -1,0 +1,132 @@
+"""The cause vocabulary: one name per root cause, shared by the wizard's signatures and the real
+error corpus.
+
+A signature id (or an environment rule's family) names how an error shows; a corpus tag names
+what a thread established. Several of them name one cause in different words: a label past the
+head is "torch-target-out-of-bounds" in PyTorch, "tf-label-out-of-range" in TensorFlow and a
+device-side assert on a GPU. `CAUSES` groups them by meaning, each group with the sentence that
+defines it; a tag in no group is a cause of its own. The vocabulary was written from the tags'
+meanings before any tuning against it, and is how `benchmarks/triage_accuracy.py` scores.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One root cause: its definition and the tags (signature ids, corpus tags) that name it."""
+
+    name: str
+    meaning: str
+    tags: tuple[str, ...]
+
+
+CAUSES: tuple[Cause, ...] = (
+    Cause("label-out-of-range",
+          "A label (class id) outside 0..num_labels-1 reaches the loss: the head has fewer "
+          "outputs than the data has classes, or the ids do not start at 0.",
+          ("torch-target-out-of-bounds", "tf-label-out-of-range", "cuda-device-side-assert")),
+    Cause("sequence-too-long",
+          "A sequence longer than the model's position embeddings reaches the model "
+          "(no truncation, or max_length above the model's limit).",
+          ("sequence-longer-than-max", "expanded-size-positions", "tensor-size-mismatch-dim1")),
+    Cause("labels-not-numeric",
+          "The labels are still strings (class names), not integer class ids.",
+          ("string-labels-not-encoded", "labels-not-encoded-as-ids")),
+    Cause("features-not-batchable",
+          "The examples of a batch cannot be stacked into one tensor: sequences of different "
+          "lengths without padding, columns that are not lists of ids (raw text), or arrays of "
+          "Python objects.",
+          ("unable-to-create-tensor", "ragged-sequences", "object-array-to-tensor")),
+    Cause("label-shape-mismatch",
+          "The labels' shape does not fit the model's output (another number of examples, "
+          "one-hot against class ids, token-level against sequence-level).",
+          ("batch-size-mismatch", "logits-labels-first-dim", "keras-shapes-incompatible",
+           "bce-target-size-mismatch", "cross-entropy-class-dim")),
+    Cause("label-dtype-mismatch",
+          "The labels' dtype is not the one the loss needs (ints for a float loss, float64 "
+          "against float32, floats for a class-id loss).",
+          ("label-dtype-long-expected-float", "label-dtype-double-expected-float",
+           "label-dtype-float-expected-long")),
+    Cause("loss-not-connected-to-weights",
+          "The loss that is differentiated has no gradient path to the trainable weights: no "
+          "loss compiled, computed outside the tape or through NumPy, a non-differentiable op, "
+          "or nothing upstream requires grad.",
+          ("keras-no-gradients", "keras-compile-without-loss", "loss-computed-outside-tape",
+           "numpy-in-gradient-tape", "loss-not-differentiable",
+           "gradient-checkpointing-inputs-no-grad", "gradients-are-none")),
+    Cause("gpu-memory-exhausted",
+          "The GPU has not enough free memory for what is asked of it (the model and batch, "
+          "models piling up in one session, another process, or TensorFlow's pre-allocation "
+          "leaving none for cuDNN/cuBLAS).",
+          ("out-of-memory", "models-accumulate-in-loop", "gpu-held-by-other-process",
+           "cudnn-failed-to-initialize")),
+    Cause("version-mismatch",
+          "Installed releases do not match what the code was written for: a name or argument "
+          "was added in a later release or removed in a newer one, or Keras 3 stands where "
+          "Keras 2 is needed.",
+          ("env-version-too-old", "env-version-too-new", "keras-3-installed",
+           "keras-optimizer-identifier", "keras-tensor-with-keras-3")),
+    Cause("package-missing",
+          "A package the code or the feature needs is not installed where the code runs.",
+          ("env-missing-package",)),
+    Cause("build-unsupported-here",
+          "The installed build of a package cannot run on this platform, hardware or runtime: "
+          "compiled against other versions, CPU-only, no wheel for this Python, no backend for "
+          "this GPU or OS.",
+          ("env-binary-incompatible", "torch-cpu-only-build", "bnb-requires-cuda-gpu",
+           "no-wheel-for-python-version", "flash-attention-needs-ampere", "cuda-unavailable")),
+    Cause("setup-step-skipped",
+          "A setup step was left out: git-lfs, a restart after installing, a data download, a "
+          "build tool on the PATH.",
+          ("env-setup-step-skipped", "rust-compiler-not-found")),
+    Cause("local-file-missing",
+          "The local path given to a loader does not hold the file it reads (never downloaded, "
+          "or a folder of another format).",
+          ("tokenizer-file-not-found", "model-dir-missing-weights", "local-file-missing")),
+    Cause("hub-access-denied",
+          "The Hub refuses access: a gated repository whose terms were not accepted, or an "
+          "invalid token in use.",
+          ("hub-gated-repo", "hub-invalid-token")),
+    Cause("hub-repo-not-found",
+          "The Hub has no repository of that id and type (misspelt, private, or a dataset "
+          "looked up as a model).",
+          ("model-id-not-found", "hub-wrong-repo-type")),
+    Cause("wrong-object-passed",
+          "An API got an object of the wrong kind: a DatasetDict for a Dataset, the base "
+          "TrainingArguments for a TRL config, a function for a model, a PyTorch model in "
+          "Keras, a type fit() or the tokenizer cannot take.",
+          ("datasetdict-instead-of-dataset", "trl-wrong-config-class", "wrong-argument-type",
+           "pytorch-model-in-keras", "keras-fit-unsupported-input", "tokenizer-input-not-text")),
+    Cause("user-code-interface-mismatch",
+          "The user's code and a library object disagree on an interface: it unpacks, reads or "
+          "declares other fields or arguments than the library returns or passes.",
+          ("too-many-values-to-unpack", "evalprediction-wrong-attribute",
+           "reward-func-missing-kwargs", "library-object-missing-attribute",
+           "callback-signature-mismatch")),
+    Cause("nonexistent-name",
+          "The code names an import path, argument or option that no release has (misspelt or "
+          "invented).",
+          ("wrong-import-path", "invalid-config-argument", "misspelt-argument")),
+    Cause("data-file-unparseable",
+          "The data files do not parse into one table: a column with mixed types, or a file "
+          "that is not the format it is read as.",
+          ("arrow-mixed-column-types", "invalid-jsonl-format")),
+    Cause("checkpoint-shape-mismatch",
+          "The checkpoint's weights have other shapes than the model built to load them "
+          "(another number of labels, a resized vocabulary).",
+          ("head-size-mismatch", "adapter-vocab-size-mismatch")),
+)
+
+_BY_TAG: dict[str, str] = {tag: c.name for c in CAUSES for tag in c.tags}
+
+
+def cause_of(tag: str) -> str:
+    """The cause a tag names: its group's name, or the tag itself when it is in no group."""
+    return _BY_TAG.get(tag, tag)
+
+
+def same_cause(a: str, b: str) -> bool:
+    """Whether two tags name one cause."""
+    return cause_of(a) == cause_of(b)
