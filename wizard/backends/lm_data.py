@@ -53,6 +53,10 @@ def encode_lm(case: Case, tokenizer: Any) -> Any:
         n = len(next(iter(examples.values())))
         rows = [{k: v[i] for k, v in examples.items()} for i in range(n)]
         pairs = [prompt_and_text(case, row, tokenizer) for row in rows]
+        eos = getattr(tokenizer, "eos_token", None)
+        chat = bool(rows) and is_chat(rows[0].get(case.dataset.text_columns[0]))
+        if pre.add_eos and eos and not chat:  # as TRL's SFTTrainer does for text, not chats
+            pairs = [(p, t if t.endswith(eos) else t + eos) for p, t in pairs]
         kwargs: dict[str, Any] = {"truncation": pre.truncation and not pre.packing}
         if pre.max_length and not pre.packing:  # packing cuts the joined tokens, not each text
             kwargs["max_length"] = pre.max_length

@@ -70,6 +70,9 @@ class Preprocessing:
     # causal LM: examples concatenated into blocks of max_length tokens (SFTConfig(packing=True),
     # the course's group_texts)
     packing: bool = False
+    # causal LM: an eos appended to each text that lacks one before tokenizing (TRL's
+    # SFTTrainer does)
+    add_eos: bool = False
 
 
 @dataclass
