@@ -145,8 +145,8 @@ def test_check_script_and_wizard_run_on_a_qa_trainer(fx, tmp_path):
 
     path = _script(fx, tmp_path)
     out = tmp_path / "out.json"
-    run_cli("check", "--script", str(path), "--json", str(out), "--out", str(tmp_path / "s"),
-            "--quiet")
+    run_cli("check", "--script", str(path), "--set", "symptom=none", "--json", str(out),
+            "--out", str(tmp_path / "s"), "--quiet")
     import json
 
     static = json.loads(out.read_text())
