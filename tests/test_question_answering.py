@@ -156,3 +156,31 @@ def test_check_script_and_wizard_run_on_a_qa_trainer(fx, tmp_path):
     assert result.case.task == "question-answering"
     assert result.verdict.kind == "healthy", result.verdict
     assert any(f.id == "data.qa-positions" and f.status == "pass" for f in result.findings)
+
+
+def test_the_tree_asks_a_qa_model_its_answers_column_and_stride(fx):
+    from wizard.engine.plan import QuestionWalk
+
+    walk = QuestionWalk(Case())
+    answers = {"symptom": "none", "framework": "pytorch", "model": str(fx["model"]),
+               "task": "question-answering", "dataset": str(fx["data"]),
+               "dataset_config": None, "text_columns": ["question", "context"],
+               "label_column": "answers", "stride": 16, "trainer": "trainer",
+               "optimizer": "adamw", "learning_rate": 5e-5, "batch_size": 8, "logs": None}
+    asked = []
+    while not walk.done:
+        asked.append(walk.current().id)
+        walk.answer(answers[asked[-1]])
+    assert {"task", "label_column", "stride"} <= set(asked)
+    assert not {"num_labels", "label_pad", "token_labels"} & set(asked)
+    walk.case.validate()
+    assert walk.case.preprocessing.stride == 16
+
+
+def test_tensorflow_is_refused_with_one_sentence(fx):
+    from wizard.errors import CaseError
+
+    case = qa_case(fx)
+    case.framework = "tensorflow"
+    with pytest.raises(CaseError, match="checked with PyTorch"):
+        case.validate()

@@ -172,3 +172,23 @@ def test_wizard_run_checks_a_seq2seq_trainer(fx, tmp_path, script, fault):
     else:
         assert result.verdict.kind == "healthy", result.verdict
         assert any(f.id == "data.seq2seq-labels" and f.status == "pass" for f in result.findings)
+
+
+def test_the_tree_asks_a_seq2seq_model_its_label_padding(fx):
+    from wizard.engine.plan import QuestionWalk
+
+    walk = QuestionWalk(Case())
+    answers = {"symptom": "none", "framework": "pytorch", "model": str(fx["model"]),
+               "task": "text2text-generation", "dataset": str(fx["data"]),
+               "dataset_config": None, "text_columns": ["source", "target"],
+               "label_pad": "pad-id", "max_target_length": 16, "trainer": "trainer",
+               "optimizer": "adamw", "learning_rate": 5e-5, "batch_size": 8, "logs": None}
+    asked = []
+    while not walk.done:
+        asked.append(walk.current().id)
+        walk.answer(answers[asked[-1]])
+    assert {"task", "label_pad", "max_target_length"} <= set(asked)
+    assert not {"label_column", "num_labels", "lm_labels", "stride"} & set(asked)
+    walk.case.validate()
+    assert (walk.case.preprocessing.label_pad, walk.case.preprocessing.max_target_length) == \
+        ("pad-id", 16)
