@@ -184,3 +184,13 @@ def test_tensorflow_is_refused_with_one_sentence(fx):
     case.framework = "tensorflow"
     with pytest.raises(CaseError, match="checked with PyTorch"):
         case.validate()
+
+
+def test_the_app_form_round_trips_a_qa_case(fx):
+    from wizard.frontends.app.form import answers_from_case, case_from_answers, reachable
+
+    answers = answers_from_case(qa_case(fx, stride=16))
+    assert "stride" in reachable(answers) and "num_labels" not in reachable(answers)
+    back = case_from_answers(answers)
+    assert (back.task, back.dataset.label_column, back.preprocessing.stride) == \
+        ("question-answering", "answers", 16)

@@ -192,3 +192,14 @@ def test_the_tree_asks_a_seq2seq_model_its_label_padding(fx):
     walk.case.validate()
     assert (walk.case.preprocessing.label_pad, walk.case.preprocessing.max_target_length) == \
         ("pad-id", 16)
+
+
+def test_the_app_form_round_trips_a_seq2seq_case(fx):
+    from wizard.frontends.app.form import answers_from_case, case_from_answers, reachable
+
+    case = s2s_case(fx, label_pad="pad-id", max_target_length=16)
+    answers = answers_from_case(case)
+    assert {"label_pad", "max_target_length"} <= set(reachable(answers))
+    back = case_from_answers(answers)
+    assert back.task == "text2text-generation"
+    assert (back.preprocessing.label_pad, back.preprocessing.max_target_length) == ("pad-id", 16)
