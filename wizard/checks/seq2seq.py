@@ -119,7 +119,7 @@ def _target_findings(case: Case, ctx: Context, evidence: dict[str, Any]) -> list
         if pre.max_target_length:
             cut = int((lengths > pre.max_target_length).sum())
             evidence.update(max_target_length=pre.max_target_length, targets_cut=cut,
-                            targets=int(lengths.size))
+                            targets_in_sample=int(lengths.size))
             if cut / lengths.size > TARGET_CUT_WARN:
                 p99 = int(np.ceil(np.percentile(lengths, 99)))
                 findings.append(Finding(
