@@ -42,8 +42,9 @@ def probe_packing(case: Case, ctx: Context) -> list[Finding]:
                         "block.",
             fix=f"SFTConfig(packing=True, max_length={limit})   # or block_size = {limit} in "
                 "group_texts"))
-    split = ctx.tokenized[case.dataset.train_split]
-    if "joins" in split.column_names:
+    # a live run's data is the script's own, already packed: its joins are not known here
+    split = None if ctx.supplied else ctx.tokenized[case.dataset.train_split]
+    if split is not None and "joins" in split.column_names:
         joins = int(np.sum(split["joins"]))
         bare = int(np.sum(split["joins_without_eos"]))
         evidence.update(packed_blocks=len(split), joins=joins, joins_without_eos=bare)
