@@ -41,3 +41,12 @@ def flags(case, ctx):
     """The framework switches the child process runs with."""
     return [Finding("environment.device", "info", "flags",
                     evidence={k: os.environ.get(k) for k in ("USE_TF", "TF_USE_LEGACY_KERAS")})]
+
+
+def modules(case, ctx):
+    """Which heavy modules the worker had imported before this probe asked for anything."""
+    import sys
+
+    return [Finding("environment.device", "info", "modules",
+                    evidence={"pid": os.getpid(),
+                              **{m: m in sys.modules for m in ("torch", "datasets")}})]

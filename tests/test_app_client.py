@@ -841,3 +841,50 @@ def test_build_space_assembles_a_deployable_folder(tmp_path: Path) -> None:
                           env={**os.environ, "PYTHONPATH": ""}, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert all(line.startswith(str(out)) for line in proc.stdout.split()), proc.stdout
+
+
+def test_a_page_that_lost_the_runs_last_update_gets_it_from_the_tick(
+        monkeypatch: pytest.MonkeyPatch, demo_dir: Path, tmp_path: Path) -> None:
+    """A busy machine can make a run's stream drop its last updates: the page then shows the run
+    going forever. The run keeps its last update in its folder, and the page's direct tick sends
+    it again; the tick is armed only while the page's state says a run is going."""
+    import gradio as gr
+    from gradio import helpers
+
+    from wizard.demo.cases import course_case
+    from wizard.frontends.app import run as app_run
+    from wizard.frontends.app.ui import AppConfig, build_app
+
+    def runner(case_dict: dict[str, Any], *args: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        yield {"kind": "step", "id": "environment", "title": "Your environment", "why": ""}
+        yield {"kind": "result", "result": _repro_result(Case.from_dict(case_dict))}
+
+    monkeypatch.setattr(app_run, "run_events", runner)
+    demo = build_app(AppConfig(work_dir=tmp_path, oauth=False))
+    check = next(f for f in demo.fns.values() if f.api_name == "check")
+    tick = next(f for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "recover")
+    arm = next(f for f in demo.fns.values() if f.fn is not None and f.fn.__name__ == "<lambda>"
+               and [type(b).__name__ for b in f.outputs] == ["Timer"])
+    assert not tick.queue and not arm.queue  # answered directly, never on the run's stream
+    fields = [answers_from_case(course_case(demo_dir, "pytorch"))[q.id] for q in form_questions()]
+    inputs, *_ = helpers.special_args(check.fn, [{}, *fields, None])
+    updates = list(check.fn(*inputs))
+    first, last = updates[0], updates[-1]
+    going = first[1]                         # the state the page keeps if the rest is lost
+    assert going["running"] is True and arm.fn(going).active is True
+    assert arm.fn(last[1]).active is False   # the last update disarms it
+
+    recovered = tick.fn(going)
+    assert isinstance(recovered[-1], gr.Timer) and recovered[-1].active is False
+    assert recovered[0].selected == 3        # the verdict step, as the stream's last update
+    assert recovered[1]["result"] == last[1]["result"] and recovered[1]["running"] is False
+    assert recovered[8:-3] == last[8:-2]     # the note, log, verdict, table and JSON: the same
+    assert recovered[-3].value == last[-2].value and recovered[-3].interactive  # the bundle
+    # the run goes on (nothing kept yet): nothing to send, the tick stays armed
+    waiting = tick.fn({**going, "runs": going["runs"] + 1})
+    assert waiting[-1].active is True and all(u == gr.skip() for u in waiting[:-1])
+    # a page that got everything: the tick stops without sending anything
+    assert tick.fn(last[1])[-1].active is False
+    # a new run in the same folder never gets an earlier run's last update
+    again = list(check.fn(*helpers.special_args(check.fn, [last[1], *fields, None])[0]))
+    assert again[0][1]["runs"] == going["runs"] + 1 and tick.fn(again[-1][1])[-1].active is False

@@ -95,6 +95,12 @@ def test_nan_loss_walk_with_a_bad_answer_and_back(demo_dir, tmp_path):
     child.sendline("/no/such/model")
     child.expect("does not exist here")   # re-asked with the reason
     child.expect("Model")
+    child.sendline("some-org/not-cached-model")  # offline, not cached: said once, kept
+    child.expect("offline mode is on")
+    child.expect("need the model will be skipped")
+    child.expect("num_labels")
+    child.sendline("<")
+    child.expect("Model")
     child.sendline(str(demo_dir / "model"))
     child.expect("num_labels")
     child.sendline("<")                   # back to the model question

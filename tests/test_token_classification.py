@@ -49,6 +49,11 @@ def test_healthy_token_classification_case_file_is_healthy(fx, tmp_path):
     assert all(f["status"] != "error" for f in out["findings"])
     skipped = {f["evidence"]["probe"] for f in out["findings"] if f["id"] == "wizard.not-for-task"}
     assert {"label-column", "metrics"} <= skipped
+    # the first batch shows each example's own token labels, not the batch's padding
+    shown = finding(out, "data.batch-structure")["evidence"]["examples"]
+    width = finding(out, "data.batch-structure")["evidence"]["inputs"]["input_ids"]["shape"][1]
+    assert any(len(e["label"]) < width for e in shown), (width, shown)
+    assert all(len(e["label"]) <= 33 and e["label"][0] == -100 for e in shown)  # [CLS] first
 
 
 def test_word_labels_not_aligned_with_the_subwords(fx):

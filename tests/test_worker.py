@@ -65,3 +65,39 @@ def test_a_tensorflow_case_gets_a_worker_with_tensorflow_enabled(monkeypatch):
     assert flags == {"USE_TF": None, "TF_USE_LEGACY_KERAS": "1"}
     with Worker(CASE, device="cpu", timeout=300) as w:  # a PyTorch case keeps it
         assert _one(w.run(P + "flags")).evidence["USE_TF"] == "0"
+
+
+def test_python_m_wizard_starts_the_worker_before_it_parses_and_the_session_claims_it(tmp_path):
+    """`python -m wizard demo|check CASE.yaml` knows the framework before the command line is
+    parsed: the worker starts then and imports it; the session's Worker claims that child (same
+    target, same environment) instead of starting another. A child nobody claims is stopped."""
+    import os
+
+    from wizard.core import childproc
+    from wizard.engine.warm import WORKER_TARGET, planned_worker, warm_worker
+    from wizard.frameworks import child_env
+
+    case_file = tmp_path / "case.yaml"
+    case_file.write_text("model: m\ndataset: {path: d}\nframework: tensorflow\n")
+    assert planned_worker(["demo", "--framework", "pytorch", "--device", "cpu"]) == ("pytorch", "cpu")
+    assert planned_worker(["--out", "x", "check", str(case_file)]) == ("tensorflow", "auto")
+    assert planned_worker(["check", str(case_file), "--set", "framework=pytorch"])[0] == "pytorch"
+    for argv in ([], ["check", "--script", "train.py"], ["memory", "m"], ["run", "train.py"],
+                 ["demo", "--write-case", "d.yaml"], ["check", "notes.txt"]):
+        assert planned_worker(argv) is None, argv
+
+    warm_worker(["demo", "--framework", "pytorch", "--device", "cpu"])
+    warm = childproc._WARM[-1]
+    assert warm.target == WORKER_TARGET
+    assert childproc.claim(WORKER_TARGET, child_env("tensorflow", "cpu")) is None  # not this one
+    with Worker(CASE, device="cpu", timeout=300) as w:
+        w.start()
+        assert w._child is warm and warm not in childproc._WARM   # claimed, not started anew
+        seen = _one(w.run(P + "modules")).evidence
+    assert seen["pid"] == warm.proc.pid and seen["pid"] != os.getpid()
+    assert seen["torch"] and seen["datasets"]   # imported while the parent was getting ready
+
+    warm_worker(["demo", "--framework", "pytorch", "--device", "cpu"])
+    unclaimed = childproc._WARM[-1]
+    childproc._stop_unclaimed()                 # what exit does
+    assert not unclaimed.alive() and not childproc._WARM

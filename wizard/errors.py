@@ -42,3 +42,13 @@ class LogsError(WizardError):
 
 class ModelNotFound(WizardError):
     """A model whose config or weights cannot be read."""
+
+
+def one_line(exc: BaseException, limit: int = 400, typed: bool = False) -> str:
+    """An exception's message in one line (its first non-empty line, cut at `limit`); with
+    `typed`, prefixed by the exception's type: 'KeyError: ...'."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    text = lines[0][:limit] if lines else ""
+    if not typed:
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

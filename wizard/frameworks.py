@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 
+FRAMEWORK_VAR = "WIZARD_FRAMEWORK"  # the framework a child process of the wizard works with
+
+
 def default_demo_framework() -> str:
     """The framework the installed stack runs: TensorFlow only beside transformers 4.x."""
     if importlib.util.find_spec("tensorflow") is None:
@@ -19,6 +22,11 @@ def default_demo_framework() -> str:
     except Exception:
         major = 5
     return "tensorflow" if major < 5 else "pytorch"
+
+
+def process_defaults() -> None:
+    """What every wizard process sets for itself first (tokenizers' fork warning off)."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def package_root() -> str:
@@ -61,7 +69,24 @@ def child_env(framework: str | None, device: str = "auto",
             env[key] = settings.pop(key)
     for key, value in settings.items():
         env.setdefault(key, value)
+    env[FRAMEWORK_VAR] = framework or ""
     return env
+
+
+def preload(framework: str | None = None) -> None:
+    """Import what a probe worker for `framework` (default: the one its parent named in
+    child_env) needs first: the framework, datasets and transformers' auto classes."""
+    framework = framework if framework is not None else os.environ.get(FRAMEWORK_VAR)
+    if framework == "tensorflow":
+        import_tensorflow()
+    elif framework == "pytorch":
+        import_torch()
+    else:
+        return
+    import datasets  # noqa: F401
+    import transformers
+
+    transformers.AutoConfig, transformers.AutoTokenizer  # noqa: B018 (the lazy imports, now)
 
 
 def import_tensorflow() -> Any:

@@ -173,6 +173,8 @@ def first_line(exc: BaseException) -> str:
     line only names the layer), without graph node names and the [Op:...] tail."""
     text = str(exc).strip()
     for line in text.splitlines():
+        if "No gradients provided" in line:
+            return line.strip()[:400]
         if "Received a label value" in line or "out of bounds" in line:
             line = re.sub(r"\{\{.*?\}\}\s*", "", line)
             return re.split(r"\s+Label values:|\s+\[Op:", line)[0].strip()[:400]

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from wizard.backends.tf import first_line
 from wizard.backends.train_types import (
     HIST_SAMPLE,
     OVERFIT_EARLY_STOP,
@@ -240,7 +241,7 @@ def train_run(target: Target, choice: OptimizerChoice, steps: int, label: str,
                 run.final_snapshot = gradient_snapshot(target, step=len(run.losses),
                                                        keep_state=False)
         except Exception as exc:
-            run.error = f"{type(exc).__name__}: {_first_line(exc)}"
+            run.error = f"{type(exc).__name__}: {first_line(exc)}"
     run.seconds = time.perf_counter() - start
     return run
 
@@ -429,10 +430,3 @@ def _last_activation(model: Any) -> str | None:
     name = getattr(act, "__name__", None) or (act if isinstance(act, str) else None)
     return name if name in ("softmax", "sigmoid", "log_softmax", "linear") else None
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    for line in text.splitlines():
-        if "Received a label value" in line or "No gradients provided" in line:
-            return line.strip()[:400]
-    return text.splitlines()[0][:400] if text else ""

@@ -15,6 +15,7 @@ from wizard.backends.qa_data import qa_batch
 from wizard.backends.seq2seq_data import decoder_inputs, seq2seq_batch
 from wizard.backends.token_data import token_batch
 from wizard.core.tasks import CAUSAL_LM, QA, SEQ2SEQ, TOKEN_CLS
+from wizard.errors import one_line
 from wizard.frameworks import import_torch
 
 
@@ -110,7 +111,7 @@ class TorchBackend:
                 logits = _logits(plain)
             except Exception as exc:  # the plain forward itself fails: evidence for triage
                 return ForwardResult(logits=None, raised="logits",
-                                     error=f"{type(exc).__name__}: {_first_line(exc)}",
+                                     error=f"{type(exc).__name__}: {one_line(exc)}",
                                      traceback=traceback.format_exc(),
                                      seconds=time.perf_counter() - start)
             result = ForwardResult(logits=logits)
@@ -121,7 +122,7 @@ class TorchBackend:
                     out = model(**self._tensors({**features, "labels": batch.labels}))
                     result.loss = float(out.loss) if out.loss is not None else None
                 except Exception as exc:
-                    result.error = f"{type(exc).__name__}: {_first_line(exc)}"
+                    result.error = f"{type(exc).__name__}: {one_line(exc)}"
                     result.traceback = traceback.format_exc()
         result.seconds = time.perf_counter() - start
         return result
@@ -154,6 +155,7 @@ class TorchBackend:
                                                       "warmup_steps", "lr_scheduler_type", "optim")}}
 
 
+
 def _logits(out: Any) -> np.ndarray:
     """The output's logits; a QA head's start and end logits stacked, one row per window and
     end (each a distribution over the positions, as its loss takes them)."""
@@ -161,8 +163,3 @@ def _logits(out: Any) -> np.ndarray:
         return np.concatenate([out.start_logits.float().cpu().numpy(),
                                out.end_logits.float().cpu().numpy()])
     return out.logits.float().cpu().numpy()
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:400] if text else ""

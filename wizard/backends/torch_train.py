@@ -24,6 +24,7 @@ from wizard.backends.train_types import (
     finish_layer,
     layer_key,
 )
+from wizard.errors import one_line
 from wizard.frameworks import import_torch
 
 OPTIMIZER_ARGS = ("betas", "eps", "weight_decay", "momentum", "nesterov", "amsgrad", "alpha",
@@ -232,7 +233,7 @@ def train_run(target: Target, choice: OptimizerChoice, steps: int, label: str,
                 run.final_snapshot = gradient_snapshot(target, step=len(run.losses),
                                                        keep_state=False)
         except Exception as exc:  # the framework's words are the evidence
-            run.error = f"{type(exc).__name__}: {_first_line(exc)}"
+            run.error = f"{type(exc).__name__}: {one_line(exc)}"
     run.seconds = time.perf_counter() - start
     return run
 
@@ -469,7 +470,3 @@ def _plain(v: Any) -> Any:
     except (TypeError, ValueError):
         return str(v)
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:400] if text else ""

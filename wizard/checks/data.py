@@ -12,6 +12,7 @@ from wizard.core.case import Case
 from wizard.core.findings import Finding, Plot
 
 IGNORE_INDEX = -100  # transformers' "ignore this label" value
+SHOWN_TOKEN_LABELS = 32  # per-token labels shown for an example (padding never)
 
 
 def probe_batch_structure(case: Case, ctx: Context) -> list[Finding]:
@@ -26,6 +27,12 @@ def probe_batch_structure(case: Case, ctx: Context) -> list[Finding]:
         label = None if batch.labels is None else (
             batch.labels[i].tolist() if np.ndim(batch.labels[i]) else int(batch.labels[i]))
         name = _label_name(ctx, label)
+        if isinstance(label, list) and len(label) > 1 and ids is not None \
+                and len(label) == len(ids[i]):  # one label per token: as long as the text
+            mask = batch.inputs.get("attention_mask")
+            length = int(np.sum(mask[i])) if mask is not None else len(label)
+            label = label[:min(length, SHOWN_TOKEN_LABELS)] + (
+                ["…"] if length > SHOWN_TOKEN_LABELS else [])
         examples.append({"index": batch.indices[i], "decoded": text, "label": label,
                          "label_name": name})
     where = "inside the input dict" if batch.labels_in_inputs else "separate from the inputs"

@@ -7,6 +7,7 @@ module-level function named by its module and name, with the pipe's other end.
 """
 from __future__ import annotations
 
+import atexit
 import importlib
 import multiprocessing as mp
 import os
@@ -23,9 +24,10 @@ class Child:
     group that `stop(kill=True)` ends together. `log`: where its stdout and stderr go, appended
     (native libraries write there around Python, e.g. TensorFlow's C++ log lines)."""
 
-    def __init__(self, entry: Callable[[Connection], None], env: Mapping[str, str],
+    def __init__(self, entry: Callable[[Connection], None] | str, env: Mapping[str, str],
                  group: bool = False, log: Path | None = None):
-        self.target = f"{entry.__module__}:{entry.__qualname__}"
+        self.target = entry if isinstance(entry, str) else target_of(entry)
+        self.env = dict(env)
         parent, child = mp.Pipe()
         self.conn = parent
         self.log = log
@@ -88,6 +90,38 @@ class Child:
                 self.proc.kill()
             self.proc.wait(10)
         self.conn.close()
+
+
+def target_of(entry: Callable[..., Any]) -> str:
+    """'module:function', how a child finds its entry."""
+    return f"{entry.__module__}:{entry.__qualname__}"
+
+
+_WARM: list[Child] = []  # children started before anyone asked for them (see prestart)
+
+
+def prestart(target: str, env: Mapping[str, str], log: Path | None = None) -> Child:
+    """Start a child for `target` now, while the caller still imports and parses: `claim` hands
+    it over; one nobody claims is stopped when this process exits."""
+    if not _WARM:
+        atexit.register(_stop_unclaimed)
+    child = Child(target, env, log=log)
+    _WARM.append(child)
+    return child
+
+
+def claim(target: str, env: Mapping[str, str]) -> Child | None:
+    """The prestarted child for `target` started with exactly `env`, still alive; else None."""
+    for child in list(_WARM):
+        if child.target == target and child.env == dict(env) and child.alive():
+            _WARM.remove(child)
+            return child
+    return None
+
+
+def _stop_unclaimed() -> None:
+    while _WARM:
+        _WARM.pop().stop(kill=True)
 
 
 def child_main(target: str, fd: int) -> None:

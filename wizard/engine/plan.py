@@ -273,10 +273,10 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "Adam(learning_rate=5e-5), adamw)",
              "A string like \"adam\" hides a learning rate of 0.001.", "text",
              (Edge("learning_rate"),)),
-    Question("learning_rate", "training.learning_rate", "Learning rate, if you set it separately "
-             "(e.g. TrainingArguments(learning_rate=...); empty if not)",
-             "It overrides the optimizer's default.", "float", (Edge("loss"),), optional=True,
-             when=lambda c: c.trainer != "keras"),
+    Question("learning_rate", "training.learning_rate", "Learning rate, if you set it apart "
+             "from the optimizer (e.g. TrainingArguments(learning_rate=...), a Keras schedule's "
+             "first rate; empty if not)",
+             "It overrides the optimizer's default.", "float", (Edge("loss"),), optional=True),
     Question("loss", "training.loss", "Loss passed to compile(loss=...) (empty if none)",
              "With labels inside the inputs, a compile() loss is the course's first fault.",
              "optional-text", (Edge("labels"),), optional=True, when=_keras),

@@ -13,9 +13,10 @@ from typing import Any, Callable
 from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
-from wizard.core.childproc import Child
+from wizard.core.childproc import Child, claim, target_of
 from wizard.engine.registry import resolve
-from wizard.frameworks import child_env, use_framework
+from wizard.engine.warm import WORKER_TARGET
+from wizard.frameworks import child_env, preload, use_framework
 from wizard.settings import PROBE_TIMEOUT
 
 DEFAULT_TIMEOUT = PROBE_TIMEOUT
@@ -24,8 +25,16 @@ _GOODBYE = ""  # an empty probe name: the worker's loop ends
 
 
 def worker_entry(conn: Any) -> None:
-    """The worker child's entry (see core.childproc): the case first, then probe names."""
-    case_dict, device = conn.recv()
+    """The worker child's entry (see core.childproc): the case first, then probe names. A
+    prestarted worker nobody claimed sees its pipe close and ends quietly."""
+    try:  # before the case: a worker started ahead (engine.warm) imports while it waits
+        preload()
+    except Exception:  # noqa: BLE001 - the probes that need it report it
+        pass
+    try:
+        case_dict, device = conn.recv()
+    except (EOFError, OSError):
+        return
     _child_main(conn, case_dict, device)
 
 
@@ -65,6 +74,11 @@ def _child_main(conn: Any, case_dict: dict[str, Any], device: str) -> None:
             conn.send(("error", type(exc).__name__, str(exc)[:2000], traceback.format_exc()[-4000:]))
 
 
+if target_of(worker_entry) != WORKER_TARGET:  # the warm start names this entry by its path
+    raise ImportError(f"wizard.engine.warm.WORKER_TARGET is {WORKER_TARGET!r}, but the worker's "
+                      f"entry is {target_of(worker_entry)!r}")
+
+
 class Worker:
     """One child process per session; restarted when a probe kills it."""
 
@@ -83,8 +97,11 @@ class Worker:
         """Start the child (if it is not running): it imports the framework while the caller
         does other work."""
         if self._child is None or not self._child.alive():
-            self._child = Child(worker_entry, child_env(self.case.framework, self.device),
-                                log=self.log)
+            env = child_env(self.case.framework, self.device)
+            warm = claim(WORKER_TARGET, env)  # started by `python -m wizard` before parsing
+            if warm is not None and warm.log is not None:
+                self.log = warm.log
+            self._child = warm or Child(worker_entry, env, log=self.log)
             self._child.send((self.case.to_dict(), self.device))
 
     def run(self, name: str, timeout: float | None = None) -> list[Finding]:

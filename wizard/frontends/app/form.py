@@ -38,7 +38,6 @@ from wizard.frontends.app.wording import (
 )
 
 _DEFAULTS = Case()  # the value an unasked question's field keeps
-ALSO_ASKED = frozenset({"learning_rate"})  # asked by the form whatever the framework
 
 
 @dataclass(frozen=True)
@@ -239,10 +238,6 @@ def _number(raw: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _asks(q: Question, case: Case) -> bool:
-    return q.id in ALSO_ASKED or q.when(case)
-
-
 def _walk(answers: dict[str, Any], base: Case | None, strict: bool,
           stop_at: str | None = None) -> tuple[Case, list[str], dict[str, str]]:
     """Walk the tree over the answers: the case, the ids of the questions asked, and the
@@ -255,7 +250,7 @@ def _walk(answers: dict[str, Any], base: Case | None, strict: bool,
     qid = FIRST_QUESTION
     while qid != "checks":
         q = QUESTIONS[qid]
-        if not _asks(q, case):
+        if not q.when(case):
             qid = q.next_id(case)
             continue
         if q.id == stop_at:

@@ -26,6 +26,7 @@ from wizard.core.findings import Finding, Verdict
 from wizard.engine.plan import plan
 from wizard.engine.session import Result, Session
 from wizard.engine.verdict import merge_static
+from wizard.errors import one_line
 from wizard.evidence.repro import SCRIPT_NAME, script_from_result
 from wizard.core.childproc import Child
 from wizard.frameworks import child_env
@@ -38,6 +39,7 @@ from wizard.script.reader import read_script
 from wizard.settings import PROBE_TIMEOUT
 
 FORMATS = ("markdown", "github", "forum", "hub")
+FINAL_NAME = "final.json"  # a run folder's last update, kept for a page that lost it
 
 
 def run_events(case_dict: dict[str, Any], device: str = "auto", timeout: float = PROBE_TIMEOUT,
@@ -97,7 +99,7 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
     except CaseError as exc:
         put({"kind": "case-error", "message": str(exc), "field": exc.field_name})
     except Exception as exc:  # shown as one sentence; the wizard itself keeps running
-        put({"kind": "crash", "message": _one_line(exc)})
+        put({"kind": "crash", "message": one_line(exc, 300, typed=True)})
     finally:
         put(None)
 
@@ -213,6 +215,29 @@ def write_bundle(result_dict: dict[str, Any], out_dir: Path) -> Path:
     return zip_path
 
 
+def save_final(run_dir: Path, final: dict[str, Any]) -> Path:
+    """Keep a run's last update (result, bundle, note, log) in its folder, whole or not at all,
+    so that a page whose stream lost it can fetch it again."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path, tmp = run_dir / FINAL_NAME, run_dir / (FINAL_NAME + ".tmp")
+    tmp.write_text(json.dumps(final, default=str), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def forget_final(run_dir: Path) -> None:
+    """A run starts: a last update kept in its folder by an earlier run is not this run's."""
+    (run_dir / FINAL_NAME).unlink(missing_ok=True)
+
+
+def load_final(run_dir: Path) -> dict[str, Any] | None:
+    """The last update `save_final` kept for this run, or None while the run goes on."""
+    try:
+        return json.loads((run_dir / FINAL_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def gather_logs(uploads: list[str] | None, out_dir: Path) -> str | None:
     """Uploaded training logs as one path the curves probe reads: the file itself, or a folder
     holding all of them (TensorBoard event files, checkpoint folders' trainer_state.json)."""
@@ -326,11 +351,7 @@ def create_hub_discussion(repo_id: str, title: str, description: str, token: str
                                   "discussions for you.") from None
         if status == 404:
             raise PermissionError(f"The Hub has no model {repo_id!r}; check the model id.") from None
-        raise PermissionError(f"The discussion could not be opened ({_one_line(exc)}); copy "
+        raise PermissionError(f"The discussion could not be opened ({one_line(exc, 300, typed=True)}); copy "
                               "the report and open it on the model's page instead.") from None
     return discussion.url
 
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__

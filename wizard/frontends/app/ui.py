@@ -23,6 +23,7 @@ from wizard.core.case import Case, CaseError
 from wizard.demo.cases import course_case
 from wizard.demo.fixtures import build_fixtures, default_cache_dir
 from wizard.engine.plan import QUESTIONS, Question, plan, set_field
+from wizard.errors import one_line
 from wizard.frameworks import default_demo_framework
 from wizard.frontends.app.form import (
     FormError,
@@ -38,12 +39,15 @@ from wizard.frontends.app.form import (
 from wizard.frontends.app.run import (
     create_hub_discussion,
     dataset_columns,
+    forget_final,
     gather_logs,
     gpu_runner,
+    load_final,
     merge_static_findings,
     preflight,
     read_pasted_script,
     repro_script,
+    save_final,
     write_bundle,
 )
 from wizard.frontends.app.views import (
@@ -136,6 +140,7 @@ TICK_JS = """() => {
 # Shown/hidden columns toggle a class rather than `visible`: gradio versions differ on
 # whether a column made visible later mounts ("hidden" hides in 6.17 but not in later ones).
 HIDE = ["wz-off"]
+RECOVER_TICK_S = 2.0  # how often a page whose run is going looks for the run's saved last update
 
 
 def _column(shown: bool) -> Any:
@@ -332,6 +337,9 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         state = gr.State({}, time_to_live=6 * 3600, delete_callback=_forget_session)
         live = gr.State([])      # finding dicts as they arrive (the cards on the checks step)
         result_st = gr.State({})  # the finished result (the verdict step)
+        # while a run streams, a direct (unqueued) tick looks for its saved final update: a
+        # busy machine can make the stream drop its last updates (gradio 6.17), never the tick
+        watch = gr.Timer(RECOVER_TICK_S, active=False)
         gr.Markdown("# hf-debug-wizard\nFind out why fine-tuning a Hugging Face model fails: "
                     "describe your setup, and the wizard runs the checks an expert would run "
                     "by hand on your own model and data, then writes the verdict and a report.")
@@ -661,7 +669,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 yield from _run(st, *values, progress=progress, token=token)
             except Exception as exc:
                 yield [gr.skip()] * (4 + n_err) + [
-                    gr.skip(), f"⚠ The checks stopped: {_one_line(exc)}. Please report this.",
+                    gr.skip(), f"⚠ The checks stopped: {one_line(exc, 300, typed=True)}. Please report this.",
                     *[gr.skip()] * 6]
 
         def run_signed_in(st: dict[str, Any], oauth_token: gr.OAuthToken | None,
@@ -679,6 +687,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             skip_rest = [gr.skip()] * 8
 
             def bad_input(errors: list[FormError]) -> list[Any]:
+                st["running"] = False
                 shown = set(reachable(answers, _base(st)))
                 return [gr.Walkthrough(selected=1), st, gr.skip(), gr.skip(),
                         *_error_updates(form, errors, shown), *skip_rest]
@@ -699,7 +708,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 yield bad_input([error_for(exc)])
                 return
             steps = [s for s in plan(case) if config.steps is None or s.id in config.steps]
-            st["result"] = None
+            st["result"], st["running"] = None, True
+            forget_final(run_dir)
             lines: list[str] = []
             found: list[dict[str, Any]] = []
             yield [gr.Walkthrough(selected=2), st, [], {}, *_error_updates(form, []),
@@ -717,6 +727,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     yield bad_input([error_for(CaseError(event["message"], event.get("field")))])
                     return
                 if kind == "crash":
+                    st["running"] = False
                     yield [gr.skip(), st, gr.skip(), gr.skip(), *[gr.skip()] * n_err, gr.skip(),
                            f"⚠ The checks stopped: {event['message']}. Please report this.",
                            "\n".join(lines), *[gr.skip()] * 5]
@@ -727,24 +738,18 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     script = st.get("script") or {}
                     result = merge_static_findings(event["result"], script.get("findings") or [],
                                                    script.get("names"))
-                    found = list(result["findings"])
                     done_note = f"**Done:** {result_summary(result)}."
                     try:
                         bundle: Path | None = write_bundle(result, run_dir / "report")
                     except Exception as exc:  # the verdict stands; only the files are missing
                         bundle = None
-                        done_note += f" ⚠ The report files could not be written: {_one_line(exc)}."
-                    st["result"] = result
-                    st["bundle"] = str(bundle) if bundle else None
-                    st["report_dir"] = str(run_dir / "report") if bundle else None
+                        done_note += f" ⚠ The report files could not be written: {one_line(exc, 300, typed=True)}."
+                    final = {"result": result, "bundle": str(bundle) if bundle else None,
+                             "report_dir": str(run_dir / "report") if bundle else None,
+                             "note": done_note, "log": "\n".join(lines)}
+                    save_final(run_dir, final)
                     progress(1.0, desc="Done")
-                    yield [gr.Walkthrough(selected=3), st, found, result, *[gr.skip()] * n_err,
-                           gr.skip(), done_note, "\n".join(lines),
-                           verdict_html(result["verdict"], result_summary(result)),
-                           findings_table(result), json.dumps(result, indent=2, default=str),
-                           gr.DownloadButton(value=str(bundle) if bundle else None,
-                                             interactive=bundle is not None),
-                           gr.Button(interactive=True)]
+                    yield final_updates(st, final)
                     return
                 line = log_line(event)
                 if line is not None:
@@ -773,6 +778,35 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                       [state, *comps, logs_upload], run_outputs, api_name="check",
                       show_progress_on=[status_md], show_progress="minimal",
                       time_limit=config.run_time_limit)
+
+        def final_updates(st: dict[str, Any], final: dict[str, Any]) -> list[Any]:
+            """The run's last update: the verdict step with the finished result."""
+            result, bundle = final["result"], final["bundle"]
+            st = {**st, "result": result, "bundle": bundle, "report_dir": final["report_dir"],
+                  "running": False}
+            return [gr.Walkthrough(selected=3), st, list(result["findings"]), result,
+                    *[gr.skip()] * n_err, gr.skip(), final["note"], final["log"],
+                    verdict_html(result["verdict"], result_summary(result)),
+                    findings_table(result), json.dumps(result, indent=2, default=str),
+                    gr.DownloadButton(value=bundle, interactive=bundle is not None),
+                    gr.Button(interactive=True)]
+
+        def recover(st: dict[str, Any]) -> list[Any]:
+            """The timer's tick: once the run's final update is saved but the page still shows
+            the run going (its stream lost the update), send it again; stop when not running."""
+            st = st or {}
+            final = load_final(Path(st["dir"]) / f"run-{st['runs']}") \
+                if st.get("running") and st.get("dir") and st.get("runs") else None
+            if final is None:
+                return [gr.skip()] * len(run_outputs) + [gr.Timer(active=bool(st.get("running")))]
+            return [*final_updates(st, final), gr.Timer(active=False)]
+
+        # armed by the run's first update (which sets "running"), never before it: a tick then
+        # always sees this run's state
+        state.change(lambda st: gr.Timer(active=bool((st or {}).get("running"))), [state],
+                     watch, queue=False, show_progress="hidden", api_visibility="private")
+        watch.tick(recover, [state], [*run_outputs, watch], queue=False, show_progress="hidden",
+                   api_visibility="private")
 
         # -- navigation -----------------------------------------------------------------------
         for button, step in ((back1_btn, 1), (to_verdict_btn, 3), (back2_btn, 2), (back3_btn, 3)):
@@ -944,10 +978,6 @@ def _plot(plot: dict[str, Any]) -> None:
     component = {"line": gr.LinePlot, "bar": gr.BarPlot, "scatter": gr.ScatterPlot}[kind]
     component(df, label=plot.get("title") or plot.get("name"), **kwargs)
 
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
 def _path(upload: Any) -> str:

@@ -154,3 +154,11 @@ def in_users_words(message: str, field: str | None = None) -> str:
     text = _CASE_FIELD.sub(plain, message)
     text = re.sub(r"(^|[.!?]\s+)the ", lambda m: m.group(1) + "The ", text)
     return text[:1].upper() + text[1:]
+
+
+def hub_not_checked(what: str, reason: str) -> str:
+    """A Hub id that cannot be looked up now (offline, unreachable): said once, as what it means
+    for the run, never as a fault of the answer."""
+    saved = "save_pretrained" if what == "model" else "save_to_disk"
+    return (f"{reason.rstrip('.')}. The answer is kept, but the checks that need the {what} will "
+            f"be skipped, not failed. To check them here, give a folder written by {saved}.")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -20,7 +19,7 @@ from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
 from wizard.engine.session import Session
 from wizard.errors import CaseError, UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
-from wizard.frameworks import default_demo_framework
+from wizard.frameworks import default_demo_framework, process_defaults
 from wizard.frontends.terminal import interactive
 from wizard.frontends.terminal.commands import curves as curves_command
 from wizard.frontends.terminal.commands import memory as memory_command
@@ -51,7 +50,7 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "gpu"],
                    help="where the probes run (default: the best available)")
     p.add_argument("--timeout", type=float, default=PROBE_TIMEOUT, metavar="S",
-                   help="time limit per probe in seconds (default 300)")
+                   help=f"time limit per probe in seconds (default {PROBE_TIMEOUT:g})")
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the session is saved as it goes (default ./wizard-out)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
@@ -277,7 +276,7 @@ def catalogue_markdown() -> str:
 
 # -- entry point --------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    process_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
 from wizard.backends.data import load_splits
+from wizard.checks.hub import UNREACHABLE
 from wizard.context import is_local_ref
 from wizard.core.case import (
     FRAMEWORKS,
@@ -48,6 +49,9 @@ from wizard.frontends.terminal.console import (
     summary_line,
     verdict_panel,
 )
+from wizard.hub.dataset import resolve_dataset
+from wizard.hub.errors import HubError
+from wizard.hub.resolve import resolve_model
 from wizard.reports.render import write_reports
 from wizard.script.reader import ScriptError, case_from_script
 from wizard.script.types import CASE_TYPES, ScriptQuestion, ScriptReading
@@ -59,6 +63,7 @@ if TYPE_CHECKING:
 BACK = "__back__"
 DEMO = "__demo__"
 HUB_ID = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
+HUB_LOOKUP_S = 5.0      # seconds the model and dataset questions wait for the Hub
 SCRIPT_PROMPT = "Path to your training script (empty to answer the questions instead)"
 SETUP_START = "framework"   # the script question comes right before this one
 SETUP_END = "batch_size"    # the last setup question a script can answer (logs are not in it)
@@ -200,6 +205,26 @@ def _validate_ref(text: str, what: str) -> str:
     return text
 
 
+def hub_note(q: Question, value: Any, case: Case) -> str | None:
+    """For a Hub id answer, one sentence when the Hub cannot answer for it now (offline mode,
+    unreachable), saying which checks that prevents; None for local paths and ids that resolve.
+    Other lookup failures (a missing or gated repo) are the checks' findings, with their fix."""
+    if q.field not in ("model", "dataset.path") or not isinstance(value, str) \
+            or is_local_ref(value):
+        return None
+    what = "model" if q.field == "model" else "dataset"
+    try:
+        if what == "model":
+            resolve_model(value, revision=case.revision, timeout=HUB_LOOKUP_S)
+        else:
+            resolve_dataset(value, case.dataset.config, timeout=HUB_LOOKUP_S)
+    except HubError as err:
+        return wording.hub_not_checked(what, err.message) if err.kind in UNREACHABLE else None
+    except Exception:  # noqa: BLE001 - the checks look again and report what they find
+        return None
+    return None
+
+
 def dataset_columns(case: Case) -> list[str] | None:
     """Column names of the train split, when the dataset can be opened cheaply (local)."""
 
@@ -336,6 +361,9 @@ def run_interactive(out_dir: Path, resume: Path | None = None, device: str = "au
             except Validation as bad:
                 console.print(f"[red]✗ {escape(str(bad))}[/] Please answer again.")
                 continue
+            note = hub_note(q, value, walk.case)
+            if note:
+                console.print(f"[yellow]⚠ {escape(note)}[/]")
             walk.answer(value)
             if script.path and q.field not in script.answered and q.id != "logs":
                 script.answered.append(q.field)

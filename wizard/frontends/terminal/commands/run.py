@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
                    help="device for checks that load their own model (the script's model stays "
                         "where the script puts it)")
     p.add_argument("--timeout", type=float, default=PROBE_TIMEOUT, metavar="S",
-                   help="time limit per probe in seconds (default 300)")
+                   help=f"time limit per probe in seconds (default {PROBE_TIMEOUT:g})")
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the result is saved (default ./wizard-out)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
