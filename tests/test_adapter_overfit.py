@@ -3,12 +3,9 @@ slowly for the test is judged against every parameter training under the same bu
 healthy LoRA setup comes out healthy; the judgement itself, on runs built by hand."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.conftest import needs_torch
-from tests.helpers import check_case, finding
 from wizard.backends.train_types import TrainRun
 from wizard.checks.adapter_overfit import judge_adapter_overfit
 from wizard.core.case import Case
@@ -34,6 +31,10 @@ def test_the_full_model_decides_only_when_it_learns_the_batch():
 @needs_torch
 def test_a_healthy_lora_case_overfits_as_far_as_the_full_model_says(tmp_path_factory):
     from tests.lm_fixtures import build
+    from wizard.checks.adapters import probe_adapter
+    from wizard.checks.training import probe_overfit
+    from wizard.context import Context
+    from wizard.engine.verdict import decide
 
     fx = build(tmp_path_factory.mktemp("lora"))
     case = Case.from_dict({
@@ -44,10 +45,11 @@ def test_a_healthy_lora_case_overfits_as_far_as_the_full_model_says(tmp_path_fac
         "training": {"learning_rate": 2e-4, "batch_size": 8, "trainer": "trainer",
                      "warmup_steps": 10},
         "symptom": "not-sure"})
-    _, out = check_case(case, Path(tmp_path_factory.mktemp("out")))
-    assert out["verdict"]["kind"] == "healthy", out["verdict"]
-    overfit = finding(out, "training.overfit-batch")
-    full = overfit["evidence"]["full_model_run"]
-    assert full["final_over_initial"] <= 0.5 < overfit["evidence"]["adapter_known_good_over_initial"]
-    adapter = finding(out, "model.adapter")["evidence"]
+    ctx = Context(case, device="cpu")
+    [overfit] = probe_overfit(case, ctx)
+    assert overfit.id == "training.overfit-batch" and overfit.status == "info", overfit.title
+    assert decide(case, [overfit]).kind == "healthy"
+    full = overfit.evidence["full_model_run"]
+    assert full["final_over_initial"] <= 0.5 < overfit.evidence["adapter_known_good_over_initial"]
+    adapter = next(f for f in probe_adapter(case, ctx) if f.id == "model.adapter").evidence
     assert full["trainable_params"] == adapter["total"] > adapter["trainable"]
