@@ -203,3 +203,16 @@ def test_the_app_form_round_trips_a_seq2seq_case(fx):
     back = case_from_answers(answers)
     assert back.task == "text2text-generation"
     assert (back.preprocessing.label_pad, back.preprocessing.max_target_length) == ("pad-id", 16)
+
+
+def test_check_script_finds_labels_padded_with_the_pad_id(fx, tmp_path):
+    import json
+
+    from tests.helpers import run_cli
+
+    out = tmp_path / "out.json"
+    run_cli("check", "--script", str(_script(fx, PAD_ID, tmp_path)), "--set", "symptom=none",
+            "--json", str(out), "--out", str(tmp_path / "s"), "--quiet")
+    result = json.loads(out.read_text())
+    assert result["verdict"]["primary"] == "data.seq2seq-label-padding", result["verdict"]
+    assert finding(result, "data.seq2seq-label-padding")["evidence"]["padding_in_loss"] > 0
