@@ -194,3 +194,13 @@ def test_the_app_form_round_trips_a_qa_case(fx):
     back = case_from_answers(answers)
     assert (back.task, back.dataset.label_column, back.preprocessing.stride) == \
         ("question-answering", "answers", 16)
+
+
+def test_a_missing_answers_column_is_one_sentence(fx):
+    from wizard.context import Context
+    from wizard.errors import CaseError
+
+    case = qa_case(fx)
+    case.dataset.label_column = "answer"
+    with pytest.raises(CaseError, match="'answer' is not in the dataset.*dataset.label_column"):
+        Context(case, device="cpu").tokenized

@@ -53,6 +53,11 @@ def tokenize_qa(case: Case, tokenizer: Any, split: Any) -> Any:
                         "model")
     spec, pre = case.dataset, case.preprocessing
     question, context = spec.text_columns[0], spec.text_columns[1]
+    if spec.label_column not in split.column_names:
+        raise CaseError(f"Column {spec.label_column!r} is not in the dataset (columns: "
+                        f"{', '.join(split.column_names)}); set `dataset.label_column` to the "
+                        "SQuAD-style answers column ({text: [...], answer_start: [...]}).",
+                        "dataset.label_column")
 
     def encode(examples: dict[str, list], indices: list[int]) -> dict[str, list]:
         kwargs: dict[str, Any] = {"truncation": "only_second",
