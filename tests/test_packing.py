@@ -140,3 +140,23 @@ def test_check_script_finds_group_texts_without_eos(fx, tmp_path):
     result = json.loads(out.read_text())
     assert result["verdict"]["primary"] == "data.packing-no-eos", result["verdict"]
     assert finding(result, "data.packing-no-eos")["evidence"]["packed_blocks"] > 0
+
+
+def test_the_tree_and_the_form_ask_a_causal_lm_about_packing(fx):
+    from wizard.engine.plan import QuestionWalk
+    from wizard.frontends.app.form import answers_from_case, case_from_answers, reachable
+
+    walk = QuestionWalk(Case())
+    answers = {"symptom": "none", "framework": "pytorch", "model": str(fx["model"]),
+               "task": "text-generation", "dataset": str(fx["text"]), "dataset_config": None,
+               "text_columns": ["text"], "lm_labels": "collator", "packing": True,
+               "adapter": "none", "trainer": "trainer", "optimizer": "adamw",
+               "learning_rate": 5e-5, "batch_size": 8, "logs": None}
+    asked = []
+    while not walk.done:
+        asked.append(walk.current().id)
+        walk.answer(answers[asked[-1]])
+    assert asked.index("lm_labels") < asked.index("packing") < asked.index("adapter")
+    assert walk.case.preprocessing.packing is True
+    form = answers_from_case(packed_case(fx))
+    assert "packing" in reachable(form) and case_from_answers(form).preprocessing.packing is True

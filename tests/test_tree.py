@@ -101,7 +101,7 @@ def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
     # tests/test_seq2seq.py, tests/test_question_answering.py)
     assert questions == set(QUESTIONS) - {"trust_remote_code", "task", "lm_labels", "adapter",
                                           "token_labels", "label_pad", "max_target_length",
-                                          "stride"}
+                                          "stride", "packing"}
     assert steps_walked == set(STEPS)
 
 

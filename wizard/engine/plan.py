@@ -255,8 +255,14 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              choices=tuple(Choice(k, v) for k, v in TOKEN_LABELS.items())),
     Question("lm_labels", "preprocessing.lm_labels", "How are the labels made?",
              "A causal LM's labels are its input_ids; padding (and, for SFT, the prompt) must be "
-             "-100.", "select", (Edge("adapter"),), when=_lm,
+             "-100.", "select", (Edge("packing"),), when=_lm,
              choices=tuple(Choice(k, v) for k, v in LM_LABELS.items())),
+    Question("packing", "preprocessing.packing", "Do you pack the texts into blocks?",
+             "Packed texts need an eos between them, and a block must fit the model's context.",
+             "select", (Edge("adapter"),), when=_lm,
+             choices=(Choice(False, "No: one text per row, padded"),
+                      Choice(True, "Yes: packed into blocks of max_length (SFTConfig(packing="
+                                   "True), the course's group_texts)"))),
     Question("adapter", "adapter.method", "Do you train a LoRA / QLoRA adapter (peft)?",
              "The adapter, its target modules and its learning rate are checked.", "select",
              (Edge("trainer"),), when=_lm,
