@@ -247,7 +247,8 @@ def test_the_tree_asks_a_causal_lm_its_own_questions(fx):
     asked = []
     answers = {"symptom": "none", "framework": "pytorch", "model": str(fx["model"]),
                "task": "text-generation", "dataset": str(fx["text"]), "dataset_config": None,
-               "text_columns": ["text"], "lm_labels": "collator", "adapter": "lora",
+               "text_columns": ["text"], "lm_labels": "collator", "packing": False,
+               "adapter": "lora",
                "trainer": "trainer", "optimizer": "adamw", "learning_rate": 2e-4,
                "batch_size": 8, "logs": None}
     while not walk.done:

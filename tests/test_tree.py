@@ -96,10 +96,12 @@ def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
             assert steps.index("overfit") < steps.index("gradients")
         if "memory-measure" in steps:
             assert steps.index("memory-measure") == steps.index("memory") + 1
-    # no model here ships code, nor is a causal LM or a token classifier (their questions:
-    # tests/test_causal_lm.py, tests/test_token_classification.py)
+    # no model here ships code, nor is a causal LM, a token classifier, a seq2seq or a QA model
+    # (their questions: tests/test_causal_lm.py, tests/test_token_classification.py,
+    # tests/test_seq2seq.py, tests/test_question_answering.py)
     assert questions == set(QUESTIONS) - {"trust_remote_code", "task", "lm_labels", "adapter",
-                                          "token_labels"}
+                                          "token_labels", "label_pad", "max_target_length",
+                                          "stride", "packing"}
     assert steps_walked == set(STEPS)
 
 

@@ -10,13 +10,15 @@ import numpy as np
 
 from wizard.backends.batch import Batch, ForwardResult
 from wizard.backends.data import load_splits
-from wizard.backends.lm_data import encode_lm
+from wizard.backends.lm_data import encode_lm, pack_lm
+from wizard.backends.qa_data import tokenize_qa
+from wizard.backends.seq2seq_data import encode_seq2seq
 from wizard.backends.token_data import encode_tokens
 from wizard.backends.tf import TFBackend
 from wizard.backends.torch import TorchBackend
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding
-from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS, has_label_column
+from wizard.core.tasks import CAUSAL_LM, QA, SEQ2SEQ, TOKEN_CLS, has_label_column
 from wizard.frameworks import import_torch
 from wizard.hub.download import WEIGHT_PATTERNS, download_model, human_bytes, model_file_patterns
 from wizard.hub.errors import HubError
@@ -246,11 +248,19 @@ class Context:
             return tok(*texts, **kwargs)
 
         self.progress("tokenizing the sample")
-        if self.case.task == CAUSAL_LM:
+        task = self.case.task
+        if task == QA:  # one row per window: the columns change
+            return {name: tokenize_qa(self.case, tok, split) for name, split in self.raw.items()}
+        if task == CAUSAL_LM:
             encode = encode_lm(self.case, tok)  # noqa: F811 - the causal LM's own pipeline
-        elif self.case.task == TOKEN_CLS:
+        elif task == TOKEN_CLS:
             encode = encode_tokens(self.case, tok)  # noqa: F811 - words and aligned labels
-        return {name: split.map(encode, batched=True) for name, split in self.raw.items()}
+        elif task == SEQ2SEQ:
+            encode = encode_seq2seq(self.case, tok)  # noqa: F811 - sources, and targets as labels
+        out = {name: split.map(encode, batched=True) for name, split in self.raw.items()}
+        if task == CAUSAL_LM and pre.packing:
+            out = {name: pack_lm(self.case, tok, split) for name, split in out.items()}
+        return out
 
     @cached_property
     def label_names(self) -> list[str] | None:

@@ -53,10 +53,14 @@ def encode_lm(case: Case, tokenizer: Any) -> Any:
         n = len(next(iter(examples.values())))
         rows = [{k: v[i] for k, v in examples.items()} for i in range(n)]
         pairs = [prompt_and_text(case, row, tokenizer) for row in rows]
-        kwargs: dict[str, Any] = {"truncation": pre.truncation}
-        if pre.max_length:
+        eos = getattr(tokenizer, "eos_token", None)
+        chat = bool(rows) and is_chat(rows[0].get(case.dataset.text_columns[0]))
+        if pre.add_eos and eos and not chat:  # as TRL's SFTTrainer does for text, not chats
+            pairs = [(p, t if t.endswith(eos) else t + eos) for p, t in pairs]
+        kwargs: dict[str, Any] = {"truncation": pre.truncation and not pre.packing}
+        if pre.max_length and not pre.packing:  # packing cuts the joined tokens, not each text
             kwargs["max_length"] = pre.max_length
-        if pre.padding == "max_length":
+        if pre.padding == "max_length" and not pre.packing:
             kwargs["padding"] = "max_length"
         out = dict(tokenizer([text for _, text in pairs], **kwargs))
         prompts = tokenizer([p for p, _ in pairs], add_special_tokens=False)["input_ids"]
@@ -107,3 +111,39 @@ def token_rows(logits: np.ndarray, labels: np.ndarray | None,
         logits, labels = logits[:, :-1], labels[:, 1:]
     keep = labels != IGNORE_INDEX
     return logits[keep], labels[keep]
+
+
+def pack_lm(case: Case, tokenizer: Any, split: Any) -> Any:
+    """The tokenized split packed as the course's group_texts (and TRL's packing) does: every
+    example's tokens concatenated as they are, cut into blocks of `max_length` tokens. Each
+    block records how many examples join inside it and how many of those joins have no eos
+    between them."""
+    block = packing_length(case, tokenizer)
+    eos = getattr(tokenizer, "eos_token_id", None)
+
+    def pack(examples: dict[str, list]) -> dict[str, list]:
+        ids: list[int] = []
+        ends: list[int] = []  # the position after each example
+        for row in examples["input_ids"]:
+            ids.extend(int(t) for t in row)
+            ends.append(len(ids))
+        out: dict[str, list] = {"input_ids": [], "attention_mask": [], "joins": [],
+                                "joins_without_eos": []}
+        total = len(ids) // block * block if len(ids) >= block else len(ids)  # group_texts
+        for start in range(0, total, block):
+            inside = [e for e in ends if start < e < start + block]
+            out["input_ids"].append(ids[start:start + block])
+            out["attention_mask"].append([1] * len(out["input_ids"][-1]))
+            out["joins"].append(len(inside))
+            out["joins_without_eos"].append(sum(1 for e in inside if ids[e - 1] != eos))
+        return out
+
+    return split.map(pack, batched=True, batch_size=None, remove_columns=split.column_names)
+
+
+def packing_length(case: Case, tokenizer: Any) -> int:
+    """The packed block's length: the case's max_length, else the tokenizer's (1024 when it
+    names none)."""
+    limit = getattr(tokenizer, "model_max_length", None)
+    fallback = int(limit) if isinstance(limit, int) and 0 < limit < 1_000_000 else 1024
+    return int(case.preprocessing.max_length or fallback)

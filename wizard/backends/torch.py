@@ -11,8 +11,10 @@ import numpy as np
 from wizard.backends.adapters import apply_adapter
 from wizard.backends.batch import Batch, ForwardResult
 from wizard.backends.lm_data import lm_batch
+from wizard.backends.qa_data import qa_batch
+from wizard.backends.seq2seq_data import decoder_inputs, seq2seq_batch
 from wizard.backends.token_data import token_batch
-from wizard.core.tasks import CAUSAL_LM, TOKEN_CLS
+from wizard.core.tasks import CAUSAL_LM, QA, SEQ2SEQ, TOKEN_CLS
 from wizard.errors import one_line
 from wizard.frameworks import import_torch
 
@@ -35,8 +37,10 @@ class TorchBackend:
         import_torch().manual_seed(0)  # a newly initialised head: the same evidence every run
         case = self.ctx.case
         kwargs: dict[str, Any] = {**self.ctx.pretrained_kwargs(), **self.ctx.model_load_kwargs()}
-        if case.task == CAUSAL_LM:
-            auto = transformers.AutoModelForCausalLM
+        if case.task in (CAUSAL_LM, SEQ2SEQ, QA):  # heads sized by the vocabulary or positions
+            auto = {CAUSAL_LM: transformers.AutoModelForCausalLM,
+                    QA: transformers.AutoModelForQuestionAnswering,
+                    SEQ2SEQ: transformers.AutoModelForSeq2SeqLM}[case.task]
         else:
             auto = transformers.AutoModelForTokenClassification if case.task == TOKEN_CLS \
                 else transformers.AutoModelForSequenceClassification
@@ -62,9 +66,20 @@ class TorchBackend:
         label_col = case.dataset.label_column
         n = min(case.training.batch_size, len(split))
         rows = split.select(range(n))
-        if case.task in (CAUSAL_LM, TOKEN_CLS):
-            arrays = lm_batch(case, ctx.tokenizer, list(rows)) if case.task == CAUSAL_LM \
-                else token_batch(ctx.tokenizer, list(rows))
+        if case.task == QA:  # the positions ride in the inputs; the model computes its loss
+            arrays = qa_batch(self.model_input_names(), list(rows))
+            return Batch(inputs=arrays, labels=None, labels_in_inputs=True, label_key=None,
+                         indices=list(range(n)),
+                         native={k: import_torch().as_tensor(v) for k, v in arrays.items()})
+        if case.task in (CAUSAL_LM, TOKEN_CLS, SEQ2SEQ):
+            if case.task == SEQ2SEQ:
+                arrays = seq2seq_batch(case, ctx.tokenizer, list(rows))
+                shifted = decoder_inputs(ctx.model, arrays["labels"])
+                if shifted is not None:  # as DataCollatorForSeq2Seq(model=model) adds them
+                    arrays["decoder_input_ids"] = shifted
+            else:
+                arrays = lm_batch(case, ctx.tokenizer, list(rows)) if case.task == CAUSAL_LM \
+                    else token_batch(ctx.tokenizer, list(rows))
             return Batch(inputs=arrays, labels=arrays["labels"], labels_in_inputs=True,
                          label_key="labels", indices=list(range(n)),
                          native={k: import_torch().as_tensor(v) for k, v in arrays.items()})
@@ -92,13 +107,16 @@ class TorchBackend:
         features = {k: v for k, v in batch.inputs.items() if k != batch.label_key}
         with torch.no_grad():
             try:
-                logits = model(**self._tensors(features)).logits.float().cpu().numpy()
+                plain = model(**self._tensors(features))
+                logits = _logits(plain)
             except Exception as exc:  # the plain forward itself fails: evidence for triage
                 return ForwardResult(logits=None, raised="logits",
                                      error=f"{type(exc).__name__}: {one_line(exc)}",
                                      traceback=traceback.format_exc(),
                                      seconds=time.perf_counter() - start)
             result = ForwardResult(logits=logits)
+            if getattr(plain, "loss", None) is not None:  # positions in the inputs (QA)
+                result.loss = float(plain.loss)
             if batch.labels is not None:
                 try:
                     out = model(**self._tensors({**features, "labels": batch.labels}))
@@ -136,3 +154,12 @@ class TorchBackend:
                    for k, v in fields.items() if k in ("learning_rate", "weight_decay",
                                                       "warmup_steps", "lr_scheduler_type", "optim")}}
 
+
+
+def _logits(out: Any) -> np.ndarray:
+    """The output's logits; a QA head's start and end logits stacked, one row per window and
+    end (each a distribution over the positions, as its loss takes them)."""
+    if getattr(out, "logits", None) is None and getattr(out, "start_logits", None) is not None:
+        return np.concatenate([out.start_logits.float().cpu().numpy(),
+                               out.end_logits.float().cpu().numpy()])
+    return out.logits.float().cpu().numpy()

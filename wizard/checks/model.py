@@ -10,7 +10,7 @@ from wizard.checks.data import binary_cross_entropy, cross_entropy
 from wizard.context import Context, ForwardResult
 from wizard.core.case import Case
 from wizard.core.findings import Finding
-from wizard.core.tasks import CAUSAL_LM
+from wizard.core.tasks import CAUSAL_LM, SEQ2SEQ
 from wizard.triage.parse import parse_traceback
 
 INITIAL_LOSS_TOLERANCE = 0.5  # |loss - ln C| > 0.5 * ln C is a wiring problem, not chance
@@ -24,7 +24,7 @@ def probe_forward(case: Case, ctx: Context) -> list[Finding]:
     logits, labels = fwd.logits, batch.labels
     if logits.ndim == 3:  # a causal LM or a token classifier: one row per position
         logits, labels = token_rows(logits, labels, shift=case.task == CAUSAL_LM)
-    lm_head = case.task == CAUSAL_LM  # a pretrained head: not the fresh head ln(C) describes
+    lm_head = case.task in (CAUSAL_LM, SEQ2SEQ)  # a pretrained head, not a fresh one
     findings: list[Finding] = []
     bad_rows = np.flatnonzero(~np.isfinite(logits).all(axis=1))
     evidence = {"logits_shape": list(logits.shape), "seconds": round(fwd.seconds, 3),

@@ -11,6 +11,7 @@ from wizard.checks.collation import framework_message, model_config, run_model
 from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding, Plot
+from wizard.core.tasks import SEQ2SEQ
 
 EMPTY_WARN_SHARE = 0.01       # empty strings in >= 1 % of a split's rows
 DUPLICATE_WARN_SHARE = 0.01   # eval rows whose text is also in train
@@ -194,7 +195,8 @@ def raw_lengths(case: Case, ctx: Context, split: str) -> tuple[list[int], list[i
     """Token counts without truncation (with special tokens) of the rows that are text, and
     those rows' indices."""
     ds = ctx.raw[split]
-    cols = [c for c in case.dataset.text_columns[:2] if c in ds.column_names]
+    paired = 1 if case.task == SEQ2SEQ else 2  # a seq2seq target is not part of the input
+    cols = [c for c in case.dataset.text_columns[:paired] if c in ds.column_names]
     columns = [list(ds[c]) for c in cols]
     index = [i for i in range(len(ds)) if all(isinstance(col[i], str) for col in columns)]
     if not index or not cols:
@@ -211,6 +213,10 @@ def probe_lengths(case: Case, ctx: Context) -> list[Finding]:
     limit_pos, pos_source = max_positions(config)
     cut = truncation_limit(case, ctx.tokenizer)
     pre = case.preprocessing
+    if pre.packing:
+        return [Finding("data.text-lengths", "info",
+                        "The texts are packed into blocks: the packing check judges their length",
+                        evidence={"packing": True, "max_length": pre.max_length})]
     per_split: dict[str, dict[str, Any]] = {}
     raw: dict[str, list[int]] = {}
     seen_lengths: dict[str, tuple[list[int], list[int]]] = {}

@@ -38,6 +38,7 @@ from wizard.backends.train_types import (
     TrainRun,
     layer_key,
 )
+from wizard.checks.adapter_overfit import full_model_run, judge_adapter_overfit
 from wizard.checks.hyperparameters import effective_learning_rate, lr_fix
 from wizard.context import Batch
 from wizard.core.findings import Finding, Plot
@@ -707,8 +708,18 @@ def probe_overfit(case: Any, ctx: Any) -> list[Finding]:
     note = ""
     if target.transformers and target.loss is not None:
         note = f"your loss {_loss_label(target.loss)} instead of the model's own loss"
-    return [judge_overfit(user, good, case.framework, case.trainer, batch_info(ctx.batch),
-                          _steps(ctx), note)]
+    found = judge_overfit(user, good, case.framework, case.trainer, batch_info(ctx.batch),
+                          _steps(ctx), note)
+    if case.adapter.active and case.framework == "pytorch" and good is not None \
+            and not good.learnt and not good.error and not user.diverged:
+        # an adapter may fall too slowly for the test: the whole model under the same budget
+        every = sum(p.numel() for p in target.model.parameters())
+        full = full_model_run(target, known_good(every), _steps(ctx))
+        adapter = judge_adapter_overfit(user, good, full, _steps(ctx), found.evidence)
+        if adapter is not None:
+            adapter.plots = found.plots
+            return [adapter]
+    return [found]
 
 
 def _loss_label(loss: Any) -> str:

@@ -8,7 +8,15 @@ from typing import Any
 
 import yaml
 
-from wizard.core.tasks import LM_LABELS, TOKEN_LABELS
+from wizard.core.tasks import (
+    LABEL_PADS,
+    LM_LABELS,
+    QA,
+    QA_POSITIONS,
+    SEQ2SEQ,
+    SEQ2SEQ_TARGETS,
+    TOKEN_LABELS,
+)
 from wizard.core.gpus import Gpu, read_gpu
 from wizard.errors import CaseError
 
@@ -50,6 +58,21 @@ class Preprocessing:
     pad_token: str | None = None
     # token classification: how word labels are put on subwords (wizard.core.tasks.TOKEN_LABELS)
     token_labels: str = "first-subword"
+    # seq2seq: how the targets are tokenized (SEQ2SEQ_TARGETS), their max_length (None: not
+    # cut), and what the labels are padded with (LABEL_PADS)
+    targets: str = "text-target"
+    max_target_length: int | None = None
+    label_pad: str = "-100"
+    # extractive QA: the overflow windows' stride (None: one window, the rest cut) and how the
+    # start/end positions are found (QA_POSITIONS)
+    stride: int | None = None
+    qa_positions: str = "offsets"
+    # causal LM: examples concatenated into blocks of max_length tokens (SFTConfig(packing=True),
+    # the course's group_texts)
+    packing: bool = False
+    # causal LM: an eos appended to each text that lacks one before tokenizing (TRL's
+    # SFTTrainer does)
+    add_eos: bool = False
 
 
 @dataclass
@@ -213,6 +236,24 @@ class Case:
         if self.task == "token-classification" and self.framework == "tensorflow":
             raise CaseError("Token classification cases are checked with PyTorch; set "
                             "`framework: pytorch`.", "framework")
+        if self.task in (SEQ2SEQ, QA) and self.framework == "tensorflow":
+            raise CaseError("Seq2seq and question-answering cases are checked with PyTorch; set "
+                            "`framework: pytorch`.", "framework")
+        _choice("preprocessing.targets", self.preprocessing.targets, tuple(SEQ2SEQ_TARGETS))
+        _choice("preprocessing.label_pad", str(self.preprocessing.label_pad), tuple(LABEL_PADS))
+        _choice("preprocessing.qa_positions", self.preprocessing.qa_positions,
+                tuple(QA_POSITIONS))
+        for name in ("max_target_length", "stride"):
+            value = getattr(self.preprocessing, name)
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise CaseError(f"`preprocessing.{name}` must be a positive number of tokens "
+                                "(or left out).", f"preprocessing.{name}")
+        if self.task in (SEQ2SEQ, QA) and len(self.dataset.text_columns) < 2:
+            what, example = (("the source and the target text", "[document, summary]")
+                             if self.task == SEQ2SEQ else
+                             ("the question and the context", "[question, context]"))
+            raise CaseError(f"A {self.task} case needs two text columns, {what} (e.g. "
+                            f"`dataset.text_columns: {example}`).", "dataset.text_columns")
         if self.adapter.method is not None:
             _choice("adapter.method", self.adapter.method, ADAPTER_METHODS)
             if self.adapter.r < 1:

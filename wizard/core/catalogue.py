@@ -964,3 +964,68 @@ _check("data.token-labels-out-of-range", "Tags beyond the token head's num_label
        "The highest tag id (or the number of tag names) exceeds the head's num_labels.",
        "An index error on the GPU, a NaN loss, or a silently wrong head.",
        "AutoModelForTokenClassification.from_pretrained(checkpoint, num_labels=len(label_names))")
+# seq2seq (wizard/checks/seq2seq.py)
+_check("data.seq2seq-labels", "Seq2seq labels and decoder inputs",
+       "The first batch's labels are the tokenized targets padded with -100, and the model has a "
+       "decoder_start_token_id to shift them into its decoder inputs.",
+       "The model makes its decoder inputs from the labels; padding must stay out of the loss.",
+       "", "HF course chapter 7 (translation, summarization): DataCollatorForSeq2Seq")
+_check("model.decoder-start-missing", "No decoder_start_token_id",
+       "The seq2seq model's config has no decoder_start_token_id (an EncoderDecoderModel "
+       "assembled from two checkpoints, a config edited by hand).",
+       "The forward with labels raises: the labels cannot be shifted into decoder inputs.",
+       "model.config.decoder_start_token_id = tokenizer.cls_token_id   # T5: pad_token_id")
+_check("data.seq2seq-label-padding", "Seq2seq labels padded with the pad id",
+       "Label positions hold the pad token id instead of -100 (targets padded to max_length by "
+       "the tokenizer, or label_pad_token_id=tokenizer.pad_token_id).",
+       "The model learns to write padding after every target; the loss is diluted.",
+       "DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100)",
+       "any label position holding the pad id (after the first eos when pad = eos)")
+_check("data.seq2seq-targets-truncated", "Targets cut by max_target_length",
+       "More than 5 % of the sample's targets are longer than max_target_length and lose their "
+       "end (and their eos).",
+       "The model learns to stop mid-sentence; generation is scored against unseen text.",
+       "tokenizer(text_target=targets, max_length=P99_LENGTH, truncation=True)",
+       "targets cut / targets > 0.05")
+_check("data.seq2seq-targets-as-inputs", "Targets tokenized as inputs",
+       "The targets were tokenized like the inputs (tokenizer(targets)) and this tokenizer's "
+       "target mode gives other ids (a target language code, another vocabulary).",
+       "The model is taught the wrong target tokens.",
+       "tokenizer(inputs, text_target=targets, max_length=..., truncation=True)",
+       "any of the first 64 targets whose ids differ between tokenizer(t) and "
+       "tokenizer(text_target=t)")
+# extractive QA (wizard/checks/qa.py)
+_check("data.qa-positions", "Answer positions inside the context",
+       "Every training window's start/end positions sit on the answer's tokens inside the context "
+       "(or on CLS when the window does not hold it); the share of answers lost to truncation.",
+       "Positions are token indices found with offset_mapping and sequence_ids().",
+       "", "HF course chapter 7 (question answering): prepare_train_features")
+_check("data.qa-positions-wrong", "Answer positions off the answer",
+       "Start/end positions outside the sequence, on question tokens, end before start, or a "
+       "span that does not hold the answer text (character positions used as token positions).",
+       "The model is taught to point at the wrong tokens; the loss falls, exact match stays low.",
+       "start/end positions from offset_mapping and sequence_ids() (see the finding's fix)",
+       "any window with such a position")
+_check("data.qa-answers-truncated", "Answers lost to truncation",
+       "More than 5 % of the answers appear in no training window (the context was cut before "
+       "them), so they are trained as 'no answer' (CLS).",
+       "The model learns that the context does not answer the question.",
+       'tokenizer(q, c, truncation="only_second", stride=128, return_overflowing_tokens=True, '
+       "return_offsets_mapping=True)",
+       "answers lost / answers > 0.05")
+# packing (wizard/checks/packing.py)
+_check("data.packing", "Packed examples",
+       "With packing, each example ends with an eos inside the blocks, and a block fits the "
+       "model's context.", "Packed examples must stay apart; positions past the context are untrained.",
+       "", "TRL SFTConfig(packing=True); the HF course's group_texts")
+_check("data.packing-no-eos", "Packed examples with no eos between them",
+       "Joins between packed examples carry no eos token: the examples run together.",
+       "The model learns to continue one text with the next and never to stop.",
+       'raw = raw.map(lambda e: {"text": e["text"] + tokenizer.eos_token})',
+       "any join without an eos")
+_check("data.packing-too-long", "Packing length beyond the model's context",
+       "The packed block (max_length / block_size) is longer than the model's "
+       "max_position_embeddings.",
+       "An index error (learned positions) or training on positions never seen (rotary).",
+       "SFTConfig(packing=True, max_length=MODEL_CONTEXT)",
+       "block length > max_position_embeddings")

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 CLASSIFICATION = "text-classification"
 CAUSAL_LM = "text-generation"
 TOKEN_CLS = "token-classification"
+SEQ2SEQ = "text2text-generation"
+QA = "question-answering"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,48 @@ TOKEN_CLS_SKIPS = {
     "duplicates": "the text is a list of words per row; duplicates are not compared",
 }
 
+_S2S_LABELS = ("a seq2seq model's labels are its tokenized target texts (the second text column), "
+               "checked by the seq2seq label check")
+_S2S_HEAD = "a seq2seq model has no classification head: its output is the vocabulary"
+SEQ2SEQ_SKIPS = {
+    "label-column": _S2S_LABELS,
+    "label-values": _S2S_LABELS,
+    "labels": _S2S_LABELS,
+    "balance": "a seq2seq model has no classes to balance",
+    "eval-labels": _S2S_LABELS,
+    "labels-in-inputs": "a seq2seq model computes its own loss from the labels in the inputs",
+    "checkpoint-head": _S2S_HEAD,
+    "num-labels": _S2S_HEAD,
+    "label-mapping": _S2S_HEAD,
+    "from-logits": "a seq2seq model computes its own loss over the target tokens",
+    "loss-strings": "a seq2seq model computes its own loss over the target tokens",
+    "metrics": "classification metrics do not apply; a seq2seq model is judged by its loss and "
+               "a generation metric (ROUGE, BLEU)",
+    "eval-label-set": _S2S_LABELS,
+}
+
+_QA_LABELS = ("an extractive QA model's labels are start/end token positions, checked by the "
+              "answer-position check")
+QA_SKIPS = {
+    "label-column": _QA_LABELS,
+    "label-values": _QA_LABELS,
+    "labels": _QA_LABELS,
+    "balance": "answer positions have no classes to balance",
+    "eval-labels": _QA_LABELS,
+    "labels-in-inputs": "a QA model computes its own loss from start_positions/end_positions",
+    "num-labels": "a QA head has two outputs per token (start, end), not num_labels classes",
+    "label-mapping": "a QA head has no label names",
+    "checkpoint-head": "a QA head has two outputs per token, not a class count",
+    "from-logits": "a QA model computes its own loss over the token positions",
+    "loss-strings": "a QA model computes its own loss over the token positions",
+    "metrics": "classification metrics do not apply; extractive QA is judged by exact match and "
+               "F1 (squad)",
+    "eval-label-set": _QA_LABELS,
+    "duplicates": "QA datasets ask several questions about one context by design",
+    "lengths": "a QA context is cut into windows; the answers lost to truncation are counted by "
+               "the answer-position check",
+}
+
 TASKS: dict[str, Task] = {t.id: t for t in [
     Task(CLASSIFICATION, "Text classification (AutoModelForSequenceClassification)",
          "AutoModelForSequenceClassification", True),
@@ -69,6 +113,10 @@ TASKS: dict[str, Task] = {t.id: t for t in [
          "AutoModelForCausalLM", False, CAUSAL_LM_SKIPS),
     Task(TOKEN_CLS, "Token classification / NER (AutoModelForTokenClassification)",
          "AutoModelForTokenClassification", True, TOKEN_CLS_SKIPS),
+    Task(SEQ2SEQ, "Text-to-text / seq2seq: translation, summarization (AutoModelForSeq2SeqLM)",
+         "AutoModelForSeq2SeqLM", False, SEQ2SEQ_SKIPS),
+    Task(QA, "Extractive question answering (AutoModelForQuestionAnswering)",
+         "AutoModelForQuestionAnswering", True, QA_SKIPS),
 ]}
 
 # checks that exist for some tasks only: probe name -> the tasks it runs for
@@ -76,6 +124,9 @@ TASK_ONLY_PROBES: dict[str, frozenset[str]] = {
     "lm-labels": frozenset({CAUSAL_LM}),
     "chat-template": frozenset({CAUSAL_LM}),
     "token-labels": frozenset({TOKEN_CLS}),
+    "seq2seq-labels": frozenset({SEQ2SEQ}),
+    "qa-positions": frozenset({QA}),
+    "packing": frozenset({CAUSAL_LM}),
 }
 # checks that run only when the case has an adapter (LoRA / QLoRA)
 ADAPTER_PROBES = frozenset({"adapter"})
@@ -96,6 +147,26 @@ TOKEN_LABELS = {
                      "tokens (word_ids(), the course's align_labels_with_tokens)",
     "all-subwords": "the word's label on every subword (label_all_tokens=True)",
     "none": "the word labels given as they are, one per word, not aligned to the tokens",
+}
+
+
+# seq2seq: how the target texts are tokenized (preprocessing.targets)
+SEQ2SEQ_TARGETS = {
+    "text-target": "tokenizer(inputs, text_target=targets, ...): the targets in the "
+                   "tokenizer's target mode",
+    "as-inputs": "tokenizer(targets) called like the inputs (labels = its input_ids)",
+}
+# seq2seq: what the labels are padded with (preprocessing.label_pad)
+LABEL_PADS = {
+    "-100": "-100: DataCollatorForSeq2Seq(tokenizer, model=model) (label_pad_token_id=-100, its "
+            "default)",
+    "pad-id": "the pad token id: targets padded to max_length by the tokenizer, or "
+              "label_pad_token_id=tokenizer.pad_token_id",
+}
+# extractive QA: how start/end positions are found (preprocessing.qa_positions)
+QA_POSITIONS = {
+    "offsets": "from offset_mapping and sequence_ids() (the course's prepare_train_features)",
+    "char": "answer_start, the character index, used as the token position",
 }
 
 

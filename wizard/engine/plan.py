@@ -19,7 +19,10 @@ from wizard.core.case import SYMPTOMS, Case
 from wizard.core.tasks import (
     CAUSAL_LM,
     CLASSIFICATION,
+    LABEL_PADS,
     LM_LABELS,
+    QA,
+    SEQ2SEQ,
     TOKEN_CLS,
     TOKEN_LABELS,
     has_label_column,
@@ -124,9 +127,12 @@ def _model_task(model: str, revision: str | None) -> str | None:
         archs = resolve_model(model, revision=revision, timeout=10).architectures or []
     except Exception:  # noqa: BLE001 - the environment step reports a model that cannot be
         return None    # resolved; a question's condition must never end the walk
-    if any(a.endswith("ForCausalLM") for a in archs):
-        return CAUSAL_LM
-    return TOKEN_CLS if any(a.endswith("ForTokenClassification") for a in archs) else None
+    for suffix, task in (("ForCausalLM", CAUSAL_LM), ("ForTokenClassification", TOKEN_CLS),
+                         ("ForQuestionAnswering", QA), ("ForConditionalGeneration", SEQ2SEQ),
+                         ("ForSeq2SeqLM", SEQ2SEQ)):
+        if any(a.endswith(suffix) for a in archs):
+            return task
+    return None
 
 
 @lru_cache(maxsize=64)
@@ -143,6 +149,14 @@ def _asks_task(case: Case) -> bool:
 
 def _lm(case: Case) -> bool:
     return case.task == CAUSAL_LM
+
+
+def _s2s(case: Case) -> bool:
+    return case.task == SEQ2SEQ
+
+
+def _qa(case: Case) -> bool:
+    return case.task == QA
 
 
 def _tf(case: Case) -> bool:
@@ -199,12 +213,16 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
                       Choice(CLASSIFICATION, "Text classification "
                                              "(AutoModelForSequenceClassification)"),
                       Choice(TOKEN_CLS, "Token classification / NER "
-                                        "(AutoModelForTokenClassification)")),
+                                        "(AutoModelForTokenClassification)"),
+                      Choice(SEQ2SEQ, "Text-to-text / seq2seq: translation, summarization "
+                                      "(AutoModelForSeq2SeqLM)"),
+                      Choice(QA, "Extractive question answering "
+                                 "(AutoModelForQuestionAnswering)")),
              when=_asks_task),
     Question("num_labels", "num_labels", "num_labels you pass to from_pretrained (empty if you "
              "don't pass it)", "A head with fewer outputs than classes gives NaN or index errors.",
              "number", (Edge("dataset"),), optional=True,
-             when=lambda c: has_label_column(c.task)),
+             when=lambda c: has_label_column(c.task) and c.task != QA),
     Question("dataset", "dataset.path", "Dataset: a Hub id, a save_to_disk folder, or a data file",
              "The checks look at your data as the model sees it.", "text",
              (Edge("dataset_config"),)),
@@ -213,11 +231,23 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              (Edge("text_columns"),), optional=True),
     Question("text_columns", "dataset.text_columns", "Text column(s) you tokenize",
              "These are decoded and checked for empty text and lengths.", "columns",
-             (Edge("lm_labels", _lm), Edge("label_column"))),
+             (Edge("lm_labels", _lm), Edge("label_pad", _s2s), Edge("label_column"))),
     Question("label_column", "dataset.label_column", "Label column",
              "Labels are checked against num_labels and for balance.", "column",
-             (Edge("token_labels", lambda c: c.task == TOKEN_CLS), Edge("trainer")),
+             (Edge("token_labels", lambda c: c.task == TOKEN_CLS), Edge("stride", _qa),
+              Edge("trainer")),
              when=lambda c: has_label_column(c.task)),
+    Question("label_pad", "preprocessing.label_pad", "What are the labels padded with?",
+             "A seq2seq model's loss skips only -100: labels padded with the pad id are trained "
+             "on.", "select", (Edge("max_target_length"),), when=_s2s,
+             choices=tuple(Choice(k, v) for k, v in LABEL_PADS.items())),
+    Question("max_target_length", "preprocessing.max_target_length", "max_length you give the "
+             "targets (text_target=...; empty if none)", "Targets cut short lose their end and "
+             "their eos.", "number", (Edge("trainer"),), optional=True, when=_s2s),
+    Question("stride", "preprocessing.stride", "stride of the overflowing windows "
+             "(return_overflowing_tokens=True; empty if you don't use them)",
+             "Without windows, answers past max_length are cut off and trained as 'no answer'.",
+             "number", (Edge("trainer"),), optional=True, when=_qa),
     Question("token_labels", "preprocessing.token_labels", "How are the word labels put on the "
              "subwords?", "Tokenizing splits words and adds special tokens: the labels must be "
              "re-aligned with word_ids().", "select", (Edge("trainer"),),
@@ -225,8 +255,14 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              choices=tuple(Choice(k, v) for k, v in TOKEN_LABELS.items())),
     Question("lm_labels", "preprocessing.lm_labels", "How are the labels made?",
              "A causal LM's labels are its input_ids; padding (and, for SFT, the prompt) must be "
-             "-100.", "select", (Edge("adapter"),), when=_lm,
+             "-100.", "select", (Edge("packing"),), when=_lm,
              choices=tuple(Choice(k, v) for k, v in LM_LABELS.items())),
+    Question("packing", "preprocessing.packing", "Do you pack the texts into blocks?",
+             "Packed texts need an eos between them, and a block must fit the model's context.",
+             "select", (Edge("adapter"),), when=_lm,
+             choices=(Choice(False, "No: one text per row, padded"),
+                      Choice(True, "Yes: packed into blocks of max_length (SFTConfig(packing="
+                                   "True), the course's group_texts)"))),
     Question("adapter", "adapter.method", "Do you train a LoRA / QLoRA adapter (peft)?",
              "The adapter, its target modules and its learning rate are checked.", "select",
              (Edge("trainer"),), when=_lm,
@@ -319,7 +355,8 @@ STEPS: dict[str, Step] = {s.id: s for s in [
          # structural checks first: they name the fault when the batch cannot even be built
          ("label-column", "empty-text", "chat-template", "pad-token", "collation",
           "label-values", "vocab", "lengths", "tokenizer-checkpoint", "batch", "lm-labels",
-          "token-labels", "labels-in-inputs", "labels", "balance", "eval-labels", "duplicates")),
+          "packing", "token-labels", "seq2seq-labels", "qa-positions", "labels-in-inputs",
+          "labels", "balance", "eval-labels", "duplicates")),
     Step("model", "Check your model",
          "One batch through the freshly loaded model, no update: NaN and wrong losses show here.",
          ("checkpoint-head", "num-labels", "label-mapping", "adapter", "trainable", "model-loss",

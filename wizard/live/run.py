@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Plot
-from wizard.core.tasks import CAUSAL_LM, has_label_column
+from wizard.core.tasks import CAUSAL_LM, QA, SEQ2SEQ, has_label_column
 from wizard.engine.plan import plan
 from wizard.engine.session import Event, Result, Session
 from wizard.engine.verdict import combine_findings, decide
@@ -83,6 +83,11 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
         case.task = CAUSAL_LM
     elif type(capture.model).__name__.endswith("ForTokenClassification"):
         case.task = "token-classification"
+    elif type(capture.model).__name__.endswith("ForQuestionAnswering"):
+        case.task = QA
+    elif getattr(config, "is_encoder_decoder", False) and \
+            type(capture.model).__name__.endswith(("ForConditionalGeneration", "Seq2SeqLM")):
+        case.task = SEQ2SEQ
     if not case.model:
         case.model = str(getattr(config, "_name_or_path", "") or "")
     if t.trainer == "keras":

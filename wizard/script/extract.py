@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.case import Case
+from wizard.core.tasks import task_of
 from wizard.script.llm import read_llm
+from wizard.script.seq2seq_qa import read_seq2seq_qa
 from wizard.script.names import read_names
 from wizard.script.syntax import ScriptAST, Unresolved, call_name, kwarg, receiver
 from wizard.script.training import TrainingReader
@@ -133,6 +135,7 @@ class Reader(TrainingReader):
             self._no_entry(tape)
         self._framework()
         read_llm(self)
+        read_seq2seq_qa(self)
         self._freezing()
         self._pad_token()
         self._compute_metrics()
@@ -326,7 +329,7 @@ class Reader(TrainingReader):
         for suffix, task in TASKS.items():
             if cls.endswith(suffix):
                 self.set("task", task, call)
-                if task not in ("text-classification", "text-generation"):
+                if task_of(task) is None:
                     self.notes.append(f"{cls} is a {task} model; the wizard's data and model "
                                       "checks are built for sequence classification.")
         num = kwarg(call, "num_labels")

@@ -22,6 +22,7 @@ def read_llm(r: Any) -> None:
     sft = next((c for c in calls if call_name(c) in SFT_TRAINERS), None)
     if sft is not None:
         r.set("task", CAUSAL_LM, sft)
+        r.set("preprocessing.add_eos", True, sft)  # TRL appends the eos to each text
         _sft_model(r, sft)
     lora = next((c for c in calls if call_name(c) == "LoraConfig"), None)
     if lora is not None:
@@ -47,6 +48,7 @@ def read_llm(r: Any) -> None:
     if r.data.get("task") != CAUSAL_LM:
         return
     _lm_labels(r, calls)
+    _packing(r, calls)
     if sft is not None and r.facts.tokenize is None:
         _sft_text_column(r, calls)
 
@@ -85,6 +87,25 @@ def _lm_labels(r: Any, calls: list[ast.Call]) -> None:
                            "tokens for masked-LM training (mlm=True is its default); a causal "
                            "LM needs mlm=False.")
         r.set("preprocessing.lm_labels", "collator", collator)
+
+
+def _packing(r: Any, calls: list[ast.Call]) -> None:
+    """SFTConfig(packing=True, max_length=...), or the course's group_texts: a range() stepping
+    by the block size."""
+    config = next((c for c in calls if call_name(c) == "SFTConfig"), None)
+    node = kwarg(config, "packing") if config is not None else None
+    if node is not None and r.val(node) is True:
+        r.set("preprocessing.packing", True, config)
+        length = kwarg(config, "max_length")
+        if length is not None:
+            r.set("preprocessing.max_length", r.val(length), config)
+        return
+    for call in calls:
+        if call_name(call) == "range" and len(call.args) == 3 and isinstance(call.args[2], ast.Name) \
+                and "block" in call.args[2].id:
+            r.set("preprocessing.packing", True, call)
+            r.set("preprocessing.max_length", r.val(call.args[2]), call)
+            return
 
 
 def _sft_text_column(r: Any, calls: list[ast.Call]) -> None:
