@@ -1361,6 +1361,24 @@ def test_internal_crash_in_library_code_is_a_library_bug() -> None:
     assert triage(ENV_NEGATIVES["env-name-not-defined"]).verdict == "unknown-error"
 
 
+def test_the_librarys_own_example_failing_as_given_is_a_possible_library_bug() -> None:
+    paste = ("TFSequenceClassifierOutput returns a loss without the batch dimension\n\n"
+             "### System Info\n- `transformers` version: 4.22.2\n\n### Reproduction\n"
+             "https://colab.research.google.com/github/huggingface/notebooks/blob/main/examples/"
+             "text_classification-tf.ipynb\n\n### Expected behavior\nfit() trains")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "transformers"
+    assert t.bug.version == "4.22.2" and "example" in t.bug.reasons[0] and not t.bug.strong
+    ticked = ("* [x] the official example scripts: run_glue.py\n* [ ] my own modified scripts\n"
+              "It crashes in the middle of the epoch.")
+    assert triage(ticked).cause_id == "library-bug"
+    # their own modified script, or a known user error in the example's output: not a bug
+    assert triage(ticked.replace("[ ] my own", "[x] my own")).bug is None
+    t = triage(ticked + "\nValueError: Asking to pad but the tokenizer does not have a padding "
+               "token. Please select a token to use as `pad_token`")
+    assert t.bug is None and t.cause_id == "no-pad-token"
+
+
 def test_environment_errors_are_not_library_bugs() -> None:
     paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
              f"    import sentence_transformers\n  File \"{SITE}/sentence_transformers/"

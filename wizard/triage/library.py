@@ -2,7 +2,8 @@
 
 `assess_library_bug` weighs what a paste shows: a Rust panic (a library must never panic), an
 internal crash (NameError, or an AttributeError on a library's own object, raised in library
-code), a TensorFlow graph that the library itself failed to build, the reporter's statement that
+code), the library's own example script or notebook failing as given, a TensorFlow graph that
+the library itself failed to build, the reporter's statement that
 the same code works on an older release (a regression), or a fix being described. The innermost
 frames being library code with no known signature is the weakest evidence (kept as before).
 `KNOWN_BUGS` is the offline table of known, fixed bugs: a paste that matches one on a version
@@ -93,6 +94,16 @@ _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? 
                             r"sent|make|made) (?:a|the) (?:PR|pull request)\b", re.I | re.M)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
                         r"from (?:master|main|source)\b", re.I)
+# the failing code is the library's own: its official example scripts or notebooks, run as given
+_OFFICIAL_EXAMPLE = re.compile(
+    r"\[x\]\s*(?:the )?official example scripts?"
+    r"|github\.com/huggingface/(?:notebooks|[\w-]+/(?:blob|tree)/[\w.-]+/examples)/"
+    r"|colab\.research\.google\.com/github/huggingface/"
+    r"|\b(?:run|running|ran|using|use|with) the (?:official |documented )?example (?:code|script|"
+    r"notebook)\b"
+    r"|\bthe example (?:code|script) (?:from|in|of) the (?:docs|documentation|README|model card)",
+    re.I)
+_OWN_SCRIPT = re.compile(r"\[x\]\s*my own (?:modified )?scripts?", re.I)
 _CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
 # a builtin value used as if it had a method it never had: the library's own code is wrong
 _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|bytes)' object "
@@ -211,6 +222,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if _FIX_DESCRIBED.search(text):
         reasons.append("the paste describes a fix of library code")
         strong = True
+    if _OFFICIAL_EXAMPLE.search(text) and not _OWN_SCRIPT.search(text):
+        reasons.append("the failing code is the library's own example (its script or notebook, "
+                       "as given): nothing of yours is in the way")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
