@@ -1379,6 +1379,18 @@ def test_the_librarys_own_example_failing_as_given_is_a_possible_library_bug() -
     assert t.bug is None and t.cause_id == "no-pad-token"
 
 
+def test_unbound_local_in_linked_library_source_is_a_library_bug() -> None:
+    link = ("https://github.com/huggingface/transformers/blob/0123abc/src/transformers/models/"
+            "transfo_xl/modeling_transfo_xl_utilities.py#L120")
+    paste = (f"In {link} the n_clusters == 0 branch never sets it:\n"
+             "UnboundLocalError: local variable 'out' referenced before assignment")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "transformers"
+    assert "UnboundLocalError" in t.bug.reasons[0]
+    # no link to library source and no frames: whose code it is stays unknown
+    assert triage(paste.replace(link, "my script")).bug is None
+
+
 def test_environment_errors_are_not_library_bugs() -> None:
     paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
              f"    import sentence_transformers\n  File \"{SITE}/sentence_transformers/"

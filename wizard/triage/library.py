@@ -2,10 +2,11 @@
 
 `assess_library_bug` weighs what a paste shows: a Rust panic (a library must never panic), an
 internal crash (NameError, or an AttributeError on a library's own object, raised in library
-code), the library's own example script or notebook failing as given, a TensorFlow graph that
-the library itself failed to build, the reporter's statement that
-the same code works on an older release (a regression), or a fix being described. The innermost
-frames being library code with no known signature is the weakest evidence (kept as before).
+code; an UnboundLocalError in library source the paste links to), the library's own example
+script or notebook failing as given, a TensorFlow graph that the library itself failed to build,
+the reporter's statement that the same code works on an older release (a regression), or a fix
+being described. The innermost frames being library code with no known signature is the weakest
+evidence (kept as before).
 `KNOWN_BUGS` is the offline table of known, fixed bugs: a paste that matches one on a version
 before the fix gets "known bug, fixed in X: upgrade" and the thread.
 """
@@ -104,6 +105,9 @@ _OFFICIAL_EXAMPLE = re.compile(
     r"|\bthe example (?:code|script) (?:from|in|of) the (?:docs|documentation|README|model card)",
     re.I)
 _OWN_SCRIPT = re.compile(r"\[x\]\s*my own (?:modified )?scripts?", re.I)
+# a link to a line of a library's own source (the reporter pointing at the code that fails)
+_SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/blob/"
+                          r"[\w.-]+/[\w/.-]+\.py")
 _CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
 # a builtin value used as if it had a method it never had: the library's own code is wrong
 _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|bytes)' object "
@@ -257,6 +261,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
     elif name in _CRASH_TYPES - {"AttributeError"} and inner_lib:
         reasons.append(f"{name} raised inside library code")
+    elif name == "UnboundLocalError" and not parsed.frames and _SOURCE_LINK.search(text):
+        reasons.append("UnboundLocalError in the library source the paste links to: its code reads "
+                       "a local variable it never assigned, whatever the input")
     if _DEV_BUILD.search(text) and (reasons or (name in _INTERNAL_TYPES and inner_lib)):
         reasons.append("a development build of the library")   # only beside other evidence
     return reasons, strong
