@@ -1391,6 +1391,16 @@ def test_unbound_local_in_linked_library_source_is_a_library_bug() -> None:
     assert triage(paste.replace(link, "my script")).bug is None
 
 
+def test_a_file_the_library_wrote_and_cannot_read_back_is_a_library_bug() -> None:
+    paste = ("tok = tokenizers.BertWordPieceTokenizer()\ntok.train(['corpus.txt'])\n"
+             "tok.save('tokenizer.json')\ntok2 = tokenizers.Tokenizer.from_file('tokenizer.json')\n"
+             "Exception: key must be a string at line 1 column 69")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and "read back 'tokenizer.json'" in t.bug.reasons[0]
+    # loading some other file is not a round trip
+    assert triage(paste.replace("from_file('tokenizer.json')", "from_file('old.json')")).bug is None
+
+
 def test_environment_errors_are_not_library_bugs() -> None:
     paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
              f"    import sentence_transformers\n  File \"{SITE}/sentence_transformers/"

@@ -3,10 +3,10 @@
 `assess_library_bug` weighs what a paste shows: a Rust panic (a library must never panic), an
 internal crash (NameError, or an AttributeError on a library's own object, raised in library
 code; an UnboundLocalError in library source the paste links to), the library's own example
-script or notebook failing as given, a TensorFlow graph that the library itself failed to build,
-the reporter's statement that the same code works on an older release (a regression), or a fix
-being described. The innermost frames being library code with no known signature is the weakest
-evidence (kept as before).
+script or notebook failing as given, a file the library wrote that it cannot read back, a
+TensorFlow graph that the library itself failed to build, the reporter's statement that the same
+code works on an older release (a regression), or a fix being described. The innermost frames
+being library code with no known signature is the weakest evidence (kept as before).
 `KNOWN_BUGS` is the offline table of known, fixed bugs: a paste that matches one on a version
 before the fix gets "known bug, fixed in X: upgrade" and the thread.
 """
@@ -108,6 +108,11 @@ _OWN_SCRIPT = re.compile(r"\[x\]\s*my own (?:modified )?scripts?", re.I)
 # a link to a line of a library's own source (the reporter pointing at the code that fails)
 _SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/blob/"
                           r"[\w.-]+/[\w/.-]+\.py")
+# the library writing a file and failing to read it back: `x.save("p")` ... `from_file("p")`
+_SAVED = re.compile(r"\.(?:save|save_pretrained|save_to_disk|save_model)\(\s*(?:\w+\s*=\s*)?"
+                    r"(?P<q>[\"'])(?P<path>[^\"'\n]+)(?P=q)")
+_LOAD_CALL = r"\.(?:from_file|from_pretrained|load_from_disk|load)\(\s*(?:\w+\s*=\s*)?[\"']{}[\"']"
+_FAILS = re.compile(r"\b(?:Exception|Error|breaks|fails|failed|raises|crash\w*)\b")
 _CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
 # a builtin value used as if it had a method it never had: the library's own code is wrong
 _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|bytes)' object "
@@ -229,6 +234,11 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if _OFFICIAL_EXAMPLE.search(text) and not _OWN_SCRIPT.search(text):
         reasons.append("the failing code is the library's own example (its script or notebook, "
                        "as given): nothing of yours is in the way")
+    saved = _SAVED.search(text)
+    if saved and re.search(_LOAD_CALL.format(re.escape(saved.group("path"))), text) and \
+            _FAILS.search(text[saved.end():]):
+        reasons.append(f"the library cannot read back {saved.group('path')!r}, the file it wrote "
+                       "itself: its own output must load")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
