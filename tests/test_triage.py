@@ -1674,3 +1674,13 @@ def test_a_keyerror_looking_up_a_dataset_row_is_a_missing_column_not_a_library_b
     assert r.cause_id == "column-not-in-dataset" and r.bug is None
     assert triage(paste.replace('batch["sentence"]', "pick(batch)")).cause_id != \
         "column-not-in-dataset"
+
+
+def test_a_pull_requests_own_words_describe_a_fix_of_library_code() -> None:
+    paste = ("# What does this PR do?\n\nFixes bug: \nWhen resuming, saving raises at "
+             "`checkpoints_sorted.index(best)`:\nValueError: '/ckpt/checkpoint-100' is not in list.")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.strong
+    # a user telling how they fixed their own code is not a fix of library code
+    assert triage("Fix the issue by setting tokenizer.pad_token = tokenizer.eos_token\n"
+                  "ValueError: '/ckpt/checkpoint-100' is not in list.").bug is None

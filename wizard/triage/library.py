@@ -90,7 +90,9 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"\b(?:on|with|in|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:there (?:is|are) )?"
     r"(?:no (?:errors?|issues?|problems?)|(?:it|everything) works)",
 )]
+# a pull request's own words ("Fixes #123", "Fixes bug: ..."), or the reporter sending one
 _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))|"
+                            r"^\s*Fixes (?:a |the )?bug\b|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
                             r"sent|make|made) (?:a|the) (?:PR|pull request)\b", re.I | re.M)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
