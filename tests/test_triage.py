@@ -1399,6 +1399,11 @@ def test_a_file_the_library_wrote_and_cannot_read_back_is_a_library_bug() -> Non
     assert t.cause_id == "library-bug" and "read back 'tokenizer.json'" in t.bug.reasons[0]
     # loading some other file is not a round trip
     assert triage(paste.replace("from_file('tokenizer.json')", "from_file('old.json')")).bug is None
+    # a file the loader does not find is a wrong loader or path (a DatasetDict saved, a Dataset
+    # loaded), not an unreadable file
+    missing = ("ds.save_to_disk('mydir')\nd = Dataset.load_from_disk('mydir')\n"
+               "FileNotFoundError: [Errno 2] No such file or directory: 'mydir/art/info.json'")
+    assert triage(missing).bug is None
 
 
 def test_environment_errors_are_not_library_bugs() -> None:

@@ -110,11 +110,16 @@ _OWN_SCRIPT = re.compile(r"\[x\]\s*my own (?:modified )?scripts?", re.I)
 # a link to a line of a library's own source (the reporter pointing at the code that fails)
 _SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/blob/"
                           r"[\w.-]+/[\w/.-]+\.py")
-# the library writing a file and failing to read it back: `x.save("p")` ... `from_file("p")`
+# the library writing a file it cannot parse back: `x.save("p")` ... `from_file("p")` fails on
+# the content
 _SAVED = re.compile(r"\.(?:save|save_pretrained|save_to_disk|save_model)\(\s*(?:\w+\s*=\s*)?"
                     r"(?P<q>[\"'])(?P<path>[^\"'\n]+)(?P=q)")
 _LOAD_CALL = r"\.(?:from_file|from_pretrained|load_from_disk|load)\(\s*(?:\w+\s*=\s*)?[\"']{}[\"']"
-_FAILS = re.compile(r"\b(?:Exception|Error|breaks|fails|failed|raises|crash\w*)\b")
+# the file is there but its content does not parse (a missing file is a wrong path or loader)
+_UNPARSABLE = re.compile(r"line \d+ column \d+|JSONDecodeError|Expecting (?:value|property)|"
+                         r"invalid (?:json|format|file)|(?:could not|failed to|unable to) "
+                         r"(?:parse|deserializ\w*|decode)|unexpected (?:token|character|end)|"
+                         r"corrupt\w*", re.I)
 _CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
 # a builtin value used as if it had a method it never had: the library's own code is wrong
 _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|bytes)' object "
@@ -238,7 +243,7 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        "as given): nothing of yours is in the way")
     saved = _SAVED.search(text)
     if saved and re.search(_LOAD_CALL.format(re.escape(saved.group("path"))), text) and \
-            _FAILS.search(text[saved.end():]):
+            _UNPARSABLE.search(text[saved.end():]):
         reasons.append(f"the library cannot read back {saved.group('path')!r}, the file it wrote "
                        "itself: its own output must load")
     if _NODEDEF.search(text):
