@@ -1379,7 +1379,7 @@ def test_the_librarys_own_example_failing_as_given_is_a_possible_library_bug() -
     assert t.bug is None and t.cause_id == "no-pad-token"
 
 
-def test_unbound_local_in_linked_library_source_is_a_library_bug() -> None:
+def test_an_unbound_or_undefined_name_in_linked_library_source_is_a_library_bug() -> None:
     link = ("https://github.com/huggingface/transformers/blob/0123abc/src/transformers/models/"
             "transfo_xl/modeling_transfo_xl_utilities.py#L120")
     paste = (f"In {link} the n_clusters == 0 branch never sets it:\n"
@@ -1389,6 +1389,11 @@ def test_unbound_local_in_linked_library_source_is_a_library_bug() -> None:
     assert "UnboundLocalError" in t.bug.reasons[0]
     # no link to library source and no frames: whose code it is stays unknown
     assert triage(paste.replace(link, "my script")).bug is None
+    # a NameError the reporter traces to an unguarded line of the library's source
+    t = triage("Using SFTTrainer always raises a `NameError`: the reference at https://github.com/"
+               "huggingface/trl/blob/34e6948/trl/trainer/sft_trainer.py#L154 is not guarded by "
+               "is_peft_available().")
+    assert t.cause_id == "library-bug" and "NameError" in t.bug.reasons[0]
 
 
 def test_a_file_the_library_wrote_and_cannot_read_back_is_a_library_bug() -> None:

@@ -2,8 +2,8 @@
 
 `assess_library_bug` weighs what a paste shows: a Rust panic (a library must never panic), an
 internal crash (NameError, or an AttributeError on a library's own object, raised in library
-code; an UnboundLocalError in library source the paste links to), the library's own example
-script or notebook failing as given, a file the library wrote that it cannot read back, a
+code; an UnboundLocalError or NameError in library source the paste links to), the library's own
+example script or notebook failing as given, a file the library wrote that it cannot read back, a
 TensorFlow graph that the library itself failed to build, the reporter's statement that the same
 code works on an older release (a regression), or a fix being described. The innermost frames
 being library code with no known signature is the weakest evidence (kept as before).
@@ -278,9 +278,10 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
     elif name in _CRASH_TYPES - {"AttributeError"} and inner_lib:
         reasons.append(f"{name} raised inside library code")
-    elif name == "UnboundLocalError" and not parsed.frames and _SOURCE_LINK.search(text):
-        reasons.append("UnboundLocalError in the library source the paste links to: its code reads "
-                       "a local variable it never assigned, whatever the input")
+    elif not parsed.frames and _SOURCE_LINK.search(text) and \
+            (crash := re.search(r"\b(UnboundLocalError|NameError)\b", text)):
+        reasons.append(f"{crash.group(1)} in the library source the paste links to: its code reads "
+                       "a name it never assigned or imported, whatever the input")
     if _DEV_BUILD.search(text) and (reasons or (name in _INTERNAL_TYPES and inner_lib)):
         reasons.append("a development build of the library")   # only beside other evidence
     return reasons, strong
