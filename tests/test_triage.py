@@ -1361,6 +1361,56 @@ def test_internal_crash_in_library_code_is_a_library_bug() -> None:
     assert triage(ENV_NEGATIVES["env-name-not-defined"]).verdict == "unknown-error"
 
 
+def test_the_librarys_own_example_failing_as_given_is_a_possible_library_bug() -> None:
+    paste = ("TFSequenceClassifierOutput returns a loss without the batch dimension\n\n"
+             "### System Info\n- `transformers` version: 4.22.2\n\n### Reproduction\n"
+             "https://colab.research.google.com/github/huggingface/notebooks/blob/main/examples/"
+             "text_classification-tf.ipynb\n\n### Expected behavior\nfit() trains")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "transformers"
+    assert t.bug.version == "4.22.2" and "example" in t.bug.reasons[0] and not t.bug.strong
+    ticked = ("* [x] the official example scripts: run_glue.py\n* [ ] my own modified scripts\n"
+              "It crashes in the middle of the epoch.")
+    assert triage(ticked).cause_id == "library-bug"
+    # their own modified script, or a known user error in the example's output: not a bug
+    assert triage(ticked.replace("[ ] my own", "[x] my own")).bug is None
+    t = triage(ticked + "\nValueError: Asking to pad but the tokenizer does not have a padding "
+               "token. Please select a token to use as `pad_token`")
+    assert t.bug is None and t.cause_id == "no-pad-token"
+
+
+def test_an_unbound_or_undefined_name_in_linked_library_source_is_a_library_bug() -> None:
+    link = ("https://github.com/huggingface/transformers/blob/0123abc/src/transformers/models/"
+            "transfo_xl/modeling_transfo_xl_utilities.py#L120")
+    paste = (f"In {link} the n_clusters == 0 branch never sets it:\n"
+             "UnboundLocalError: local variable 'out' referenced before assignment")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "transformers"
+    assert "UnboundLocalError" in t.bug.reasons[0]
+    # no link to library source and no frames: whose code it is stays unknown
+    assert triage(paste.replace(link, "my script")).bug is None
+    # a NameError the reporter traces to an unguarded line of the library's source
+    t = triage("Using SFTTrainer always raises a `NameError`: the reference at https://github.com/"
+               "huggingface/trl/blob/34e6948/trl/trainer/sft_trainer.py#L154 is not guarded by "
+               "is_peft_available().")
+    assert t.cause_id == "library-bug" and "NameError" in t.bug.reasons[0]
+
+
+def test_a_file_the_library_wrote_and_cannot_read_back_is_a_library_bug() -> None:
+    paste = ("tok = tokenizers.BertWordPieceTokenizer()\ntok.train(['corpus.txt'])\n"
+             "tok.save('tokenizer.json')\ntok2 = tokenizers.Tokenizer.from_file('tokenizer.json')\n"
+             "Exception: key must be a string at line 1 column 69")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and "read back 'tokenizer.json'" in t.bug.reasons[0]
+    # loading some other file is not a round trip
+    assert triage(paste.replace("from_file('tokenizer.json')", "from_file('old.json')")).bug is None
+    # a file the loader does not find is a wrong loader or path (a DatasetDict saved, a Dataset
+    # loaded), not an unreadable file
+    missing = ("ds.save_to_disk('mydir')\nd = Dataset.load_from_disk('mydir')\n"
+               "FileNotFoundError: [Errno 2] No such file or directory: 'mydir/art/info.json'")
+    assert triage(missing).bug is None
+
+
 def test_environment_errors_are_not_library_bugs() -> None:
     paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
              f"    import sentence_transformers\n  File \"{SITE}/sentence_transformers/"
@@ -1634,3 +1684,13 @@ def test_a_keyerror_looking_up_a_dataset_row_is_a_missing_column_not_a_library_b
     assert r.cause_id == "column-not-in-dataset" and r.bug is None
     assert triage(paste.replace('batch["sentence"]', "pick(batch)")).cause_id != \
         "column-not-in-dataset"
+
+
+def test_a_pull_requests_own_words_describe_a_fix_of_library_code() -> None:
+    paste = ("# What does this PR do?\n\nFixes bug: \nWhen resuming, saving raises at "
+             "`checkpoints_sorted.index(best)`:\nValueError: '/ckpt/checkpoint-100' is not in list.")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.strong
+    # a user telling how they fixed their own code is not a fix of library code
+    assert triage("Fix the issue by setting tokenizer.pad_token = tokenizer.eos_token\n"
+                  "ValueError: '/ckpt/checkpoint-100' is not in list.").bug is None

@@ -381,3 +381,12 @@ def test_drivers_and_gpus_that_are_not_there() -> None:
             t = triage(paste)
             assert t.cause_id == "cuda-unavailable" and cause_of(t.cause_id) == \
                 "build-unsupported-here"
+
+
+def test_a_name_not_defined_in_the_reporters_words() -> None:
+    with pastes_from_elsewhere():
+        t = triage('Since 4.29.0.dev0 TrainingArguments fails: the function or method '
+                   '"Partial State" is not defined.')
+        assert t.cause_id == "env-version-too-old" and "accelerate" in t.primary.fix
+        # a name no release table knows stays unexplained (the user's own name)
+        assert triage('my helper "Total Count" is not defined').primary is None

@@ -2,9 +2,11 @@
 
 `assess_library_bug` weighs what a paste shows: a Rust panic (a library must never panic), an
 internal crash (NameError, or an AttributeError on a library's own object, raised in library
-code), a TensorFlow graph that the library itself failed to build, the reporter's statement that
-the same code works on an older release (a regression), or a fix being described. The innermost
-frames being library code with no known signature is the weakest evidence (kept as before).
+code; an UnboundLocalError or NameError in library source the paste links to), the library's own
+example script or notebook failing as given, a file the library wrote that it cannot read back, a
+TensorFlow graph that the library itself failed to build, the reporter's statement that the same
+code works on an older release (a regression), or a fix being described. The innermost frames
+being library code with no known signature is the weakest evidence (kept as before).
 `KNOWN_BUGS` is the offline table of known, fixed bugs: a paste that matches one on a version
 before the fix gets "known bug, fixed in X: upgrade" and the thread.
 """
@@ -88,11 +90,36 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"\b(?:on|with|in|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:there (?:is|are) )?"
     r"(?:no (?:errors?|issues?|problems?)|(?:it|everything) works)",
 )]
+# a pull request's own words ("Fixes #123", "Fixes bug: ..."), or the reporter sending one
 _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))|"
+                            r"^\s*Fixes (?:a |the )?bug\b|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
                             r"sent|make|made) (?:a|the) (?:PR|pull request)\b", re.I | re.M)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
                         r"from (?:master|main|source)\b", re.I)
+# the failing code is the library's own: its official example scripts or notebooks, run as given
+_OFFICIAL_EXAMPLE = re.compile(
+    r"\[x\]\s*(?:the )?official example scripts?"
+    r"|github\.com/huggingface/(?:notebooks|[\w-]+/(?:blob|tree)/[\w.-]+/examples)/"
+    r"|colab\.research\.google\.com/github/huggingface/"
+    r"|\b(?:run|running|ran|using|use|with) the (?:official |documented )?example (?:code|script|"
+    r"notebook)\b"
+    r"|\bthe example (?:code|script) (?:from|in|of) the (?:docs|documentation|README|model card)",
+    re.I)
+_OWN_SCRIPT = re.compile(r"\[x\]\s*my own (?:modified )?scripts?", re.I)
+# a link to a line of a library's own source (the reporter pointing at the code that fails)
+_SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/blob/"
+                          r"[\w.-]+/[\w/.-]+\.py")
+# the library writing a file it cannot parse back: `x.save("p")` ... `from_file("p")` fails on
+# the content
+_SAVED = re.compile(r"\.(?:save|save_pretrained|save_to_disk|save_model)\(\s*(?:\w+\s*=\s*)?"
+                    r"(?P<q>[\"'])(?P<path>[^\"'\n]+)(?P=q)")
+_LOAD_CALL = r"\.(?:from_file|from_pretrained|load_from_disk|load)\(\s*(?:\w+\s*=\s*)?[\"']{}[\"']"
+# the file is there but its content does not parse (a missing file is a wrong path or loader)
+_UNPARSABLE = re.compile(r"line \d+ column \d+|JSONDecodeError|Expecting (?:value|property)|"
+                         r"invalid (?:json|format|file)|(?:could not|failed to|unable to) "
+                         r"(?:parse|deserializ\w*|decode)|unexpected (?:token|character|end)|"
+                         r"corrupt\w*", re.I)
 _CRASH_TYPES = frozenset({"NameError", "UnboundLocalError", "AttributeError"})
 # a builtin value used as if it had a method it never had: the library's own code is wrong
 _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|bytes)' object "
@@ -211,6 +238,14 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if _FIX_DESCRIBED.search(text):
         reasons.append("the paste describes a fix of library code")
         strong = True
+    if _OFFICIAL_EXAMPLE.search(text) and not _OWN_SCRIPT.search(text):
+        reasons.append("the failing code is the library's own example (its script or notebook, "
+                       "as given): nothing of yours is in the way")
+    saved = _SAVED.search(text)
+    if saved and re.search(_LOAD_CALL.format(re.escape(saved.group("path"))), text) and \
+            _UNPARSABLE.search(text[saved.end():]):
+        reasons.append(f"the library cannot read back {saved.group('path')!r}, the file it wrote "
+                       "itself: its own output must load")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
@@ -243,6 +278,10 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
     elif name in _CRASH_TYPES - {"AttributeError"} and inner_lib:
         reasons.append(f"{name} raised inside library code")
+    elif not parsed.frames and _SOURCE_LINK.search(text) and \
+            (crash := re.search(r"\b(UnboundLocalError|NameError)\b", text)):
+        reasons.append(f"{crash.group(1)} in the library source the paste links to: its code reads "
+                       "a name it never assigned or imported, whatever the input")
     if _DEV_BUILD.search(text) and (reasons or (name in _INTERNAL_TYPES and inner_lib)):
         reasons.append("a development build of the library")   # only beside other evidence
     return reasons, strong
