@@ -76,12 +76,7 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
     """One Session over the case; each event goes to `put` as a plain dict, then None."""
 
     def on_event(event: Any) -> None:
-        data = dict(event.data)
-        if "finding" in data:
-            data["finding"] = data["finding"].to_dict()
-        if "verdict" in data:
-            data["verdict"] = data["verdict"].to_dict()
-        put({"kind": event.kind, **data})
+        put(event_dict(event))
 
     try:
         case = Case.from_dict(case_dict)
@@ -102,6 +97,16 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
         put({"kind": "crash", "message": one_line(exc, 300, typed=True)})
     finally:
         put(None)
+
+
+def event_dict(event: Any) -> dict[str, Any]:
+    """A session Event as the plain dict the app streams (findings and verdicts as dicts)."""
+    data = dict(event.data)
+    if "finding" in data:
+        data["finding"] = data["finding"].to_dict()
+    if "verdict" in data:
+        data["verdict"] = data["verdict"].to_dict()
+    return {"kind": event.kind, **data}
 
 
 def _child_env(hub_token: str | None) -> dict[str, str]:
