@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -37,12 +38,13 @@ out.loss.backward()
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    """The app served on a free port, as on the user's own machine (scripts runnable)."""
+def app_url() -> Iterator[tuple[str, Any]]:
+    """The app served on a free port, as on the user's own machine (scripts runnable). Its
+    session folders live outside pytest's rotating temp folders (a run outlasts them)."""
     from wizard.frontends.app.ui import AppConfig, build_app, launch_kwargs
 
-    config = AppConfig(work_dir=tmp_path_factory.mktemp("sessions"), oauth=False,
-                       run_scripts=True, run_time_limit=600)
+    work = Path(tempfile.mkdtemp(prefix="wizard-script-run-"))
+    config = AppConfig(work_dir=work, oauth=False, run_scripts=True, run_time_limit=600)
     demo = build_app(config)
     port = free_port()
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
@@ -51,6 +53,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any
         yield f"http://127.0.0.1:{port}/", demo.wizard_api
     finally:
         demo.close()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _run_in_app(url: str, api: dict[str, Any], text: str, args: str, tmp_path: Path
@@ -130,6 +133,7 @@ def test_app_run_of_a_user_error_is_never_a_library_bug(app_url, demo_dir, tmp_p
     client, out, result, updates = _run_in_app(url, api, text, "", tmp_path)
     assert updates > 3  # streamed
     assert result["verdict"]["kind"] != "library-bug", value(out["status"])
+    assert value(out["bundle"])  # the report files of a script run are written
     assert any(f["id"] == "script.run" for f in result["findings"])
     report = named(api["report"], client.predict("github", api_name="/report"))
     assert not value(report["repro"])
@@ -147,6 +151,7 @@ def test_app_run_of_the_tf_safetensors_bug_ends_in_library_bug(app_url, demo_dir
                                                f"{ckpt} {demo_dir / 'dataset'}", tmp_path)
     assert updates > 3
     assert result["verdict"]["kind"] == "library-bug", value(out["status"])
+    assert "could not be written" not in value(out["status"]) and value(out["bundle"])
     assert "library-bug" in value(out["verdict"])
     assert "Reproduce it from your script" in value(out["log"])  # the report step streamed
     report = named(api["report"], client.predict("github", api_name="/report"))

@@ -57,6 +57,21 @@ def signature_of(traceback_text: str) -> Signature | None:
     return Signature(parsed.exc_name, pkg, _inside_package(frame.file, pkg or ""), frame.function)
 
 
+# the libraries a fine-tuning script calls into; the frameworks beneath them only report
+HF_LIBRARIES = ("transformers", "datasets", "peft", "trl", "accelerate", "tokenizers",
+                "huggingface_hub", "safetensors", "evaluate", "diffusers")
+
+
+def suspect_package(traceback_text: str) -> str | None:
+    """The library to blame (and to try on its latest release): the innermost Hugging Face
+    library frame of the traceback, where the error surfaced in the framework beneath it
+    (`model(**batch)` on weights transformers left on the meta device fails in torch's
+    check_same_device); else the innermost library frame's package."""
+    frames = [f for f in parse_traceback(traceback_text or "").frames if f.is_library]
+    hf = next((f.package for f in reversed(frames) if f.package in HF_LIBRARIES), None)
+    return hf or (frames[-1].package if frames else None)
+
+
 def same_failure(outcome: Outcome, expected: Signature) -> tuple[bool, str]:
     """(reproduced, why) for one run of a candidate."""
     if outcome.timed_out:

@@ -196,7 +196,8 @@ def gpu_runner(duration: int = 120) -> Callable[..., Iterator[dict[str, Any]]]:
 def result_from_dict(d: dict[str, Any]) -> Any:
     """A session Result back from Result.to_dict() (the app keeps plain dicts in its state)."""
 
-    result = Result(Case.from_dict(d["case"]), d.get("environment") or {}, d.get("device", "cpu"),
+    # a record of what ran, not input to check: a script run's case may leave fields open
+    result = Result(Case.from_dict(d["case"], validate=False), d.get("environment") or {}, d.get("device", "cpu"),
                     list(d.get("path", [])), [Finding.from_dict(f) for f in d["findings"]],
                     Verdict(**d["verdict"]), list(d.get("reports", [])), d.get("seconds", 0.0))
     return result
