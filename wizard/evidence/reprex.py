@@ -62,14 +62,17 @@ HF_LIBRARIES = ("transformers", "datasets", "peft", "trl", "accelerate", "tokeni
                 "huggingface_hub", "safetensors", "evaluate", "diffusers")
 
 
-def suspect_package(traceback_text: str) -> str | None:
-    """The library to blame (and to try on its latest release): the innermost Hugging Face
-    library frame of the traceback, where the error surfaced in the framework beneath it
-    (`model(**batch)` on weights transformers left on the meta device fails in torch's
-    check_same_device); else the innermost library frame's package."""
+def suspect(traceback_text: str) -> tuple[str | None, str | None]:
+    """(package, file inside it) of the library to blame (and to try on its latest release):
+    the innermost Hugging Face library frame of the traceback, where the error surfaced in the
+    framework beneath it (`model(**batch)` on weights transformers left on the meta device
+    fails in torch's check_same_device); else the innermost library frame."""
     frames = [f for f in parse_traceback(traceback_text or "").frames if f.is_library]
-    hf = next((f.package for f in reversed(frames) if f.package in HF_LIBRARIES), None)
-    return hf or (frames[-1].package if frames else None)
+    frame = next((f for f in reversed(frames) if f.package in HF_LIBRARIES),
+                 frames[-1] if frames else None)
+    if frame is None or not frame.package:
+        return None, None
+    return frame.package, _inside_package(frame.file, frame.package)
 
 
 def same_failure(outcome: Outcome, expected: Signature) -> tuple[bool, str]:

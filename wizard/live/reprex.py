@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,7 +18,7 @@ from wizard.core.findings import Finding
 from wizard.engine.verdict import user_side_errors, user_side_faults
 from wizard.evidence.release_rerun import Rerun, rerun_on_latest
 from wizard.evidence.reprex import (BUDGET, MAX_LINES, Reprex, Signature, default_runner,
-                                    signature_of, suspect_package, verify_and_shrink)
+                                    signature_of, suspect, verify_and_shrink)
 from wizard.live.instrument import Capture
 from wizard.script.reprex_source import (ROWS, TINY_NEVER_LOADS, Candidate, build_candidates,
                                          other_framework)
@@ -129,13 +131,15 @@ def reproduce_script(capture: Capture, expected: Signature,
 
 
 def reproduction_finding(result: Reprex, candidates: list[Candidate],
-                         suspect: str | None = None) -> Finding:
+                         package: str | None = None, file: str | None = None) -> Finding:
     """report.reproduction: warn with the verified script, info (no script) otherwise.
-    `suspect`: the library to blame, when not the innermost frame's (see suspect_package)."""
+    `package`, `file`: the library to blame and its file, when not the innermost frame's
+    (wizard.evidence.reprex.suspect)."""
     chosen = next((c for c in candidates if c.label == result.label), None)
     ev: dict[str, Any] = {"verified": result.verified, "from": "script",
                           "expected": result.expected.describe(),
-                          "package": suspect or result.expected.package,
+                          "package": package or result.expected.package,
+                          "file": file if package else result.expected.file,
                           "attempts": [t.to_dict() for t in result.tries],
                           "command": "python repro.py"}
     if result.stopped:
@@ -256,17 +260,34 @@ def report_findings(capture: Capture, findings: list[Finding],
     say = on_progress or (lambda _m: None)
     start = time.monotonic()
     result, candidates = reproduce_script(capture, expected, on_progress=say)
-    suspect = suspect_package(capture.traceback) or expected.package
-    out = [reproduction_finding(result, candidates, suspect)]
-    if result.verified:
-        diff = differential_finding(result.script, expected, say)
-        out += [diff] if diff is not None else []
-    if result.verified and suspect:
-        tf = suspect == "transformers" and "tensorflow" in sys.modules
-        rerun = rerun_on_latest(result.script, expected, suspect,
-                                env=dict(FRAMEWORK_ENV), on_progress=say, same_major=tf,
+    blamed, blamed_file = suspect(capture.traceback)
+    blamed, blamed_file = (blamed, blamed_file) if blamed else (expected.package, expected.file)
+    out = [reproduction_finding(result, candidates, blamed, blamed_file)]
+    if not result.verified:
+        say(f"report step done in {time.monotonic() - start:.0f} s")
+        return out
+    tf = blamed == "transformers" and "tensorflow" in sys.modules
+
+    def latest() -> Finding | None:
+        if not blamed:
+            return None
+        rerun = rerun_on_latest(result.script, expected, blamed,
+                                env=dict(FRAMEWORK_ENV), on_progress=said, same_major=tf,
                                 same_major_why="transformers 5 has no TensorFlow classes"
                                 if tf else "")
-        out.append(latest_release_finding(rerun))
+        return latest_release_finding(rerun)
+
+    # two independent fresh interpreters (the other framework; the latest release) at once;
+    # their progress lines one at a time (a pipe or a console is not shared safely)
+    lock = threading.Lock()
+
+    def said(message: str) -> None:
+        with lock:
+            say(message)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        diff = pool.submit(differential_finding, result.script, expected, said)
+        rerun = pool.submit(latest)
+        out += [f for f in (diff.result(), rerun.result()) if f is not None]
     say(f"report step done in {time.monotonic() - start:.0f} s")
     return out
