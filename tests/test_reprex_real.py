@@ -11,6 +11,11 @@
   huggingface/transformers#37786, the meta-device init of that path, and #38014, which fixed only
   its size mismatch): the first forward raises "RuntimeError: Tensor on device meta is not on
   the expected device cpu!". The blame goes to transformers, not torch where it surfaces.
+- trl 1.16 (env modern): SFTTrainer with a tokenizer that has no EOS token (a word-level
+  vocabulary) raises "TypeError: endswith first arg must be str or a tuple of str, not
+  NoneType" in trl's add_eos while it prepares the dataset: the EOS appending added by
+  huggingface/trl#3091 never checks that there is an EOS token (huggingface/trl#3299 later
+  exposed `SFTConfig(eos_token=...)`, the workaround). A tiny random model reproduces it.
 - Control (env modern): a script with a user error (a column the dataset lacks) never gets
   library-bug, and no reproduction is offered.
 """
@@ -64,6 +69,23 @@ model.train()
 outputs = model(**batch, labels=torch.tensor([2, 0]))
 outputs.loss.backward()
 optimizer.step()
+'''
+
+
+SFT_NO_EOS_BUG = '''\
+import sys
+from datasets import load_from_disk
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from trl import SFTConfig, SFTTrainer
+
+model_dir = sys.argv[1]           # a small causal LM; its word-level tokenizer has no EOS token
+data = load_from_disk(sys.argv[2])
+tokenizer = AutoTokenizer.from_pretrained(model_dir)
+model = AutoModelForCausalLM.from_pretrained(model_dir)
+args = SFTConfig(output_dir=sys.argv[3], max_steps=3, per_device_train_batch_size=2, max_length=32,
+                 bf16=False, report_to=[])
+trainer = SFTTrainer(model=model, args=args, train_dataset=data["train"], processing_class=tokenizer)
+trainer.train()
 '''
 
 
@@ -139,6 +161,39 @@ def test_pytorch_from_tf_weights_left_on_meta_is_a_verified_transformers_bug(dem
     again = run_script(repro.fix, env={"TF_USE_LEGACY_KERAS": "1"})
     sig = signature_of(again.stderr)
     assert sig is not None and sig.exc_type == "RuntimeError" and again.seconds < 30
+    print(f"wizard run {took:.0f} s; repro.py {again.seconds:.1f} s, {len(lines)} lines")
+
+
+@pytest.mark.skipif(HAS_TF, reason="the transformers 5 / trl 1.16 stack is env modern's")
+def test_sft_with_a_tokenizer_without_eos_is_a_verified_trl_bug(tmp_path):
+    from transformers import AutoTokenizer
+
+    from tests.lm_fixtures import build
+
+    fx = build(tmp_path / "fx")
+    model = tmp_path / "no-eos"
+    shutil.copytree(fx["model"], model)
+    tok = AutoTokenizer.from_pretrained(model)
+    tok.eos_token = None
+    tok.save_pretrained(model)
+    script = tmp_path / "train.py"
+    script.write_text(SFT_NO_EOS_BUG)
+    start = time.monotonic()
+    out = run_instrumented(script, [str(model), str(fx["text"]), str(tmp_path / "sft-out")])
+    took = time.monotonic() - start
+    r = out.result
+    assert out.capture.ended == "raised" and "add_eos" in r.case.traceback
+    repro = _one(r, "report.reproduction")
+    assert r.verdict.kind == "library-bug", (r.verdict, repro.evidence.get("attempts"))
+    assert "inside trl" in r.verdict.summary and repro.evidence["package"] == "trl"
+    lines = repro.fix.strip().splitlines()
+    assert len(lines) <= 30 and "load_from_disk" not in repro.fix and "sys.argv" not in repro.fix
+    assert repro.evidence["tiny_config"] is True and "from_config(" in repro.fix  # no weights
+    assert "Dataset.from_dict" in repro.fix                                     # two rows
+    again = run_script(repro.fix)
+    sig = signature_of(again.stderr)
+    assert sig is not None and sig.exc_type == "TypeError" and sig.function == "add_eos"
+    assert again.seconds < 30
     print(f"wizard run {took:.0f} s; repro.py {again.seconds:.1f} s, {len(lines)} lines")
 
 
