@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import pytest
 
 from tests.conftest import HAS_TF, needs_tf
-from tests.test_reprex_real import SAFETENSORS_BUG
+from tests.test_reprex_real import SAFETENSORS_BUG, SFT_NO_EOS_BUG
 from tests.test_run_script import LOOP_SCRIPT, write
 
 pytest.importorskip("gradio_client")
@@ -91,6 +91,37 @@ def test_check_script_run_is_wizard_run_and_a_user_error_stays_one(demo_dir, tmp
     assert not [f for f in data["findings"] if f["id"].startswith("report.")]
 
 
+@pytest.fixture(scope="module")
+def no_eos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A tiny causal LM whose tokenizer has no EOS token, and a text dataset (the trl bug of
+    tests/test_reprex_real.py)."""
+    from transformers import AutoTokenizer
+
+    from tests.lm_fixtures import build
+
+    root = tmp_path_factory.mktemp("no-eos")
+    fx = build(root / "fx")
+    shutil.copytree(fx["model"], root / "model")
+    tok = AutoTokenizer.from_pretrained(root / "model")
+    tok.eos_token = None
+    tok.save_pretrained(root / "model")
+    return {"model": root / "model", "text": fx["text"], "out": root / "sft-out"}
+
+
+@pytest.mark.skipif(HAS_TF, reason="the trl 1.16 stack is env modern's")
+def test_check_script_run_on_a_real_trl_bug_is_a_library_bug(no_eos, tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(SFT_NO_EOS_BUG)
+    out = tmp_path / "result.json"
+    code = main(["check", "--script", str(script), "--run", str(no_eos["model"]),
+                 str(no_eos["text"]), str(no_eos["out"]), "--json", str(out), "-q",
+                 "--out", str(tmp_path / "o")])
+    data = json.loads(out.read_text())
+    assert code == 1 and data["verdict"]["kind"] == "library-bug"
+    repro = next(f for f in data["findings"] if f["id"] == "report.reproduction")
+    assert repro["evidence"]["verified"] and "SFTTrainer(" in repro["fix"]
+
+
 # -- the app: Run the script -------------------------------------------------------------------------
 def test_run_is_off_on_a_shared_space_unless_allowed(tmp_path):
     assert scripts_runnable({}) is True
@@ -137,6 +168,18 @@ def test_app_run_of_a_user_error_is_never_a_library_bug(app_url, demo_dir, tmp_p
     assert any(f["id"] == "script.run" for f in result["findings"])
     report = named(api["report"], client.predict("github", api_name="/report"))
     assert not value(report["repro"])
+
+
+@pytest.mark.skipif(HAS_TF, reason="the trl 1.16 stack is env modern's")
+def test_app_run_of_the_trl_bug_ends_in_library_bug(app_url, no_eos, tmp_path):
+    url, api = app_url
+    args = f"{no_eos['model']} {no_eos['text']} {no_eos['out']}"
+    client, out, result, _ = _run_in_app(url, api, SFT_NO_EOS_BUG, args, tmp_path)
+    assert result["verdict"]["kind"] == "library-bug", value(out["status"])
+    report = named(api["report"], client.predict("github", api_name="/report"))
+    script = value(report["repro"])
+    assert "SFTTrainer(" in script and "from_config(" in script and "sys.argv" not in script
+    assert Path(value(report["repro_file"])).read_text().strip() == script.strip()
 
 
 @needs_tf
