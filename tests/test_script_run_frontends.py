@@ -7,6 +7,7 @@ Space unless its owner allows it."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -204,3 +205,21 @@ def test_app_run_of_the_tf_safetensors_bug_ends_in_library_bug(app_url, demo_dir
     assert len(script.strip().splitlines()) <= 30
     assert Path(value(report["repro_file"])).read_text().strip() == script.strip()
     assert "### Reproduction" in value(report["text"]) and "Rocketknight1" in value(report["text"])
+
+
+def test_a_space_never_hands_its_own_token_to_a_pasted_script(monkeypatch, tmp_path):
+    from wizard.frontends.app import script_run
+
+    seen: dict[str, str] = {}
+
+    class Recorder:
+        def __init__(self, entry: Any, env: dict[str, str], **kwargs: Any) -> None:
+            seen.update(env)
+            raise RuntimeError("recorded")
+
+    monkeypatch.setattr(script_run, "Child", Recorder)
+    monkeypatch.setenv("SPACE_ID", "me/wizard")
+    monkeypatch.setenv("HF_TOKEN", "hf_owner_token")
+    with pytest.raises(RuntimeError, match="recorded"):
+        list(script_run.run_script_events(NO_DATASET, "x", tmp_path, 10))
+    assert "HF_TOKEN" not in seen and seen["HF_TOKEN_PATH"] == os.devnull

@@ -104,6 +104,10 @@ def run_script_events(text: str, args: str | None, run_dir: Path,
     script = run_dir / SCRIPT_NAME
     script.write_text(text, encoding="utf-8")
     env = child_env(reading.case.framework)
+    if env.get("SPACE_ID"):  # a Space's own token is its owner's, never a pasted script's
+        for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+            env.pop(name, None)
+        env["HF_TOKEN_PATH"] = os.devnull
     child = Child(script_run_entry, env, group=True, log=run_dir / "script-output.log")
     deadline = time.monotonic() + time_limit
     finished = False

@@ -50,6 +50,15 @@ from wizard.frontends.app.run import (
     save_final,
     write_bundle,
 )
+from wizard.frontends.app.script_run import (
+    SCRIPT_NAME,
+    run_script_events,
+    script_argv,
+    script_run_note,
+    script_run_plan,
+    scripts_runnable,
+    why_not_runnable,
+)
 from wizard.frontends.app.views import (
     PROBLEMS,
     evidence_text,
@@ -69,15 +78,6 @@ from wizard.frontends.app.views import (
     share_links,
     step_status,
     verdict_html,
-)
-from wizard.frontends.app.script_run import (
-    SCRIPT_NAME,
-    run_script_events,
-    script_argv,
-    script_run_note,
-    script_run_plan,
-    scripts_runnable,
-    why_not_runnable,
 )
 from wizard.frontends.app.views import script_note as script_note_md
 from wizard.frontends.app.wording import field_name, in_users_words
