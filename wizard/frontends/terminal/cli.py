@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --script: run the script with these arguments under the "
                             "wizard instead of only reading it (the same as python -m wizard "
                             "run train.py ARG ...): the checks see the live objects, and an "
-                            "error from inside a library gets a verified reproduction")
+                            "error from inside a library gets a verified reproduction "
+                            "(arguments that begin with '-': use python -m wizard run)")
     check.add_argument("--gpu", metavar="NAME", help="the GPU the run will happen on, when it "
                        "is not this machine's (T4, L4, A10G, A100-40GB, H100, ... or its memory "
                        "in GiB): the memory step judges the fit and the plans against it")
