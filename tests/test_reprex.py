@@ -108,6 +108,20 @@ def test_candidates_inline_the_run_and_swap_data_and_model(tmp_path):
     assert cands[0].tiny and not cands[1].tiny and cands[3].swapped_data
 
 
+def test_a_tiny_model_is_not_run_when_the_failing_line_is_the_load_itself(tmp_path):
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 768}))
+    source = (f"from transformers import AutoModel\ncheckpoint = {str(ckpt)!r}\n"
+              "model = AutoModel.from_pretrained(checkpoint)\nmodel.save_pretrained('x')\n")
+    at_load = {c.tiny: c.not_run for c in build_candidates(source, 3)}
+    # from_config never runs the loading code that raised: not worth a fresh interpreter
+    assert at_load[True].startswith("the failing line is the model's loading")
+    assert at_load[False] == ""
+    after = {c.tiny: c.not_run for c in build_candidates(source, 4)}
+    assert after[True] == ""    # a later line: the tiny model is tried first
+
+
 def test_no_tiny_model_without_a_readable_config():
     source = "from transformers import AutoModel\nm = AutoModel.from_pretrained('org/x')\n"
     cands = build_candidates(source, 2, read_config=lambda _c: None)

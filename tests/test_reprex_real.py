@@ -5,12 +5,24 @@
   'builtins.safe_open' object is not iterable" in load_pytorch_state_dict_in_tf2_model
   (huggingface/transformers#40028, any safetensors 0.4.5-0.7). The run ends in library-bug with
   a verified reproduction of a few lines written from the script.
+- transformers 4.57.6 (env tf): a PyTorch model loaded from TensorFlow weights
+  (`from_pretrained(path, from_tf=True)`, a folder with tf_model.h5 alone) keeps its parameters
+  on the meta device (the TF->PT loader fills an empty-weights model and never materialises it;
+  huggingface/transformers#37786, the meta-device init of that path, and #38014, which fixed only
+  its size mismatch): the first forward raises "RuntimeError: Tensor on device meta is not on
+  the expected device cpu!". The blame goes to transformers, not torch where it surfaces.
+- trl 1.16 (env modern): SFTTrainer with a tokenizer that has no EOS token (a word-level
+  vocabulary) raises "TypeError: endswith first arg must be str or a tuple of str, not
+  NoneType" in trl's add_eos while it prepares the dataset: the EOS appending added by
+  huggingface/trl#3091 never checks that there is an EOS token (huggingface/trl#3299 later
+  exposed `SFTConfig(eos_token=...)`, the workaround). A tiny random model reproduces it.
 - Control (env modern): a script with a user error (a column the dataset lacks) never gets
   library-bug, and no reproduction is offered.
 """
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
 
@@ -38,6 +50,42 @@ model = TFAutoModelForSequenceClassification.from_pretrained(checkpoint, num_lab
 model.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=5e-5),
               loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(train, epochs=1)
+'''
+
+
+FROM_TF_BUG = '''\
+import sys
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+checkpoint = sys.argv[1]          # a TensorFlow checkpoint: config.json + tf_model.h5
+tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+model = AutoModelForSequenceClassification.from_pretrained(checkpoint, from_tf=True, num_labels=3)
+optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)
+batch = tokenizer(["A man inspects a uniform.", "Two women embrace."],
+                  ["The man is sleeping.", "Two women hold each other."],
+                  padding=True, return_tensors="pt")
+model.train()
+outputs = model(**batch, labels=torch.tensor([2, 0]))
+outputs.loss.backward()
+optimizer.step()
+'''
+
+
+SFT_NO_EOS_BUG = '''\
+import sys
+from datasets import load_from_disk
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from trl import SFTConfig, SFTTrainer
+
+model_dir = sys.argv[1]           # a small causal LM; its word-level tokenizer has no EOS token
+data = load_from_disk(sys.argv[2])
+tokenizer = AutoTokenizer.from_pretrained(model_dir)
+model = AutoModelForCausalLM.from_pretrained(model_dir)
+args = SFTConfig(output_dir=sys.argv[3], max_steps=3, per_device_train_batch_size=2, max_length=32,
+                 bf16=False, report_to=[])
+trainer = SFTTrainer(model=model, args=args, train_dataset=data["train"], processing_class=tokenizer)
+trainer.train()
 '''
 
 
@@ -69,9 +117,11 @@ def test_tf_cannot_load_pytorch_safetensors_is_a_verified_library_bug(demo_dir, 
     assert "sys.argv" not in repro.fix and str(ckpt) in repro.fix            # inlined
     assert "holds: config.json, model.safetensors" in repro.fix  # what the folder held
     assert "tf_model.h5" not in repro.fix
-    # the tiny random model was tried first and ran clean: the fault needs the real files
+    # the failing line is the load itself: a tiny random model (from_config) never runs that
+    # code, so it is not run; the first run is the slice with the checkpoint, and it reproduces
     tries = repro.evidence["attempts"]
-    assert tries[0]["label"] == "slice, tiny model" and not tries[0]["reproduced"]
+    assert tries[0]["label"] == "slice, your checkpoint" and tries[0]["reproduced"]
+    assert "slice, tiny model" in [n["label"] for n in repro.evidence["not_run"]]
     assert repro.evidence["tiny_config"] is False
     latest = _one(r, "report.latest-release")      # the tests' index is unreachable
     assert latest.status == "skip" and "could not be reached" in latest.title
@@ -80,6 +130,71 @@ def test_tf_cannot_load_pytorch_safetensors_is_a_verified_library_bug(demo_dir, 
     sig = signature_of(again.stderr)
     assert sig is not None and sig.exc_type == "TypeError"
     assert sig.function == "load_pytorch_state_dict_in_tf2_model"
+
+
+@needs_tf
+def test_pytorch_from_tf_weights_left_on_meta_is_a_verified_transformers_bug(demo_dir, tmp_path):
+    ckpt = tmp_path / "tf-checkpoint"       # what a Keras user pushes: no PyTorch weights
+    ckpt.mkdir()
+    for f in (demo_dir / "model").iterdir():
+        if f.name != "model.safetensors":
+            shutil.copy(f, ckpt / f.name)
+    script = tmp_path / "train.py"
+    script.write_text(FROM_TF_BUG)
+    start = time.monotonic()
+    out = run_instrumented(script, [str(ckpt)])
+    took = time.monotonic() - start
+    r = out.result
+    assert out.capture.ended == "raised" and "device meta" in r.case.traceback
+    repro = _one(r, "report.reproduction")
+    assert r.verdict.kind == "library-bug", (r.verdict, repro.evidence.get("attempts"))
+    assert "inside transformers" in r.verdict.summary          # not torch, where it surfaced
+    assert repro.evidence["verified"] is True and repro.evidence["package"] == "transformers"
+    lines = repro.fix.strip().splitlines()
+    assert len(lines) <= 30 and "from_tf=True" in repro.fix and "sys.argv" not in repro.fix
+    assert "holds: config.json" in repro.fix and "tf_model.h5" in repro.fix
+    assert not repro.evidence["attempts"][0]["reproduced"]      # a tiny random model loads fine
+    # the checks of the live objects ran without a dataset to read: none of them crashed
+    assert not [f for f in r.findings if f.id == "wizard.probe-crashed"]
+    latest = _one(r, "report.latest-release")
+    assert latest.evidence["package"] == "transformers" and latest.status == "skip"
+    again = run_script(repro.fix, env={"TF_USE_LEGACY_KERAS": "1"})
+    sig = signature_of(again.stderr)
+    assert sig is not None and sig.exc_type == "RuntimeError" and again.seconds < 30
+    print(f"wizard run {took:.0f} s; repro.py {again.seconds:.1f} s, {len(lines)} lines")
+
+
+@pytest.mark.skipif(HAS_TF, reason="the transformers 5 / trl 1.16 stack is env modern's")
+def test_sft_with_a_tokenizer_without_eos_is_a_verified_trl_bug(tmp_path):
+    from transformers import AutoTokenizer
+
+    from tests.lm_fixtures import build
+
+    fx = build(tmp_path / "fx")
+    model = tmp_path / "no-eos"
+    shutil.copytree(fx["model"], model)
+    tok = AutoTokenizer.from_pretrained(model)
+    tok.eos_token = None
+    tok.save_pretrained(model)
+    script = tmp_path / "train.py"
+    script.write_text(SFT_NO_EOS_BUG)
+    start = time.monotonic()
+    out = run_instrumented(script, [str(model), str(fx["text"]), str(tmp_path / "sft-out")])
+    took = time.monotonic() - start
+    r = out.result
+    assert out.capture.ended == "raised" and "add_eos" in r.case.traceback
+    repro = _one(r, "report.reproduction")
+    assert r.verdict.kind == "library-bug", (r.verdict, repro.evidence.get("attempts"))
+    assert "inside trl" in r.verdict.summary and repro.evidence["package"] == "trl"
+    lines = repro.fix.strip().splitlines()
+    assert len(lines) <= 30 and "load_from_disk" not in repro.fix and "sys.argv" not in repro.fix
+    assert repro.evidence["tiny_config"] is True and "from_config(" in repro.fix  # no weights
+    assert "Dataset.from_dict" in repro.fix                                     # two rows
+    again = run_script(repro.fix)
+    sig = signature_of(again.stderr)
+    assert sig is not None and sig.exc_type == "TypeError" and sig.function == "add_eos"
+    assert again.seconds < 30
+    print(f"wizard run {took:.0f} s; repro.py {again.seconds:.1f} s, {len(lines)} lines")
 
 
 @pytest.mark.skipif(HAS_TF, reason="env modern runs the PyTorch control")

@@ -25,6 +25,8 @@ class Settings:
     viewer_url: str = DEFAULT_VIEWER_URL  # WIZARD_VIEWER_URL: the dataset viewer's API
     index_url: str | None = None      # WIZARD_INDEX_URL: package index for release checks ("off")
     repro_budget: float = REPRO_BUDGET  # WIZARD_REPRO_BUDGET
+    run_scripts: bool | None = None   # WIZARD_RUN_SCRIPTS: 1/0, the app runs pasted scripts
+                                      # (unset: on the user's own machine only, not on a Space)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -38,7 +40,9 @@ class Settings:
                    cache_dir=env.get("WIZARD_CACHE") or None,
                    viewer_url=env.get("WIZARD_VIEWER_URL") or DEFAULT_VIEWER_URL,
                    index_url=(env.get("WIZARD_INDEX_URL") or "").strip() or None,
-                   repro_budget=float(env.get("WIZARD_REPRO_BUDGET") or REPRO_BUDGET))
+                   repro_budget=float(env.get("WIZARD_REPRO_BUDGET") or REPRO_BUDGET),
+                   run_scripts={"1": True, "0": False}.get(
+                       (env.get("WIZARD_RUN_SCRIPTS") or "").strip()))
 
 
 def current() -> Settings:

@@ -225,6 +225,10 @@ def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]
 
 
 def _package(signals: list[tuple[Finding, str]]) -> str:
+    for f, _ in signals:  # a verified reproduction names the library to blame
+        if f.id == "report.reproduction" and f.evidence.get("verified") and \
+                f.evidence.get("package"):
+            return str(f.evidence["package"])
     for f, _ in signals:
         frame = f.evidence.get("innermost_frame") or {}
 

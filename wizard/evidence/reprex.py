@@ -57,6 +57,24 @@ def signature_of(traceback_text: str) -> Signature | None:
     return Signature(parsed.exc_name, pkg, _inside_package(frame.file, pkg or ""), frame.function)
 
 
+# the libraries a fine-tuning script calls into; the frameworks beneath them only report
+HF_LIBRARIES = ("transformers", "datasets", "peft", "trl", "accelerate", "tokenizers",
+                "huggingface_hub", "safetensors", "evaluate", "diffusers")
+
+
+def suspect(traceback_text: str) -> tuple[str | None, str | None]:
+    """(package, file inside it) of the library to blame (and to try on its latest release):
+    the innermost Hugging Face library frame of the traceback, where the error surfaced in the
+    framework beneath it (`model(**batch)` on weights transformers left on the meta device
+    fails in torch's check_same_device); else the innermost library frame."""
+    frames = [f for f in parse_traceback(traceback_text or "").frames if f.is_library]
+    frame = next((f for f in reversed(frames) if f.package in HF_LIBRARIES),
+                 frames[-1] if frames else None)
+    if frame is None or not frame.package:
+        return None, None
+    return frame.package, _inside_package(frame.file, frame.package)
+
+
 def same_failure(outcome: Outcome, expected: Signature) -> tuple[bool, str]:
     """(reproduced, why) for one run of a candidate."""
     if outcome.timed_out:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,9 +18,10 @@ from wizard.core.findings import Finding
 from wizard.engine.verdict import user_side_errors, user_side_faults
 from wizard.evidence.release_rerun import Rerun, rerun_on_latest
 from wizard.evidence.reprex import (BUDGET, MAX_LINES, Reprex, Signature, default_runner,
-                                    signature_of, verify_and_shrink)
+                                    signature_of, suspect, verify_and_shrink)
 from wizard.live.instrument import Capture
-from wizard.script.reprex_source import ROWS, Candidate, build_candidates, other_framework
+from wizard.script.reprex_source import (ROWS, TINY_NEVER_LOADS, Candidate, build_candidates,
+                                         other_framework)
 from wizard.triage.parse import parse_traceback
 
 FRAMEWORK_ENV = {"TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
@@ -120,22 +123,30 @@ def reproduce_script(capture: Capture, expected: Signature,
         if candidates:
             break
     runner = default_runner(python=sys.executable, env=dict(FRAMEWORK_ENV))
-    result = verify_and_shrink([(c.label, c.source) for c in candidates], expected, runner,
+    result = verify_and_shrink([(c.label, c.source) for c in candidates if not c.not_run],
+                               expected, runner,
                                budget=budget or BUDGET,
                                do_shrink=do_shrink, on_progress=on_progress)
     return result, candidates
 
 
-def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding:
-    """report.reproduction: warn with the verified script, info (no script) otherwise."""
+def reproduction_finding(result: Reprex, candidates: list[Candidate],
+                         package: str | None = None, file: str | None = None) -> Finding:
+    """report.reproduction: warn with the verified script, info (no script) otherwise.
+    `package`, `file`: the library to blame and its file, when not the innermost frame's
+    (wizard.evidence.reprex.suspect)."""
     chosen = next((c for c in candidates if c.label == result.label), None)
     ev: dict[str, Any] = {"verified": result.verified, "from": "script",
                           "expected": result.expected.describe(),
-                          "package": result.expected.package,
+                          "package": package or result.expected.package,
+                          "file": file if package else result.expected.file,
                           "attempts": [t.to_dict() for t in result.tries],
                           "command": "python repro.py"}
     if result.stopped:
         ev["stopped"] = result.stopped
+    not_run = [{"label": c.label, "why": c.not_run} for c in candidates if c.not_run]
+    if not_run:
+        ev["not_run"] = not_run
     if not result.verified or chosen is None:
         why = result.stopped or f"none of {len(result.tries)} candidate script(s) raised " \
                                 f"{result.expected.describe()}"
@@ -145,12 +156,14 @@ def reproduction_finding(result: Reprex, candidates: list[Candidate]) -> Finding
                        explanation=f"{why} (see the attempts), so no script is offered as a "
                                    "reproduction. Something outside the script's own statements "
                                    "is involved (the environment, files it reads, state).")
-    ev.update({"tiny_config": chosen.tiny, "weights_matter": not chosen.tiny,
+    loads = any(c.not_run == TINY_NEVER_LOADS for c in candidates)
+    ev.update({"tiny_config": chosen.tiny, "weights_matter": not chosen.tiny and not loads,
                "sliced": chosen.sliced, "synthetic_data": chosen.swapped_data,
                "checkpoints": chosen.checkpoints,
                "lines": result.lines, "seconds": round(result.seconds, 1),
                "output": quiet(result.output)[-4000:]})
     model = ("a tiny random model of the same config class" if chosen.tiny else
+             "your checkpoint: the failing line loads it" if chosen.checkpoints and loads else
              "your checkpoint: the fault needs its files" if chosen.checkpoints else
              "no model download")
     script = folder_notes(chosen) + result.script
@@ -247,16 +260,34 @@ def report_findings(capture: Capture, findings: list[Finding],
     say = on_progress or (lambda _m: None)
     start = time.monotonic()
     result, candidates = reproduce_script(capture, expected, on_progress=say)
-    out = [reproduction_finding(result, candidates)]
-    if result.verified:
-        diff = differential_finding(result.script, expected, say)
-        out += [diff] if diff is not None else []
-    if result.verified and expected.package:
-        tf = expected.package == "transformers" and "tensorflow" in sys.modules
-        rerun = rerun_on_latest(result.script, expected, expected.package,
-                                env=dict(FRAMEWORK_ENV), on_progress=say, same_major=tf,
+    blamed, blamed_file = suspect(capture.traceback)
+    blamed, blamed_file = (blamed, blamed_file) if blamed else (expected.package, expected.file)
+    out = [reproduction_finding(result, candidates, blamed, blamed_file)]
+    if not result.verified:
+        say(f"report step done in {time.monotonic() - start:.0f} s")
+        return out
+    tf = blamed == "transformers" and "tensorflow" in sys.modules
+
+    def latest() -> Finding | None:
+        if not blamed:
+            return None
+        rerun = rerun_on_latest(result.script, expected, blamed,
+                                env=dict(FRAMEWORK_ENV), on_progress=said, same_major=tf,
                                 same_major_why="transformers 5 has no TensorFlow classes"
                                 if tf else "")
-        out.append(latest_release_finding(rerun))
+        return latest_release_finding(rerun)
+
+    # two independent fresh interpreters (the other framework; the latest release) at once;
+    # their progress lines one at a time (a pipe or a console is not shared safely)
+    lock = threading.Lock()
+
+    def said(message: str) -> None:
+        with lock:
+            say(message)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        diff = pool.submit(differential_finding, result.script, expected, said)
+        rerun = pool.submit(latest)
+        out += [f for f in (diff.result(), rerun.result()) if f is not None]
     say(f"report step done in {time.monotonic() - start:.0f} s")
     return out

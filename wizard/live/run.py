@@ -34,6 +34,10 @@ from wizard.triage.match import probe_triage
 # model's weights. A step that trains (overfit one batch) must work on a copy before it joins.
 LIVE_STEPS = ("environment", "data", "model", "hyperparameters", "metrics")
 LIVE_CURVE_MIN_POINTS = 8   # steps of loss before the curve rules judge a run
+# the live probes that read the raw dataset's rows (nothing to read in a script that builds its
+# one batch by hand)
+RAW_DATA_PROBES = frozenset({"label-column", "empty-text", "label-values", "batch", "num-labels",
+                             "metrics"})
 ENTRY_TRAINER = {"keras.fit": "keras", "trainer.train": "trainer", "torch.forward": "loop"}
 ENTRY_WORDS = {"keras.fit": "Keras fit()", "trainer.train": "Trainer.train()",
                "torch.forward": "the model's first training forward"}
@@ -58,7 +62,9 @@ def run_instrumented(script: str | Path, argv: list[str] | None = None, steps: i
     facts = reading.facts
     tf_script = facts.imports_tensorflow or bool(facts.tf_imports) or facts.entry == "keras" or \
         reading.case.framework == "tensorflow"
-    if not tf_script and "USE_TF" not in os.environ:
+    # from_tf=True loads TensorFlow weights into a PyTorch model: transformers needs TF for it
+    needs_tf = bool(reading.case.load_args.get("from_tf"))
+    if not tf_script and not needs_tf and "USE_TF" not in os.environ:
         environ["USE_TF"] = "0"  # transformers 4.x would otherwise import TensorFlow too
 
     def on_first_batch(capture: Capture) -> dict[str, Any]:
@@ -217,6 +223,11 @@ def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: f
     drop = {"hub"}
     if raw:
         objects["raw"] = raw
+    elif not case.dataset.path and not case.dataset.data_files:
+        objects["label_names"] = None
+        drop |= {"labels", "balance", *RAW_DATA_PROBES}
+        notes.append("The script loads no dataset (its batch is built in the script), so the "
+                     "checks that read the raw rows were skipped.")
     else:
         objects["label_names"] = None
         drop |= {"labels", "balance"}

@@ -25,6 +25,12 @@ def shown_findings(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def helpers(result: dict[str, Any]) -> dict[str, Any]:
     """The area of the library the error comes from and who to tag for it."""
+    for f in result["findings"]:  # a verified reproduction names the library and its file
+        ev = f.get("evidence") or {}
+        if f["id"] == "report.reproduction" and ev.get("verified") and ev.get("file"):
+            area, handles = who_can_help(ev.get("package"), str(ev["file"]))
+            if handles:
+                return {"area": area, "handles": list(handles)}
     for f in result["findings"]:
         ev = f.get("evidence") or {}
         if f["id"] == "triage.possible-library-bug" and ev.get("raised_in"):

@@ -44,6 +44,7 @@ class Candidate:
     sliced: bool
     swapped_data: bool
     checkpoints: list[str] = field(default_factory=list)
+    not_run: str = ""             # why it is not worth a run (it cannot fail the same way)
 
 
 ConfigReader = Callable[[str], "dict[str, Any] | None"]
@@ -254,6 +255,18 @@ def _bound(node: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
+TINY_NEVER_LOADS = ("the failing line is the model's loading itself, and a tiny random model "
+                    "built from its config never runs that loading code")
+
+
+def _model_loads(statement: ast.stmt, read_config: ConfigReader,
+                 constants: dict[str, str]) -> bool:
+    """Whether the statement loads a checkpoint that a tiny random model would replace."""
+    probe = _Swap([], True, read_config, constants)
+    probe.visit(copy.deepcopy(statement))
+    return bool(probe.swapped_models)
+
+
 def build_candidates(source: str, line: int, argv: list[str] | None = None,
                      environ: Mapping[str, str] | None = None, cwd: str | Path = ".",
                      data: list[dict[str, Any]] | None = None,
@@ -277,7 +290,9 @@ def build_candidates(source: str, line: int, argv: list[str] | None = None,
         for tiny in (True, False):
             module = ast.Module(body=[copy.deepcopy(s) for s in body], type_ignores=[])
             module = _Inline(list(argv or []), dict(environ or {}), Path(cwd)).visit(module)
-            swap = _Swap(data or [], tiny, read_config, string_constants(module.body))
+            constants = string_constants(module.body)
+            loads_model = bool(tiny and _model_loads(module.body[-1], read_config, constants))
+            swap = _Swap(data or [], tiny, read_config, constants)
             module = swap.visit(module)
             if tiny and not swap.swapped_models:
                 continue
@@ -290,7 +305,8 @@ def build_candidates(source: str, line: int, argv: list[str] | None = None,
             seen.add(code)
             what = "tiny model" if tiny else "your checkpoint" if swap.checkpoints else "as written"
             out.append(Candidate(f"{label}, {what}", code, tiny, label == "slice",
-                                 swap.swapped_data, swap.checkpoints))
+                                 swap.swapped_data, swap.checkpoints,
+                                 not_run=TINY_NEVER_LOADS if loads_model else ""))
     return out
 
 

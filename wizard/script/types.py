@@ -190,8 +190,9 @@ class ScriptReading:
             options = " ".join(f"--set {f}=VALUE" for f in fields)
             raise CaseError(f"{name} leaves {len(missing)} value(s) to run time: "
                             f"{'; '.join(missing)}. Give them with {options} (answers= in "
-                            "Python), or run the script under the wizard: python -m wizard run "
-                            f"{self.path or 'train.py'}.")
+                            "Python), or run the script under the wizard: python -m wizard check "
+                            f"--script {self.path or 'train.py'} --run [ARG ...] (the same as "
+                            f"python -m wizard run {self.path or 'train.py'} [ARG ...]).")
         self.case.validate()
 
     def summary(self) -> str:

@@ -76,12 +76,7 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
     """One Session over the case; each event goes to `put` as a plain dict, then None."""
 
     def on_event(event: Any) -> None:
-        data = dict(event.data)
-        if "finding" in data:
-            data["finding"] = data["finding"].to_dict()
-        if "verdict" in data:
-            data["verdict"] = data["verdict"].to_dict()
-        put({"kind": event.kind, **data})
+        put(event_dict(event))
 
     try:
         case = Case.from_dict(case_dict)
@@ -102,6 +97,16 @@ def _session_events(case_dict: dict[str, Any], device: str, timeout: float,
         put({"kind": "crash", "message": one_line(exc, 300, typed=True)})
     finally:
         put(None)
+
+
+def event_dict(event: Any) -> dict[str, Any]:
+    """A session Event as the plain dict the app streams (findings and verdicts as dicts)."""
+    data = dict(event.data)
+    if "finding" in data:
+        data["finding"] = data["finding"].to_dict()
+    if "verdict" in data:
+        data["verdict"] = data["verdict"].to_dict()
+    return {"kind": event.kind, **data}
 
 
 def _child_env(hub_token: str | None) -> dict[str, str]:
@@ -191,7 +196,8 @@ def gpu_runner(duration: int = 120) -> Callable[..., Iterator[dict[str, Any]]]:
 def result_from_dict(d: dict[str, Any]) -> Any:
     """A session Result back from Result.to_dict() (the app keeps plain dicts in its state)."""
 
-    result = Result(Case.from_dict(d["case"]), d.get("environment") or {}, d.get("device", "cpu"),
+    # a record of what ran, not input to check: a script run's case may leave fields open
+    result = Result(Case.from_dict(d["case"], validate=False), d.get("environment") or {}, d.get("device", "cpu"),
                     list(d.get("path", [])), [Finding.from_dict(f) for f in d["findings"]],
                     Verdict(**d["verdict"]), list(d.get("reports", [])), d.get("seconds", 0.0))
     return result

@@ -50,6 +50,15 @@ from wizard.frontends.app.run import (
     save_final,
     write_bundle,
 )
+from wizard.frontends.app.script_run import (
+    SCRIPT_NAME,
+    run_script_events,
+    script_argv,
+    script_run_note,
+    script_run_plan,
+    scripts_runnable,
+    why_not_runnable,
+)
 from wizard.frontends.app.views import (
     PROBLEMS,
     evidence_text,
@@ -163,6 +172,12 @@ class AppConfig:
     run_time_limit: int = 1800        # seconds one session's checks may take in all
     github_repo: str = "huggingface/transformers"
     work_dir: Path | None = None      # per-session folders go here (default: a temp folder)
+    run_scripts: bool | None = None   # "Run the script"; None: locally yes, on a Space only
+                                      # with WIZARD_RUN_SCRIPTS=1
+
+    @property
+    def scripts_runnable(self) -> bool:
+        return self.run_scripts if self.run_scripts is not None else scripts_runnable()
 
     @classmethod
     def from_env(cls) -> "AppConfig":
@@ -332,6 +347,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
     defaults = answers_from_case(Case())
     default_case = Case()
     default_shown = set(reachable(defaults))
+    runnable = config.scripts_runnable
 
     with gr.Blocks(title="hf-debug-wizard", delete_cache=(3600, 6 * 3600)) as demo:
         state = gr.State({}, time_to_live=6 * 3600, delete_callback=_forget_session)
@@ -355,12 +371,13 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     if config.oauth_enabled:  # the user's own token for private/gated repos
                         gr.LoginButton(scale=0, min_width=260, elem_id="login-setup")
                 demo_note = gr.Markdown("", elem_id="demo-note")
-                with gr.Accordion("…or paste your training script: it is read, never run",
-                                  open=False, elem_id="script-box"):
+                with gr.Accordion("…or paste your training script: it is read (and run only "
+                                  "when you press Run the script)", open=False,
+                                  elem_id="script-box"):
                     script_code = gr.Code("", language="python", interactive=True, lines=10,
                                           max_lines=30, elem_id="script-code",
-                                          label="train.py (parsed to fill the fields below; "
-                                                "nothing in it is executed)")
+                                          label="train.py (Read the script: parsed to fill the "
+                                                "fields below, nothing executed)")
                     with gr.Row():
                         script_btn = gr.Button("Read the script", variant="secondary", scale=0,
                                                min_width=200, elem_id="script-read")
@@ -370,6 +387,16 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                     script_err = gr.Markdown("", visible=False, elem_classes="wz-error",
                                              elem_id="err-script")
                     script_note = gr.Markdown("", elem_id="script-note")
+                    # run it: the same as `python -m wizard run train.py ARGS`, on this machine
+                    with gr.Row(equal_height=True):
+                        script_args = gr.Textbox("", label="The script's arguments (as on a "
+                                                 "command line)", lines=1, scale=3,
+                                                 interactive=runnable, elem_id="script-args")
+                        script_run_btn = gr.Button("Run the script", variant="secondary",
+                                                   scale=0, min_width=200, interactive=runnable,
+                                                   elem_id="script-run")
+                    gr.Markdown(script_run_note(runnable), elem_classes="wz-note",
+                                elem_id="script-run-note")
                 for row in _rows(questions):
                     with gr.Row(equal_height=False):
                         for q in row:
@@ -710,32 +737,42 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             steps = [s for s in plan(case) if config.steps is None or s.id in config.steps]
             st["result"], st["running"] = None, True
             forget_final(run_dir)
-            lines: list[str] = []
-            found: list[dict[str, Any]] = []
             yield [gr.Walkthrough(selected=2), st, [], {}, *_error_updates(form, []),
                    plan_markdown(steps), step_status(0, len(steps), "", time.monotonic() - started),
                    "", gr.skip(), gr.skip(), "", gr.DownloadButton(value=None, interactive=False),
                    gr.Button(interactive=False)]
-            done = shown = 0
-            total, title = len(steps), "Starting"
             progress(0, desc="Starting")
-            for event in runner(case.to_dict(), config.device, config.probe_timeout,
-                                config.steps, autosave=str(run_dir / "session.json"),
-                                hub_token=token, isolated=config.oauth_enabled):
+            events = runner(case.to_dict(), config.device, config.probe_timeout, config.steps,
+                            autosave=str(run_dir / "session.json"), hub_token=token,
+                            isolated=config.oauth_enabled)
+            yield from follow(st, events, run_dir, started, len(steps), progress, bad_input,
+                              st.get("script") or {})
+
+        def follow(st: dict[str, Any], events: Iterator[dict[str, Any]], run_dir: Path,
+                   started: float, total: int, progress: Any, bad_input: Any,
+                   script: dict[str, Any]) -> Iterator[list[Any]]:
+            """A run's events as the checks step's updates, ending on the verdict step (the
+            checks of a case, and a script run under the wizard alike). `script`: the findings
+            read from the user's script, to fold into the result."""
+            lines: list[str] = []
+            found: list[dict[str, Any]] = []
+            done = shown = 0
+            title = "Starting"
+            for event in events:
                 kind = event["kind"]
                 if kind == "case-error":
                     yield bad_input([error_for(CaseError(event["message"], event.get("field")))])
                     return
                 if kind == "crash":
                     st["running"] = False
+                    ask = "" if event.get("expected") else " Please report this."
                     yield [gr.skip(), st, gr.skip(), gr.skip(), *[gr.skip()] * n_err, gr.skip(),
-                           f"⚠ The checks stopped: {event['message']}. Please report this.",
+                           f"⚠ The checks stopped: {event['message']}.{ask}",
                            "\n".join(lines), *[gr.skip()] * 5]
                     return
                 if kind == "result":
                     # the script's own findings (with their lines) join the run's, as in
                     # `python -m wizard check --script`
-                    script = st.get("script") or {}
                     result = merge_static_findings(event["result"], script.get("findings") or [],
                                                    script.get("names"))
                     done_note = f"**Done:** {result_summary(result)}."
@@ -778,6 +815,54 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                       [state, *comps, logs_upload], run_outputs, api_name="check",
                       show_progress_on=[status_md], show_progress="minimal",
                       time_limit=config.run_time_limit)
+
+        # -- the user's own script, run under the wizard (this machine only) -----------------
+        def run_pasted_script(st: dict[str, Any], text: str, args: str,
+                              progress: gr.Progress = gr.Progress()) -> Iterator[list[Any]]:
+            """Run the pasted script as `python -m wizard run` does, in a child process with the
+            app's time limit; stream it on the checks step, end on the verdict step. Bad input
+            (or a Space that does not run scripts): one sentence under the script box."""
+            started = time.monotonic()
+            st = copy.deepcopy(st or {})
+            hidden = gr.update(value="", visible=False)
+
+            def refused(message: str) -> list[Any]:
+                return [gr.skip()] * len(run_outputs) + [
+                    gr.update(value=f"⚠ {message}", visible=True)]
+
+            if not runnable:
+                yield refused(why_not_runnable())
+                return
+            try:
+                read_pasted_script(text, SCRIPT_NAME)
+                argv = script_argv(args)
+            except CaseError as exc:
+                yield refused(str(exc))
+                return
+
+            def bad_input(errors: list[FormError]) -> list[Any]:
+                st["running"] = False
+                return [gr.Walkthrough(selected=1), st, gr.skip(), gr.skip(),
+                        *_error_updates(form, errors), *[gr.skip()] * 8]
+
+            st["runs"] = int(st.get("runs", 0)) + 1
+            run_dir = _session_dir(st, config) / f"run-{st['runs']}"
+            st["result"], st["running"] = None, True
+            forget_final(run_dir)
+            yield [gr.Walkthrough(selected=2), st, [], {}, *_error_updates(form, []),
+                   script_run_plan(SCRIPT_NAME, argv),
+                   step_status(0, 0, "", time.monotonic() - started), "", gr.skip(), gr.skip(),
+                   "", gr.DownloadButton(value=None, interactive=False),
+                   gr.Button(interactive=False), hidden]
+            progress(0, desc="Starting")
+            events = run_script_events(text, args, run_dir, config.run_time_limit)
+            for update in follow(st, events, run_dir, started, 0, progress, bad_input, {}):
+                yield [*update, gr.skip()]
+
+        script_run_btn.click(run_pasted_script, [state, script_code, script_args],
+                             [*run_outputs, script_err], api_name="run_script",
+                             show_progress_on=[status_md], show_progress="minimal",
+                             time_limit=config.run_time_limit + 60)
 
         def final_updates(st: dict[str, Any], final: dict[str, Any]) -> list[Any]:
             """The run's last update: the verdict step with the finished result."""
@@ -918,6 +1003,10 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             "read_script": _api_names(script_outputs, form, {
                 demo_note: "demo_note", general_err: "error:general", script_note: "script_note",
                 script_err: "error:script", script_code: "script"}),
+            "run_script": _api_names([*run_outputs, script_err], form, {
+                plan_md: "plan", status_md: "status", log_box: "log", verdict_box: "verdict",
+                table_md: "table", result_json: "result", bundle_btn: "bundle",
+                general_err: "error:general", script_err: "error:script"}),
             "share_links": ["links"],
             **({"discussion": ["hub_status"]} if hub_btn is not None else {}),
         }

@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --script: read a Hub id of the script as a local folder")
     check.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                        help="with --script: a value the script leaves to run time")
+    check.add_argument("--run", nargs="*", metavar="ARG",
+                       help="with --script: run the script with these arguments under the "
+                            "wizard instead of only reading it (the same as python -m wizard "
+                            "run train.py ARG ...): the checks see the live objects, and an "
+                            "error from inside a library gets a verified reproduction "
+                            "(arguments that begin with '-': use python -m wizard run)")
     check.add_argument("--gpu", metavar="NAME", help="the GPU the run will happen on, when it "
                        "is not this machine's (T4, L4, A10G, A100-40GB, H100, ... or its memory "
                        "in GiB): the memory step judges the fit and the plans against it")
@@ -152,6 +158,9 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.run is not None and not args.script:
+        raise UsageError("--run runs a script: python -m wizard check --script train.py --run "
+                         "[ARG ...].")
     if args.script:
         import yaml
 
@@ -160,6 +169,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError("Give either CASE.yaml or --script train.py, not both.")
         refs = dict(_pair(m, "--map") for m in args.map)
         answers = {k: yaml.safe_load(v) for k, v in (_pair(s, "--set") for s in args.set)}
+        if args.run is not None:  # the one way a script runs under the wizard: `wizard run`
+            return run_command.run(argparse.Namespace(
+                script=args.script, script_args=list(args.run), steps=None, keep_going=False,
+                json=args.json, report=args.report, format=args.format, device=args.device,
+                timeout=args.timeout, out=args.out, quiet=args.quiet, refs=refs,
+                answers=answers))
         reading = case_from_script(args.script, refs=refs, answers=answers)
         if not args.quiet:
             print(reading.summary(), file=sys.stderr)

@@ -115,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = run_instrumented(args.script, argv, steps=args.steps,
                                    stop_on_nonfinite=not args.keep_going, device=args.device,
-                                   timeout=args.timeout, on_event=printer)
+                                   timeout=args.timeout, on_event=printer,
+                                   refs=getattr(args, "refs", None),
+                                   answers=getattr(args, "answers", None))
     except CaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
