@@ -390,3 +390,29 @@ def test_a_name_not_defined_in_the_reporters_words() -> None:
         assert t.cause_id == "env-version-too-old" and "accelerate" in t.primary.fix
         # a name no release table knows stays unexplained (the user's own name)
         assert triage('my helper "Total Count" is not defined').primary is None
+
+
+def test_a_library_using_an_internal_another_release_removed_is_its_bug() -> None:
+    lib = _tb(("/content/train.py", 3, "<module>", "from transformers import TFBertModel"),
+              (f"{LIB}/transformers/modeling_tf_utils.py", 39, "<module>",
+               "from keras.saving.hdf5_format import save_attributes_to_hdf5_group"),
+              error="ModuleNotFoundError: No module named 'keras.saving.hdf5_format'")
+    # no frames: the user's code imports only transformers, which imports the internal
+    bare = ("from transformers import TFBertModel  # fails on TF 2.11:\n"
+            "ModuleNotFoundError: No module named 'keras.saving.hdf5_format'\n")
+    with pastes_from_elsewhere():
+        for paste in (lib, bare):
+            t = triage(paste)
+            assert t.cause_id == "library-bug" and t.bug.package == "transformers", paste
+            assert "tensorflow<2.11.0" in " ".join(t.bug.reasons)
+        # the user's own import of the internal is their version question
+        yours = _tb(("/content/model.py", 2, "<module>", "from keras.engine.topology import Layer"),
+                    error="ModuleNotFoundError: No module named 'keras.engine.topology'")
+        assert triage(yours).cause_id == "env-version-too-new"
+        # a public name removed after deprecation, imported by a library: a version question
+        public = _tb(("/content/train.py", 1, "<module>", "import sentence_transformers"),
+                     (f"{LIB}/sentence_transformers/util.py", 9, "<module>",
+                      "from huggingface_hub.snapshot_download import REPO_ID_SEPARATOR"),
+                     error="ModuleNotFoundError: No module named "
+                           "'huggingface_hub.snapshot_download'")
+        assert triage(public).cause_id == "env-version-too-new"

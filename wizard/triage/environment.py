@@ -26,6 +26,7 @@ from wizard.triage.versions import (
     version_lt,
 )
 
+_Q = r"['\"`]?"                     # an optional quote around a name in a message
 MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"
 BINARY, SETUP = "env-binary-incompatible", "env-setup-step-skipped"
 FAMILY = (MISSING, OLD, NEW, BINARY, SETUP)
@@ -136,7 +137,10 @@ def _direction(change: ApiChange, stated: str | None) -> str:
 
 def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
                  importer: str | None = None) -> dict[str, Any]:
-    """The answer for a name the API table knows."""
+    """The answer for a name the API table knows (none for a library's use of another's internal:
+    a library bug, see `removed_internal_user`)."""
+    if change.private and removed_internal_user(parsed) is not None:
+        return {"reject": True}
     direction = _direction(change, _stated(parsed, change.package))
     pkg = change.package
     if direction == NEW:
@@ -186,6 +190,39 @@ def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
         if f.package and dist_key(f.package) != dist_key(besides):
             return pip_name(f.package)
     return None
+
+
+_MISSING_NAME = re.compile(rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}|"
+                           rf"\b[Mm]odule {_Q}(?P<owner>[A-Za-z_][\w.]*){_Q} has no attribute "
+                           rf"{_Q}(?P<attr>\w+)")
+_HF_IMPORT = re.compile(r"^\W*(?:from|import)\s+(?P<lib>transformers|datasets|peft|trl|accelerate|"
+                        r"sentence_transformers|deepspeed|diffusers)\b", re.M)
+
+
+def removed_internal_user(parsed: ParsedError) -> tuple[str, ApiChange, str] | None:
+    """(library, change, name) when a library used another package's internal that a release of
+    that package removed: a library bug, not the user's version question (the internal was never
+    promised; a public name removed after deprecation stays a version mismatch). The user is the
+    innermost library frame of another package; with no such frame, the library the paste's own
+    code imports from, when that code never names the internal itself."""
+    m = _MISSING_NAME.search(parsed.text)
+    if m is None:
+        return None
+    module, attr = m.group("module") or m.group("owner"), m.group("attr")
+    change = ((api_change(attr, _top(module)) or api_change(f"{module}.{attr}")) if attr
+              else None) or api_change(module)
+    if change is None or not change.private:
+        return None
+    name = f"{module}.{attr}" if attr else module
+    for f in reversed(parsed.library_frames):
+        if f.package and _top(f.package) not in (_top(module), _top(change.package)):
+            return pip_name(f.package), change, name
+    if parsed.frames:
+        return None
+    used = re.search(rf"(?:from|import)\s+{re.escape(module)}\b", parsed.text) or \
+        (attr and re.search(rf"\b{re.escape(attr)}\s*\(", parsed.text))
+    lib = _HF_IMPORT.search(parsed.text)
+    return (pip_name(lib.group("lib")), change, name) if lib and not used else None
 
 
 def _fold(ev: dict, keys: tuple[str, ...]) -> None:
@@ -598,7 +635,6 @@ def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: 
                      priority=priority, refine=refine, family=family)
 
 
-_Q = r"['\"`]?"
 ENV_SIGNATURES: list[Signature] = [
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"

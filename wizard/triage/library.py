@@ -16,7 +16,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from wizard.triage.environment import FAMILY, LIBRARIES, internal_call_mismatch
+from wizard.triage.environment import (
+    FAMILY,
+    LIBRARIES,
+    internal_call_mismatch,
+    removed_internal_user,
+)
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import dist_key, installed_version, paste_versions, pip_name, version_lt
 
@@ -273,6 +278,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if own:
         reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
                        "does not take it (one release disagreeing with itself)")
+    internal = removed_internal_user(parsed)
+    if internal:
+        lib, change, what = internal
+        reasons.append(f"{lib} uses {what}, an internal of {change.package} that {change.package} "
+                       f"{change.removed} removed: the fix is a {lib} release that stops using it "
+                       f"(until then: pip install \"{change.package}<{change.removed}\")")
     n = _NAME_ERROR.search(text)
     if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")
