@@ -416,3 +416,19 @@ def test_a_library_using_an_internal_another_release_removed_is_its_bug() -> Non
                      error="ModuleNotFoundError: No module named "
                            "'huggingface_hub.snapshot_download'")
         assert triage(public).cause_id == "env-version-too-new"
+
+
+def test_an_argument_no_release_of_the_config_class_takes() -> None:
+    def paste(cls: str, arg: str) -> str:
+        return _tb(("/content/train.py", 9, "<module>", f"config = {cls}(r=16, {arg}=False)"),
+                   error=f"TypeError: {cls}.__init__() got an unexpected keyword argument "
+                         f"'{arg}'")
+    with pastes_from_elsewhere():
+        t = triage(paste("LoraConfig", "use_original_init"))
+        assert t.cause_id == "invalid-config-argument" and "any release" in t.primary.cause
+        # an argument a later release added, or an earlier one removed: a version question
+        assert triage(paste("LoraConfig", "use_dora")).cause_id == "env-version-too-old"
+        assert cause_of(triage(paste("TrainingArguments", "evaluation_strategy")).cause_id) == \
+            "version-mismatch"
+        # a class the table does not know keeps the version answer
+        assert triage(paste("IA3Config", "use_original_init")).cause_id == "env-version-too-old"

@@ -14,6 +14,7 @@ import difflib
 import re
 from typing import Any
 
+from wizard.triage.arguments import in_no_release
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import (
@@ -426,6 +427,12 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     owner = _libclass(owner_cls) if owner_cls else None
     change = api_change(arg, owner) if owner else api_change(arg)
     typo = _typo_of(arg) if change is None else None
+    cls = owner_cls.rpartition(".")[2]
+    if typo is None and change is None and method == "__init__" and in_no_release(cls, arg):
+        return {"id": "invalid-config-argument",
+                "cause": f"{arg} is not an argument of {cls} in any release (misspelt, invented or "
+                         "taken from another class): no upgrade or pin makes it valid.",
+                "fix": f"{cls}(...)   # drop {arg}; see help({cls}) for the arguments it takes"}
     if typo is not None:
         ev["did_you_mean"] = typo
         return {"id": "misspelt-argument",

@@ -192,7 +192,11 @@ def find_known_bug(parsed: ParsedError) -> tuple[KnownBug, str | None] | None:
 
 
 def _package(parsed: ParsedError) -> str | None:
-    """The library to blame: the innermost library frame's, else one the message or paste names."""
+    """The library to blame: the one using another's removed internal, the innermost library
+    frame's, else one the message or paste names."""
+    internal = removed_internal_user(parsed)
+    if internal:
+        return internal[0]
     pkg = parsed.innermost_library_package
     if pkg:
         return pip_name(pkg)
