@@ -432,3 +432,19 @@ def test_an_argument_no_release_of_the_config_class_takes() -> None:
             "version-mismatch"
         # a class the table does not know keeps the version answer
         assert triage(paste("IA3Config", "use_original_init")).cause_id == "env-version-too-old"
+
+
+def test_a_tokenizer_the_same_code_saved_and_cannot_load_back() -> None:
+    code = ("tokenizer = Tokenizer(BPE())\n{pre}tokenizer.train(files, trainer)\n"
+            "tokenizer.save('tok.json')\ntokenizer = Tokenizer.from_file('tok.json')\n")
+    error = ("Exception: data did not match any variant of untagged enum ModelWrapper at line 1 "
+             "column 5408\n")
+    with pastes_from_elsewhere():
+        t = triage(code.format(pre="") + error)
+        assert t.cause_id == "tokenizer-merges-file-unrepresentable" and t.bug is None
+        assert "pre_tokenizer" in t.primary.fix
+        # with a pre-tokenizer, or a file from elsewhere: the usual version skew
+        with_pre = code.format(pre="tokenizer.pre_tokenizer = Whitespace()\n") + error
+        downloaded = "tok = Tokenizer.from_file('llama3/tokenizer.json')\n" + error
+        for paste in (with_pre, downloaded):
+            assert triage(paste).cause_id == "env-version-too-old"

@@ -633,6 +633,24 @@ def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 # ---------------------------------------------------------------------------------------------
 # the rules
 # ---------------------------------------------------------------------------------------------
+def refine_tokenizers_format(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste's own code trains a tokenizer with no pre-tokenizer, saves it and fails to load
+    it back: one release wrote and read the file, so no version skew; the BPE merges learnt
+    across spaces, which the merges format of tokenizer.json cannot hold."""
+    text = parsed.text
+    trained = re.search(r"\.train(?:_from_iterator)?\(", text)
+    round_trip = re.search(r"\.save(?:_pretrained)?\(", text) and \
+        re.search(r"\.from_(?:file|pretrained)\(", text)
+    if not (trained and round_trip) or re.search(r"pre_tokenizer\s*=", text):
+        return None
+    return {"id": "tokenizer-merges-file-unrepresentable",
+            "cause": "The tokenizer was trained without a pre-tokenizer, so its BPE merges contain "
+                     "spaces; tokenizer.json's merges format cannot hold them, and the file the "
+                     "same code saved does not load back.",
+            "fix": "from tokenizers.pre_tokenizers import Whitespace\n"
+                   "tokenizer.pre_tokenizer = Whitespace()   # before training; then save and load"}
+
+
 def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
          priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
     return Signature(rule_id, pattern, cause,
@@ -749,7 +767,7 @@ ENV_SIGNATURES: list[Signature] = [
          r"|PyNormalizerTypeWrapper|PyDecoderWrapper|PreTokenizerWrapper|NormalizerWrapper)",
          "tokenizer.json was written by a newer tokenizers than the one installed (rarely: a "
          "tokenizer saved in a form it cannot read back, e.g. BPE merges containing spaces).",
-         'pip install -U tokenizers transformers', priority=16),
+         'pip install -U tokenizers transformers', refine=refine_tokenizers_format, priority=16),
     _sig("env-keras-no-loss-tf2", OLD,
          r"The model cannot be compiled because it has no loss to optimize",
          "compile() without a loss, with the loss computed in a custom train_step, needs "
