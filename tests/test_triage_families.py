@@ -448,3 +448,20 @@ def test_a_tokenizer_the_same_code_saved_and_cannot_load_back() -> None:
         downloaded = "tok = Tokenizer.from_file('llama3/tokenizer.json')\n" + error
         for paste in (with_pre, downloaded):
             assert triage(paste).cause_id == "env-version-too-old"
+
+
+def test_embeddings_sized_for_another_vocabulary_and_a_template_ending_in_a_space() -> None:
+    with pastes_from_elsewhere():
+        t = triage("size mismatch for base_model.model.lm_head.weight: copying a param with shape "
+                   "torch.Size([151665, 3584]) from checkpoint, the shape in current model is "
+                   "torch.Size([152064, 3584]).")
+        assert t.cause_id == "vocab-size-mismatch" and "resize_token_embeddings" in t.primary.fix
+        head = triage("size mismatch for classifier.weight: copying a param with shape "
+                      "torch.Size([2, 768]) from checkpoint, the shape in current model is "
+                      "torch.Size([5, 768]).")
+        assert head.cause_id == "head-size-mismatch"
+        assert cause_of("vocab-size-mismatch") == cause_of("head-size-mismatch")
+        spaced = ("the collator fails to find it:\nresponse_template = 'Answer: '\n"
+                  "collator = DataCollatorForCompletionOnlyLM(response_template, tokenizer=tok)\n")
+        assert triage(spaced).cause_id == "response-template-tokenization-mismatch"
+        assert triage(spaced.replace("'Answer: '", "'Answer:'")).primary is None

@@ -155,7 +155,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "ignore_index=-100)",
        title="Expected target size (cross-entropy over the wrong dimension)"),
     _u("response-template-not-found",
-       r"Could not find response key",
+       r"Could not find response key|response_template\s*=\s*(?P<q>['\"])[^'\"\n]*?[ \t](?P=q)",
        "The response template's token ids do not appear in the tokenized example: encoded on its "
        "own, the template tokenizes differently than inside the text (a leading space or newline "
        "merges with its neighbour), or truncation cut it off; the example then trains on nothing.",
@@ -165,6 +165,19 @@ USAGE_SIGNATURES: list[Signature] = [
        "context, then drop the context's tokens\n"
        "collator = DataCollatorForCompletionOnlyLM(ids, tokenizer=tokenizer)",
        title="Could not find response key", family="response-template-tokenization-mismatch"),
+    _u("vocab-size-mismatch",
+       r"size mismatch for [\w.]*?\b(?:lm_head|embed_tokens|wte|word_embeddings|embed_out)\b",
+       "The checkpoint's embeddings (or lm_head) are sized for another vocabulary than the model "
+       "built to load them: tokens were added and the embeddings resized during training (the "
+       "adapter or checkpoint saved them at the new size), but the base model was rebuilt at "
+       "its original size.",
+       "Loading copies each weight into a tensor of the model's own shape; a vocabulary of "
+       "another size gives another number of rows.",
+       ["model.head-size-mismatch"],
+       "model = AutoModelForCausalLM.from_pretrained(base)\n"
+       "model.resize_token_embeddings(len(tokenizer))   # the tokenizer saved with the adapter\n"
+       "model = PeftModel.from_pretrained(model, adapter_path)",
+       title="size mismatch for lm_head / embed_tokens", priority=14),
     _u("dataset-split-not-found",
        r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])",
        "The code asks for a split the dataset does not have (many datasets ship only 'train').",
