@@ -465,3 +465,13 @@ def test_embeddings_sized_for_another_vocabulary_and_a_template_ending_in_a_spac
                   "collator = DataCollatorForCompletionOnlyLM(response_template, tokenizer=tok)\n")
         assert triage(spaced).cause_id == "response-template-tokenization-mismatch"
         assert triage(spaced.replace("'Answer: '", "'Answer:'")).primary is None
+
+
+def test_a_bare_unimplemented_error_is_the_string_cast_only_when_labels_are_strings() -> None:
+    tb = ("UnimplementedError                        Traceback (most recent call last)\n"
+          "----> 3 model.fit(train_ds, epochs=5)\n")
+    with pastes_from_elsewhere():
+        said = triage("I get this when using labels as strings; int labels work:\n" + tb)
+        assert said.cause_id == "string-labels-not-encoded"
+        assert triage("I get this when I call fit on the TPU:\n" + tb).cause_id != \
+            "string-labels-not-encoded"
