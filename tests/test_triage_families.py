@@ -475,3 +475,20 @@ def test_a_bare_unimplemented_error_is_the_string_cast_only_when_labels_are_stri
         assert said.cause_id == "string-labels-not-encoded"
         assert triage("I get this when I call fit on the TPU:\n" + tb).cause_id != \
             "string-labels-not-encoded"
+
+
+def test_a_sentencepiece_class_without_its_file_and_a_tokenizer_never_asked_to_truncate() -> None:
+    sp = ("LlamaTokenizer.from_pretrained('org/neox-model')\n"
+          "--> 310     return _sentencepiece.SentencePieceProcessor_LoadFromFile(self, arg)\n"
+          "TypeError: not a string\n")
+    said = ("The tokenizer is not truncating to max_len:\n"
+            "tok = RobertaTokenizerFast.from_pretrained('./model/', max_len=512)\n"
+            "print(len(tok.encode(txt)))\n5002\n")
+    with pastes_from_elsewhere():
+        t = triage(sp)
+        assert t.cause_id == "tokenizer-class-mismatch" and "AutoTokenizer" in t.primary.fix
+        assert triage("TypeError: not a string").cause_id != "tokenizer-class-mismatch"
+        assert triage(said).cause_id == "truncation-not-enabled"
+        # the call asks for truncation: something else is going on
+        asked = said.replace("tok.encode(txt)", "tok.encode(txt, truncation=True)")
+        assert triage(asked).cause_id != "truncation-not-enabled"

@@ -94,6 +94,15 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    f"has, instead of .{attr}"}
 
 
+def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only when the paste's own tokenizer calls never pass truncation (and some call shows)."""
+    calls = re.findall(r"\.(?:encode\w*|batch_encode_plus)\(([^)]*)\)|\b\w*tokenizer\w*\(([^)]*)\)",
+                       parsed.text, re.I)
+    if not calls or any("truncation" in a + b for a, b in calls):
+        return {"reject": True}
+    return None
+
+
 def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 11, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
@@ -235,6 +244,24 @@ USAGE_SIGNATURES: list[Signature] = [
        "dataset = dataset.filter(lambda x: isinstance(x['text'], str) and x['text'])\n"
        "# pandas: df = df.dropna(subset=['text']); df['text'] = df['text'].astype(str)",
        title="The tokenizer got a value that is not text"),
+    _u("tokenizer-class-mismatch",
+       r"(?s:SentencePieceProcessor_LoadFromFile.{0,400}?not a string)",
+       "A SentencePiece tokenizer class (LlamaTokenizer, T5Tokenizer ...) found no SentencePiece "
+       "model file for this checkpoint: the checkpoint uses another tokenizer (a BPE "
+       "tokenizer.json, e.g. a GPT-NeoX based model), or its tokenizer.model was not saved.",
+       "The slow SentencePiece classes load tokenizer.model; with none, the path is None.",
+       [],
+       "tokenizer = AutoTokenizer.from_pretrained(name)   # the class the checkpoint declares",
+       title="not a string (SentencePiece loading no file)", priority=12),
+    _u("truncation-not-enabled",
+       r"(?:not|isn't|doesn't|does not|no longer) (?:actually )?truncat\w*",
+       "The tokenizer does not truncate because the call does not ask it to: max_len / "
+       "model_max_length only records the model's limit; truncation=True in the call (or "
+       "enable_truncation on a tokenizers object) cuts the sequences.",
+       "Tokenizers truncate only when asked, whatever limit they know.",
+       ["data.sequence-longer-than-positions"],
+       "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)",
+       title="The tokenizer does not truncate", refine=refine_truncation_not_asked),
     _u("keras-fit-unsupported-input",
        r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
        r"Unrecognized data type: x=(?P<x>[^\n]{1,120})",
