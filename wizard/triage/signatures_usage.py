@@ -250,7 +250,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "model file for this checkpoint: the checkpoint uses another tokenizer (a BPE "
        "tokenizer.json, e.g. a GPT-NeoX based model), or its tokenizer.model was not saved.",
        "The slow SentencePiece classes load tokenizer.model; with none, the path is None.",
-       [],
+       ["environment.hub-file-missing"],
        "tokenizer = AutoTokenizer.from_pretrained(name)   # the class the checkpoint declares",
        title="not a string (SentencePiece loading no file)", priority=12),
     _u("truncation-not-enabled",
