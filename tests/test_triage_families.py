@@ -492,3 +492,17 @@ def test_a_sentencepiece_class_without_its_file_and_a_tokenizer_never_asked_to_t
         # the call asks for truncation: something else is going on
         asked = said.replace("tok.encode(txt)", "tok.encode(txt, truncation=True)")
         assert triage(asked).cause_id != "truncation-not-enabled"
+
+
+def test_a_paste_pointing_at_the_library_commit_that_broke_it() -> None:
+    base = ("### Reproduction\nload an iterable dataset\nuse accelerate prepare on it\n"
+            "### Expected behavior\nShould not crash. Crashes instead with \"Attribute Error\"\n")
+    link = ("See comment https://github.com/huggingface/accelerate/commit/"
+            "9888c7ed2384c4fe78c9dd6ff27e6cb611406573#r160438369\n")
+    with pastes_from_elsewhere():
+        t = triage(link + base)
+        assert t.cause_id == "library-bug" and t.bug.package == "accelerate"
+        assert triage(base).cause_id != "library-bug"
+        # a known user error in the same paste still explains it
+        labels = link + "IndexError: Target 5 is out of bounds.\n"
+        assert triage(labels).cause_id != "library-bug"

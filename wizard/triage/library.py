@@ -117,6 +117,9 @@ _SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pyt
                           r"[\w.-]+/[\w/.-]+\.py")
 # the library writing a file it cannot parse back: `x.save("p")` ... `from_file("p")` fails on
 # the content
+# a link to a commit of a library (the reporter pointing at the change that broke it)
+_COMMIT_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/"
+                          r"commit/[0-9a-f]{7,40}", re.I)
 _SAVED = re.compile(r"\.(?:save|save_pretrained|save_to_disk|save_model)\(\s*(?:\w+\s*=\s*)?"
                     r"(?P<q>[\"'])(?P<path>[^\"'\n]+)(?P=q)")
 _LOAD_CALL = r"\.(?:from_file|from_pretrained|load_from_disk|load)\(\s*(?:\w+\s*=\s*)?[\"']{}[\"']"
@@ -255,6 +258,8 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
             _UNPARSABLE.search(text[saved.end():]):
         reasons.append(f"the library cannot read back {saved.group('path')!r}, the file it wrote "
                        "itself: its own output must load")
+    if _COMMIT_LINK.search(text):
+        reasons.append("the paste points at the library commit that the reporter blames")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
