@@ -506,3 +506,14 @@ def test_a_paste_pointing_at_the_library_commit_that_broke_it() -> None:
         # a known user error in the same paste still explains it
         labels = link + "IndexError: Target 5 is out of bounds.\n"
         assert triage(labels).cause_id != "library-bug"
+
+
+def test_the_librarys_own_example_script_run_as_given() -> None:
+    ran = ("I found this bug while running example/token_classification/run_ner.py.\n"
+           "Reproduce: just execute `run_ner.py`\n")
+    with pastes_from_elsewhere():
+        assert triage(ran).cause_id == "library-bug"
+        # the reporter's own modified copy is theirs
+        assert triage(ran + "- [x] My own modified scripts\n").cause_id != "library-bug"
+        # a script of the user's own named like one: not the library's example folder
+        assert triage("I found this bug while running my_run_ner.py\n").cause_id != "library-bug"

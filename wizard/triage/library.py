@@ -106,6 +106,7 @@ _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using
 _OFFICIAL_EXAMPLE = re.compile(
     r"\[x\]\s*(?:the )?official example scripts?"
     r"|github\.com/huggingface/(?:notebooks|[\w-]+/(?:blob|tree)/[\w.-]+/examples)/"
+    r"|\b(?:running|ran|run|executing|execute) (?:the )?`?examples?/(?:[\w.-]+/)*run_\w+\.py\b"
     r"|colab\.research\.google\.com/github/huggingface/"
     r"|\b(?:run|running|ran|using|use|with) the (?:official |documented )?example (?:code|script|"
     r"notebook)\b"
