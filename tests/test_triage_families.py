@@ -390,3 +390,130 @@ def test_a_name_not_defined_in_the_reporters_words() -> None:
         assert t.cause_id == "env-version-too-old" and "accelerate" in t.primary.fix
         # a name no release table knows stays unexplained (the user's own name)
         assert triage('my helper "Total Count" is not defined').primary is None
+
+
+def test_a_library_using_an_internal_another_release_removed_is_its_bug() -> None:
+    lib = _tb(("/content/train.py", 3, "<module>", "from transformers import TFBertModel"),
+              (f"{LIB}/transformers/modeling_tf_utils.py", 39, "<module>",
+               "from keras.saving.hdf5_format import save_attributes_to_hdf5_group"),
+              error="ModuleNotFoundError: No module named 'keras.saving.hdf5_format'")
+    # no frames: the user's code imports only transformers, which imports the internal
+    bare = ("from transformers import TFBertModel  # fails on TF 2.11:\n"
+            "ModuleNotFoundError: No module named 'keras.saving.hdf5_format'\n")
+    with pastes_from_elsewhere():
+        for paste in (lib, bare):
+            t = triage(paste)
+            assert t.cause_id == "library-bug" and t.bug.package == "transformers", paste
+            assert "tensorflow<2.11.0" in " ".join(t.bug.reasons)
+        # the user's own import of the internal is their version question
+        yours = _tb(("/content/model.py", 2, "<module>", "from keras.engine.topology import Layer"),
+                    error="ModuleNotFoundError: No module named 'keras.engine.topology'")
+        assert triage(yours).cause_id == "env-version-too-new"
+        # a public name removed after deprecation, imported by a library: a version question
+        public = _tb(("/content/train.py", 1, "<module>", "import sentence_transformers"),
+                     (f"{LIB}/sentence_transformers/util.py", 9, "<module>",
+                      "from huggingface_hub.snapshot_download import REPO_ID_SEPARATOR"),
+                     error="ModuleNotFoundError: No module named "
+                           "'huggingface_hub.snapshot_download'")
+        assert triage(public).cause_id == "env-version-too-new"
+
+
+def test_an_argument_no_release_of_the_config_class_takes() -> None:
+    def paste(cls: str, arg: str) -> str:
+        return _tb(("/content/train.py", 9, "<module>", f"config = {cls}(r=16, {arg}=False)"),
+                   error=f"TypeError: {cls}.__init__() got an unexpected keyword argument "
+                         f"'{arg}'")
+    with pastes_from_elsewhere():
+        t = triage(paste("LoraConfig", "use_original_init"))
+        assert t.cause_id == "invalid-config-argument" and "any release" in t.primary.cause
+        # an argument a later release added, or an earlier one removed: a version question
+        assert triage(paste("LoraConfig", "use_dora")).cause_id == "env-version-too-old"
+        assert cause_of(triage(paste("TrainingArguments", "evaluation_strategy")).cause_id) == \
+            "version-mismatch"
+        # a class the table does not know keeps the version answer
+        assert triage(paste("IA3Config", "use_original_init")).cause_id == "env-version-too-old"
+
+
+def test_a_tokenizer_the_same_code_saved_and_cannot_load_back() -> None:
+    code = ("tokenizer = Tokenizer(BPE())\n{pre}tokenizer.train(files, trainer)\n"
+            "tokenizer.save('tok.json')\ntokenizer = Tokenizer.from_file('tok.json')\n")
+    error = ("Exception: data did not match any variant of untagged enum ModelWrapper at line 1 "
+             "column 5408\n")
+    with pastes_from_elsewhere():
+        t = triage(code.format(pre="") + error)
+        assert t.cause_id == "tokenizer-merges-file-unrepresentable" and t.bug is None
+        assert "pre_tokenizer" in t.primary.fix
+        # with a pre-tokenizer, or a file from elsewhere: the usual version skew
+        with_pre = code.format(pre="tokenizer.pre_tokenizer = Whitespace()\n") + error
+        downloaded = "tok = Tokenizer.from_file('llama3/tokenizer.json')\n" + error
+        for paste in (with_pre, downloaded):
+            assert triage(paste).cause_id == "env-version-too-old"
+
+
+def test_embeddings_sized_for_another_vocabulary_and_a_template_ending_in_a_space() -> None:
+    with pastes_from_elsewhere():
+        t = triage("size mismatch for base_model.model.lm_head.weight: copying a param with shape "
+                   "torch.Size([151665, 3584]) from checkpoint, the shape in current model is "
+                   "torch.Size([152064, 3584]).")
+        assert t.cause_id == "vocab-size-mismatch" and "resize_token_embeddings" in t.primary.fix
+        head = triage("size mismatch for classifier.weight: copying a param with shape "
+                      "torch.Size([2, 768]) from checkpoint, the shape in current model is "
+                      "torch.Size([5, 768]).")
+        assert head.cause_id == "head-size-mismatch"
+        assert cause_of("vocab-size-mismatch") == cause_of("head-size-mismatch")
+        spaced = ("the collator fails to find it:\nresponse_template = 'Answer: '\n"
+                  "collator = DataCollatorForCompletionOnlyLM(response_template, tokenizer=tok)\n")
+        assert triage(spaced).cause_id == "response-template-tokenization-mismatch"
+        assert triage(spaced.replace("'Answer: '", "'Answer:'")).primary is None
+
+
+def test_a_bare_unimplemented_error_is_the_string_cast_only_when_labels_are_strings() -> None:
+    tb = ("UnimplementedError                        Traceback (most recent call last)\n"
+          "----> 3 model.fit(train_ds, epochs=5)\n")
+    with pastes_from_elsewhere():
+        said = triage("I get this when using labels as strings; int labels work:\n" + tb)
+        assert said.cause_id == "string-labels-not-encoded"
+        assert triage("I get this when I call fit on the TPU:\n" + tb).cause_id != \
+            "string-labels-not-encoded"
+
+
+def test_a_sentencepiece_class_without_its_file_and_a_tokenizer_never_asked_to_truncate() -> None:
+    sp = ("LlamaTokenizer.from_pretrained('org/neox-model')\n"
+          "--> 310     return _sentencepiece.SentencePieceProcessor_LoadFromFile(self, arg)\n"
+          "TypeError: not a string\n")
+    said = ("The tokenizer is not truncating to max_len:\n"
+            "tok = RobertaTokenizerFast.from_pretrained('./model/', max_len=512)\n"
+            "print(len(tok.encode(txt)))\n5002\n")
+    with pastes_from_elsewhere():
+        t = triage(sp)
+        assert t.cause_id == "tokenizer-class-mismatch" and "AutoTokenizer" in t.primary.fix
+        assert triage("TypeError: not a string").cause_id != "tokenizer-class-mismatch"
+        assert triage(said).cause_id == "truncation-not-enabled"
+        # the call asks for truncation: something else is going on
+        asked = said.replace("tok.encode(txt)", "tok.encode(txt, truncation=True)")
+        assert triage(asked).cause_id != "truncation-not-enabled"
+
+
+def test_a_paste_pointing_at_the_library_commit_that_broke_it() -> None:
+    base = ("### Reproduction\nload an iterable dataset\nuse accelerate prepare on it\n"
+            "### Expected behavior\nShould not crash. Crashes instead with \"Attribute Error\"\n")
+    link = ("See comment https://github.com/huggingface/accelerate/commit/"
+            "9888c7ed2384c4fe78c9dd6ff27e6cb611406573#r160438369\n")
+    with pastes_from_elsewhere():
+        t = triage(link + base)
+        assert t.cause_id == "library-bug" and t.bug.package == "accelerate"
+        assert triage(base).cause_id != "library-bug"
+        # a known user error in the same paste still explains it
+        labels = link + "IndexError: Target 5 is out of bounds.\n"
+        assert triage(labels).cause_id != "library-bug"
+
+
+def test_the_librarys_own_example_script_run_as_given() -> None:
+    ran = ("I found this bug while running example/token_classification/run_ner.py.\n"
+           "Reproduce: just execute `run_ner.py`\n")
+    with pastes_from_elsewhere():
+        assert triage(ran).cause_id == "library-bug"
+        # the reporter's own modified copy is theirs
+        assert triage(ran + "- [x] My own modified scripts\n").cause_id != "library-bug"
+        # a script of the user's own named like one: not the library's example folder
+        assert triage("I found this bug while running my_run_ner.py\n").cause_id != "library-bug"

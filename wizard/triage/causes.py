@@ -116,7 +116,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("checkpoint-shape-mismatch",
           "The checkpoint's weights have other shapes than the model built to load them "
           "(another number of labels, a resized vocabulary).",
-          ("head-size-mismatch", "adapter-vocab-size-mismatch")),
+          ("head-size-mismatch", "adapter-vocab-size-mismatch", "vocab-size-mismatch")),
 )
 
 _BY_TAG: dict[str, str] = {tag: c.name for c in CAUSES for tag in c.tags}

@@ -14,6 +14,7 @@ import difflib
 import re
 from typing import Any
 
+from wizard.triage.arguments import in_no_release
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import (
@@ -26,6 +27,7 @@ from wizard.triage.versions import (
     version_lt,
 )
 
+_Q = r"['\"`]?"                     # an optional quote around a name in a message
 MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"
 BINARY, SETUP = "env-binary-incompatible", "env-setup-step-skipped"
 FAMILY = (MISSING, OLD, NEW, BINARY, SETUP)
@@ -136,7 +138,10 @@ def _direction(change: ApiChange, stated: str | None) -> str:
 
 def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
                  importer: str | None = None) -> dict[str, Any]:
-    """The answer for a name the API table knows."""
+    """The answer for a name the API table knows (none for a library's use of another's internal:
+    a library bug, see `removed_internal_user`)."""
+    if change.private and removed_internal_user(parsed) is not None:
+        return {"reject": True}
     direction = _direction(change, _stated(parsed, change.package))
     pkg = change.package
     if direction == NEW:
@@ -186,6 +191,39 @@ def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
         if f.package and dist_key(f.package) != dist_key(besides):
             return pip_name(f.package)
     return None
+
+
+_MISSING_NAME = re.compile(rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}|"
+                           rf"\b[Mm]odule {_Q}(?P<owner>[A-Za-z_][\w.]*){_Q} has no attribute "
+                           rf"{_Q}(?P<attr>\w+)")
+_HF_IMPORT = re.compile(r"^\W*(?:from|import)\s+(?P<lib>transformers|datasets|peft|trl|accelerate|"
+                        r"sentence_transformers|deepspeed|diffusers)\b", re.M)
+
+
+def removed_internal_user(parsed: ParsedError) -> tuple[str, ApiChange, str] | None:
+    """(library, change, name) when a library used another package's internal that a release of
+    that package removed: a library bug, not the user's version question (the internal was never
+    promised; a public name removed after deprecation stays a version mismatch). The user is the
+    innermost library frame of another package; with no such frame, the library the paste's own
+    code imports from, when that code never names the internal itself."""
+    m = _MISSING_NAME.search(parsed.text)
+    if m is None:
+        return None
+    module, attr = m.group("module") or m.group("owner"), m.group("attr")
+    change = ((api_change(attr, _top(module)) or api_change(f"{module}.{attr}")) if attr
+              else None) or api_change(module)
+    if change is None or not change.private:
+        return None
+    name = f"{module}.{attr}" if attr else module
+    for f in reversed(parsed.library_frames):
+        if f.package and _top(f.package) not in (_top(module), _top(change.package)):
+            return pip_name(f.package), change, name
+    if parsed.frames:
+        return None
+    used = re.search(rf"(?:from|import)\s+{re.escape(module)}\b", parsed.text) or \
+        (attr and re.search(rf"\b{re.escape(attr)}\s*\(", parsed.text))
+    lib = _HF_IMPORT.search(parsed.text)
+    return (pip_name(lib.group("lib")), change, name) if lib and not used else None
 
 
 def _fold(ev: dict, keys: tuple[str, ...]) -> None:
@@ -389,6 +427,12 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     owner = _libclass(owner_cls) if owner_cls else None
     change = api_change(arg, owner) if owner else api_change(arg)
     typo = _typo_of(arg) if change is None else None
+    cls = owner_cls.rpartition(".")[2]
+    if typo is None and change is None and method == "__init__" and in_no_release(cls, arg):
+        return {"id": "invalid-config-argument",
+                "cause": f"{arg} is not an argument of {cls} in any release (misspelt, invented or "
+                         "taken from another class): no upgrade or pin makes it valid.",
+                "fix": f"{cls}(...)   # drop {arg}; see help({cls}) for the arguments it takes"}
     if typo is not None:
         ev["did_you_mean"] = typo
         return {"id": "misspelt-argument",
@@ -589,6 +633,24 @@ def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 # ---------------------------------------------------------------------------------------------
 # the rules
 # ---------------------------------------------------------------------------------------------
+def refine_tokenizers_format(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste's own code trains a tokenizer with no pre-tokenizer, saves it and fails to load
+    it back: one release wrote and read the file, so no version skew; the BPE merges learnt
+    across spaces, which the merges format of tokenizer.json cannot hold."""
+    text = parsed.text
+    trained = re.search(r"\.train(?:_from_iterator)?\(", text)
+    round_trip = re.search(r"\.save(?:_pretrained)?\(", text) and \
+        re.search(r"\.from_(?:file|pretrained)\(", text)
+    if not (trained and round_trip) or re.search(r"pre_tokenizer\s*=", text):
+        return None
+    return {"id": "tokenizer-merges-file-unrepresentable",
+            "cause": "The tokenizer was trained without a pre-tokenizer, so its BPE merges contain "
+                     "spaces; tokenizer.json's merges format cannot hold them, and the file the "
+                     "same code saved does not load back.",
+            "fix": "from tokenizers.pre_tokenizers import Whitespace\n"
+                   "tokenizer.pre_tokenizer = Whitespace()   # before training; then save and load"}
+
+
 def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
          priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
     return Signature(rule_id, pattern, cause,
@@ -598,7 +660,6 @@ def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: 
                      priority=priority, refine=refine, family=family)
 
 
-_Q = r"['\"`]?"
 ENV_SIGNATURES: list[Signature] = [
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
@@ -706,7 +767,7 @@ ENV_SIGNATURES: list[Signature] = [
          r"|PyNormalizerTypeWrapper|PyDecoderWrapper|PreTokenizerWrapper|NormalizerWrapper)",
          "tokenizer.json was written by a newer tokenizers than the one installed (rarely: a "
          "tokenizer saved in a form it cannot read back, e.g. BPE merges containing spaces).",
-         'pip install -U tokenizers transformers', priority=16),
+         'pip install -U tokenizers transformers', refine=refine_tokenizers_format, priority=16),
     _sig("env-keras-no-loss-tf2", OLD,
          r"The model cannot be compiled because it has no loss to optimize",
          "compile() without a loss, with the loss computed in a custom train_step, needs "

@@ -16,7 +16,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from wizard.triage.environment import FAMILY, LIBRARIES, internal_call_mismatch
+from wizard.triage.environment import (
+    FAMILY,
+    LIBRARIES,
+    internal_call_mismatch,
+    removed_internal_user,
+)
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import dist_key, installed_version, paste_versions, pip_name, version_lt
 
@@ -101,6 +106,7 @@ _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using
 _OFFICIAL_EXAMPLE = re.compile(
     r"\[x\]\s*(?:the )?official example scripts?"
     r"|github\.com/huggingface/(?:notebooks|[\w-]+/(?:blob|tree)/[\w.-]+/examples)/"
+    r"|\b(?:running|ran|run|executing|execute) (?:the )?`?examples?/(?:[\w.-]+/)*run_\w+\.py\b"
     r"|colab\.research\.google\.com/github/huggingface/"
     r"|\b(?:run|running|ran|using|use|with) the (?:official |documented )?example (?:code|script|"
     r"notebook)\b"
@@ -112,6 +118,9 @@ _SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pyt
                           r"[\w.-]+/[\w/.-]+\.py")
 # the library writing a file it cannot parse back: `x.save("p")` ... `from_file("p")` fails on
 # the content
+# a link to a commit of a library (the reporter pointing at the change that broke it)
+_COMMIT_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/"
+                          r"commit/[0-9a-f]{7,40}", re.I)
 _SAVED = re.compile(r"\.(?:save|save_pretrained|save_to_disk|save_model)\(\s*(?:\w+\s*=\s*)?"
                     r"(?P<q>[\"'])(?P<path>[^\"'\n]+)(?P=q)")
 _LOAD_CALL = r"\.(?:from_file|from_pretrained|load_from_disk|load)\(\s*(?:\w+\s*=\s*)?[\"']{}[\"']"
@@ -187,7 +196,11 @@ def find_known_bug(parsed: ParsedError) -> tuple[KnownBug, str | None] | None:
 
 
 def _package(parsed: ParsedError) -> str | None:
-    """The library to blame: the innermost library frame's, else one the message or paste names."""
+    """The library to blame: the one using another's removed internal, the innermost library
+    frame's, else one the message or paste names."""
+    internal = removed_internal_user(parsed)
+    if internal:
+        return internal[0]
     pkg = parsed.innermost_library_package
     if pkg:
         return pip_name(pkg)
@@ -246,6 +259,8 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
             _UNPARSABLE.search(text[saved.end():]):
         reasons.append(f"the library cannot read back {saved.group('path')!r}, the file it wrote "
                        "itself: its own output must load")
+    if _COMMIT_LINK.search(text):
+        reasons.append("the paste points at the library commit that the reporter blames")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
@@ -273,6 +288,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if own:
         reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
                        "does not take it (one release disagreeing with itself)")
+    internal = removed_internal_user(parsed)
+    if internal:
+        lib, change, what = internal
+        reasons.append(f"{lib} uses {what}, an internal of {change.package} that {change.package} "
+                       f"{change.removed} removed: the fix is a {lib} release that stops using it "
+                       f"(until then: pip install \"{change.package}<{change.removed}\")")
     n = _NAME_ERROR.search(text)
     if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")

@@ -53,6 +53,18 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                    f"# and check the id at https://huggingface.co/{path}"}
 
 
+_SAYS_STRING_LABELS = re.compile(r"\b(?:labels? (?:as|are|is) (?:a )?strings?|string labels?)\b",
+                                 re.I)
+
+
+def refine_string_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A bare UnimplementedError (its message lost) is the string cast only when the reporter
+    says the labels are strings."""
+    if ev.get("unimplemented") and not _SAYS_STRING_LABELS.search(parsed.text):
+        return {"reject": True}
+    return None
+
+
 def _s(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 12, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
@@ -142,12 +154,13 @@ HF_SIGNATURES: list[Signature] = [
        "    tf.config.experimental.set_memory_growth(gpu, True)", priority=13),
     _s("string-labels-not-encoded",
        r"Cast string to (?:float|int\d*) is not supported|too many dimensions 'str'|"
-       r"new\(\): invalid data type 'str'",
+       r"new\(\): invalid data type 'str'|^(?P<unimplemented>UnimplementedError)\b",
        "The labels are strings (class names); losses and collators need integer class ids.",
        "Keras casts targets to numbers and PyTorch builds label tensors; neither takes strings.",
        ["data.string-labels"],
        "dataset = dataset.class_encode_column('label')\n"
-       "# or: label2id = {l: i for i, l in enumerate(sorted(set(labels)))}", priority=13),
+       "# or: label2id = {l: i for i, l in enumerate(sorted(set(labels)))}", priority=13,
+       refine=refine_string_labels),
     _s("tokenizer-unk-token-not-set",
        r"Missing \[?UNK\]? token from the vocabulary|`?unk_id`? is missing|Encountered an unknown "
        r"token but|Unk token `?[^`\n]{1,20}`? not found in the vocabulary",

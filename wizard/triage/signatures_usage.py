@@ -94,6 +94,15 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    f"has, instead of .{attr}"}
 
 
+def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only when the paste's own tokenizer calls never pass truncation (and some call shows)."""
+    calls = re.findall(r"\.(?:encode\w*|batch_encode_plus)\(([^)]*)\)|\b\w*tokenizer\w*\(([^)]*)\)",
+                       parsed.text, re.I)
+    if not calls or any("truncation" in a + b for a, b in calls):
+        return {"reject": True}
+    return None
+
+
 def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
        priority: int = 11, **kw: Any) -> Signature:
     return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
@@ -155,7 +164,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "ignore_index=-100)",
        title="Expected target size (cross-entropy over the wrong dimension)"),
     _u("response-template-not-found",
-       r"Could not find response key",
+       r"Could not find response key|response_template\s*=\s*(?P<q>['\"])[^'\"\n]*?[ \t](?P=q)",
        "The response template's token ids do not appear in the tokenized example: encoded on its "
        "own, the template tokenizes differently than inside the text (a leading space or newline "
        "merges with its neighbour), or truncation cut it off; the example then trains on nothing.",
@@ -165,6 +174,19 @@ USAGE_SIGNATURES: list[Signature] = [
        "context, then drop the context's tokens\n"
        "collator = DataCollatorForCompletionOnlyLM(ids, tokenizer=tokenizer)",
        title="Could not find response key", family="response-template-tokenization-mismatch"),
+    _u("vocab-size-mismatch",
+       r"size mismatch for [\w.]*?\b(?:lm_head|embed_tokens|wte|word_embeddings|embed_out)\b",
+       "The checkpoint's embeddings (or lm_head) are sized for another vocabulary than the model "
+       "built to load them: tokens were added and the embeddings resized during training (the "
+       "adapter or checkpoint saved them at the new size), but the base model was rebuilt at "
+       "its original size.",
+       "Loading copies each weight into a tensor of the model's own shape; a vocabulary of "
+       "another size gives another number of rows.",
+       ["model.head-size-mismatch"],
+       "model = AutoModelForCausalLM.from_pretrained(base)\n"
+       "model.resize_token_embeddings(len(tokenizer))   # the tokenizer saved with the adapter\n"
+       "model = PeftModel.from_pretrained(model, adapter_path)",
+       title="size mismatch for lm_head / embed_tokens", priority=14),
     _u("dataset-split-not-found",
        r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])",
        "The code asks for a split the dataset does not have (many datasets ship only 'train').",
@@ -222,6 +244,24 @@ USAGE_SIGNATURES: list[Signature] = [
        "dataset = dataset.filter(lambda x: isinstance(x['text'], str) and x['text'])\n"
        "# pandas: df = df.dropna(subset=['text']); df['text'] = df['text'].astype(str)",
        title="The tokenizer got a value that is not text"),
+    _u("tokenizer-class-mismatch",
+       r"(?s:SentencePieceProcessor_LoadFromFile.{0,400}?not a string)",
+       "A SentencePiece tokenizer class (LlamaTokenizer, T5Tokenizer ...) found no SentencePiece "
+       "model file for this checkpoint: the checkpoint uses another tokenizer (a BPE "
+       "tokenizer.json, e.g. a GPT-NeoX based model), or its tokenizer.model was not saved.",
+       "The slow SentencePiece classes load tokenizer.model; with none, the path is None.",
+       ["environment.hub-file-missing"],
+       "tokenizer = AutoTokenizer.from_pretrained(name)   # the class the checkpoint declares",
+       title="not a string (SentencePiece loading no file)", priority=12),
+    _u("truncation-not-enabled",
+       r"(?:not|isn't|doesn't|does not|no longer) (?:actually )?truncat\w*",
+       "The tokenizer does not truncate because the call does not ask it to: max_len / "
+       "model_max_length only records the model's limit; truncation=True in the call (or "
+       "enable_truncation on a tokenizers object) cuts the sequences.",
+       "Tokenizers truncate only when asked, whatever limit they know.",
+       ["data.sequence-longer-than-positions"],
+       "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)",
+       title="The tokenizer does not truncate", refine=refine_truncation_not_asked),
     _u("keras-fit-unsupported-input",
        r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
        r"Unrecognized data type: x=(?P<x>[^\n]{1,120})",

@@ -129,6 +129,12 @@ class ApiChange:
     added: str | None = None          # first release that has it
     removed: str | None = None        # first release without it (or where it moved)
     replacement: str = ""             # what to use instead, or where it moved
+    internal: bool = False            # not public API of `package` (also: a `_name` segment)
+
+    @property
+    def private(self) -> bool:
+        """Whether the name is an internal of its package, which a release may change at will."""
+        return self.internal or any(p.startswith("_") for p in re.split(r"[.:]", self.name))
 
 
 API_CHANGES: tuple[ApiChange, ...] = (
@@ -187,12 +193,13 @@ API_CHANGES: tuple[ApiChange, ...] = (
     # tokenizers
     ApiChange("tokenizers", "from_pretrained", added="0.11.0"),
     # keras / tensorflow
+    # Keras internals (never in the public tf.keras API) that TF releases moved or deleted
     ApiChange("tensorflow", "keras.engine", removed="2.13.0",
-              replacement="upgrade the package that imports it (transformers)"),
+              replacement="upgrade the package that imports it (transformers)", internal=True),
     ApiChange("tensorflow", "keras.saving.hdf5_format", removed="2.11.0",
-              replacement="upgrade the package that imports it (transformers)"),
+              replacement="upgrade the package that imports it (transformers)", internal=True),
     ApiChange("tensorflow", "expand_1d", removed="2.11.0",
-              replacement="upgrade the package that calls it (transformers)"),
+              replacement="upgrade the package that calls it (transformers)", internal=True),
     ApiChange("tensorflow", "swish", added="2.2.0"),
     ApiChange("keras", "input_length", removed="3.0.0",
               replacement="drop input_length (Keras 3 infers it from the input)"),
