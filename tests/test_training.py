@@ -122,6 +122,37 @@ def test_overfit_verdicts_point_at_the_right_cause():
     assert (frozen.status, frozen.evidence["points_to"]) == ("fail", "frozen")
 
 
+def test_multi_hot_labels_have_their_own_floor_and_keep_the_users_loss_in_keras():
+    from wizard.backends.batch import Batch
+
+    hot = np.array([[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0]], dtype=np.float32)
+    multi = Batch({"input_ids": np.arange(16).reshape(4, 4)}, hot, False, "labels", [0, 1, 2, 3])
+    p = hot.mean(axis=0)
+    floor = float(np.mean(-(p * np.log(p) + (1 - p) * np.log(1 - p))))
+    assert T.batch_info(multi)["label_entropy"] == pytest.approx(floor, abs=1e-3)
+    one_hot = Batch({"input_ids": np.zeros((4, 2))}, np.eye(4, dtype=np.float32), False, "labels",
+                    [0, 1, 2, 3])
+    assert T.batch_info(one_hot)["label_entropy"] == pytest.approx(math.log(4), abs=1e-3)
+    # TF models compute a single-label loss whatever problem_type says: multi-hot keeps the user's
+    assert not T.own_loss_fits("tensorflow", multi) and T.own_loss_fits("pytorch", multi)
+    assert T.own_loss_fits("tensorflow", one_hot)
+
+
+def test_a_comparison_run_below_the_label_entropy_shows_the_model_can_learn():
+    info = {"size": 16, "label_entropy": 0.66}
+    user = _run(0.694, 0.691, lr=5e-5)
+    # a slow but steady known-good run on multi-hot labels: 58 % of its start, far below 0.66
+    steady = T.judge_overfit(user, _run(0.694, 0.40, lr=3e-3, label="known-good"), "pytorch",
+                             "trainer", info, 40)
+    assert (steady.status, steady.evidence["points_to"]) == ("warn", "learning-rate")
+    assert "entropy of the batch's labels" in steady.explanation
+    # one that only learns the label frequencies says nothing about the learning rate
+    prior = T.judge_overfit(user, _run(0.694, 0.62, lr=3e-3, label="known-good"), "pytorch",
+                            "trainer", info, 40)
+    assert (prior.status, prior.evidence["points_to"]) == ("fail", "data")
+    assert not T.comparison_learns(_run(0.694, 0.40), {"size": 16})
+
+
 def test_output_kind_and_loss_wiring():
     probs = np.array([[0.2, 0.8], [0.5, 0.5]])
     assert T.output_kind(probs) == "probabilities"

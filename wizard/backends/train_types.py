@@ -15,6 +15,7 @@ OVERFIT_STEPS = 40               # bounded steps on one batch (transformers)
 OVERFIT_STEPS_PLAIN = 200        # plain networks: cheap steps, but a small lr needs more
 OVERFIT_PASS_RATIO = 0.5         # final loss <= 50 % of the initial loss: the batch is learnt
 OVERFIT_EARLY_STOP = 0.05        # stop a run once a step's loss is below 5 % of the initial
+BELOW_PRIOR_RATIO = 0.75        # a comparison run ending below 75 % of the labels' entropy reads the inputs
 OVERFIT_FLAT_RATIO = 0.98        # final >= 98 % of initial: the loss did not move
 OVERFIT_DIVERGED_RATIO = 1.1     # final >= 110 % of initial (or non-finite): the run diverged
 OVERFIT_TIME_LIMIT = 120.0       # seconds per run; the run stops early beyond it

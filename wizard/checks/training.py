@@ -15,6 +15,7 @@ import numpy as np
 
 from wizard.backends import tf_train, torch_train
 from wizard.backends.train_types import (
+    BELOW_PRIOR_RATIO,
     DEAD_FRACTION,
     EMBED_SAMPLES,
     EXPLODE_RATIO,
@@ -330,7 +331,7 @@ def judge_overfit(user: TrainRun, good: TrainRun | None, framework: str, trainer
         explanation = ("Every parameter is frozen, so the loss stays where it starts "
                        f"({user_desc}). Unfreeze the model (or the layers you mean to train).")
         fix = _unfreeze_fix(framework)
-    elif good is not None and good.learnt:
+    elif good is not None and comparison_learns(good, batch_info):
         points = "learning-rate" if not loss_note else "learning-rate-or-loss"
         higher = (user.learning_rate is not None and good.learning_rate is not None
                   and user.learning_rate > good.learning_rate)
@@ -341,9 +342,12 @@ def judge_overfit(user: TrainRun, good: TrainRun | None, framework: str, trainer
                 else "too low for this model and step budget")
         title = (f"Cannot overfit one batch with your settings: the loss {way} ({user_desc}); "
                  f"{good.optimizer} learns it")
+        reach = (f"below {OVERFIT_PASS_RATIO:.0%} of its start" if good.learnt else
+                 f"well below the entropy of the batch's labels "
+                 f"({_r(batch_info.get('label_entropy'))})")
         explanation = (f"With {user.optimizer} the loss of one repeated batch {way} in "
-                       f"{len(user.losses)} steps, while {good_desc} brings it below "
-                       f"{OVERFIT_PASS_RATIO:.0%} of its start: the model and the data can learn. ")
+                       f"{len(user.losses)} steps, while {good_desc} brings it {reach}: the "
+                       "model and the data can learn. ")
         if loss_note:
             explanation += (f"Two things differ from the known-good run: the optimizer, and the "
                             f"loss ({loss_note}); look at the loss first. ")
@@ -388,6 +392,20 @@ def judge_overfit(user: TrainRun, good: TrainRun | None, framework: str, trainer
                    explanation=explanation, fix=fix, plots=[plot])
 
 
+def comparison_learns(good: TrainRun, batch_info: dict[str, Any]) -> bool:
+    """Whether the known-good run shows that the model and the data can learn: it passes the
+    overfit test, or its loss ends well below the labels' entropy (the loss of predicting only
+    how often each label occurs), so it reads the inputs. The second covers batches with many
+    targets per row (multi-hot labels: one binary target per class) that a small model does
+    not memorise in the bounded steps, though its loss falls steadily."""
+    if good.learnt:
+        return True
+    prior = batch_info.get("label_entropy")
+    final = good.final
+    return (not good.error and prior is not None and prior > 0 and final is not None
+            and math.isfinite(final) and final <= BELOW_PRIOR_RATIO * prior)
+
+
 def _run_evidence(run: TrainRun | None) -> dict[str, Any] | None:
     if run is None:
         return None
@@ -419,6 +437,14 @@ def batch_info(batch: Any) -> dict[str, Any]:
     if labels is None:
         return info
     labels = np.asarray(labels)
+    if labels.ndim == 2 and labels.shape[1] > 1 and labels.dtype.kind in "fiub":
+        rows = labels.astype(np.float64)
+        p = np.clip(rows.mean(axis=0), 1e-12, 1 - 1e-12)
+        if np.allclose(rows.sum(axis=1), 1.0):  # one-hot (or soft) single-label targets
+            entropy = -(p * np.log(p)).sum()
+        else:  # multi-hot: one binary target per class, the loss their mean
+            entropy = -(p * np.log(p) + (1 - p) * np.log(1 - p)).mean()
+        info["label_entropy"] = round(float(entropy), 4)
     if labels.ndim == 1 and labels.dtype.kind in "iu":
         ok = labels[labels >= 0]
         if ok.size:
@@ -685,7 +711,7 @@ def good_run(case: Any, ctx: Any, trainable: int) -> TrainRun:
     cache = _runs(ctx)
     if "good" not in cache:
         target = target_for(case, ctx)
-        if target.transformers:
+        if target.transformers and own_loss_fits(case.framework, ctx.batch):
             target.loss = None  # the model's own loss: known-good wiring
         choice = known_good(trainable, target.transformers)
         if not target.transformers:
@@ -694,6 +720,18 @@ def good_run(case: Any, ctx: Any, trainable: int) -> TrainRun:
         cache["good"] = training_backend(case.framework).train_run(target, choice, _steps(ctx),
                                                            "known-good")
     return cache["good"]
+
+
+def own_loss_fits(framework: str, batch: Any) -> bool:
+    """Whether the model's own loss fits the batch's labels. transformers' TF models compute a
+    single-label cross-entropy whatever `problem_type` says, so multi-hot labels need the
+    user's Keras loss (BinaryCrossentropy) in the known-good run too."""
+    labels = getattr(batch, "labels", None)
+    if framework != "tensorflow" or labels is None:
+        return True
+    labels = np.asarray(labels)
+    return not (labels.ndim == 2 and labels.shape[1] > 1
+                and not np.allclose(labels.astype(np.float64).sum(axis=1), 1.0))
 
 
 def probe_overfit(case: Any, ctx: Any) -> list[Finding]:
@@ -706,7 +744,7 @@ def probe_overfit(case: Any, ctx: Any) -> list[Finding]:
         good = None  # nothing to compare: the user's settings already learn the batch
     target = target_for(case, ctx)
     note = ""
-    if target.transformers and target.loss is not None:
+    if target.transformers and target.loss is not None and own_loss_fits(case.framework, ctx.batch):
         note = f"your loss {_loss_label(target.loss)} instead of the model's own loss"
     found = judge_overfit(user, good, case.framework, case.trainer, batch_info(ctx.batch),
                           _steps(ctx), note)
