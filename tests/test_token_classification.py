@@ -63,6 +63,24 @@ def test_word_labels_not_aligned_with_the_subwords(fx):
     assert bad.evidence["wrong_word_label"] > 0 and "word_ids" in bad.fix
 
 
+def test_a_word_the_tokenizer_does_not_know_keeps_its_tag(fx, tmp_path):
+    """[UNK] stands for a real word: its tag is no special token labelled."""
+    from datasets import ClassLabel, Dataset, DatasetDict, Features, Sequence, Value
+
+    from tests.lm_fixtures import NER_TAGS
+
+    features = Features({"tokens": Sequence(Value("string")),
+                         "ner_tags": Sequence(ClassLabel(names=NER_TAGS))})
+    rows = {"tokens": [["annabel", "smith", "lives", "in", "qxqj"]] * 4,
+            "ner_tags": [[1, 2, 0, 0, 3]] * 4}
+    DatasetDict({"train": Dataset.from_dict(rows, features=features)}).save_to_disk(
+        str(tmp_path / "unk"))
+    found = token_labels(ner_case(fx, dataset={"path": str(tmp_path / "unk"), "eval_split": None}))
+    ok = found["data.token-labels"]
+    assert "[UNK]|3" in ok.evidence["example_row"]
+    assert ok.status == "pass" and ok.evidence["special_tokens_labelled"] == 0
+
+
 def test_label_all_tokens_is_aligned_too(fx):
     found = token_labels(ner_case(fx, preprocessing={"token_labels": "all-subwords"}))
     ok = found["data.token-labels"]
@@ -121,6 +139,30 @@ def test_script_reader_reads_the_alignment(fx, script, how):
     assert case.task == "token-classification"
     assert case.preprocessing.token_labels == how
     assert case.dataset.text_columns == ["tokens"]
+
+
+COURSE_LABELS = ALIGNED.replace(
+    'tokenizer = AutoTokenizer.from_pretrained("MODEL")',
+    'tokenizer = AutoTokenizer.from_pretrained("MODEL")\n'
+    'label_names = raw["train"].features["ner_tags"].feature.names\n'
+    'id2label = {i: name for i, name in enumerate(label_names)}').replace(
+    'from_pretrained("MODEL", num_labels=4)', 'from_pretrained("MODEL", id2label=id2label)')
+
+
+@pytest.mark.parametrize("how", ["id2label", "len"])
+def test_num_labels_from_the_datasets_class_names(fx, tmp_path, how):
+    """The course's `label_names = ...features["ner_tags"].feature.names` is counted from the
+    saved dataset's features; a Hub dataset's stays a question."""
+    from wizard.script.reader import read_script
+
+    script = COURSE_LABELS if how == "id2label" else COURSE_LABELS.replace(
+        "id2label=id2label", "num_labels=len(label_names)")
+    local = read_script(script.replace("DATA", str(fx["data"])).replace("MODEL", str(fx["model"])))
+    assert local.case.num_labels == 4 and not local.questions
+    assert "num_labels" in local.read
+    hub = read_script(script.replace('load_from_disk("DATA")', 'load_dataset("conll2003")')
+                      .replace("load_from_disk", "load_dataset").replace("MODEL", str(fx["model"])))
+    assert [q.field for q in hub.questions] == ["num_labels"]
 
 
 def test_the_tree_asks_a_token_classifier_how_its_labels_are_aligned(fx):

@@ -38,7 +38,9 @@ def probe_token_labels(case: Case, ctx: Context) -> list[Finding]:
     labels = np.asarray(labels)
     mask = np.asarray(batch.inputs.get("attention_mask", np.ones_like(ids)))
     tok = ctx.tokenizer
-    special = np.isin(ids, list(getattr(tok, "all_special_ids", []) or [])) & (mask == 1)
+    # the unknown token stands for a real word (with its word id and tag), not an added token
+    added = set(getattr(tok, "all_special_ids", []) or []) - {getattr(tok, "unk_token_id", None)}
+    special = np.isin(ids, sorted(added)) & (mask == 1)
     kept = labels != IGNORE_INDEX
     counts: dict[str, int] = {"special_tokens_labelled": int((special & kept).sum()),
                               "padding_labelled": int(((mask == 0) & kept).sum())}
