@@ -9,6 +9,7 @@ from typing import Any
 
 from wizard.core.case import Case
 from wizard.core.tasks import task_of
+from wizard.script.label_names import label_feature_column, saved_class_names
 from wizard.script.llm import read_llm
 from wizard.script.seq2seq_qa import read_seq2seq_qa
 from wizard.script.names import read_names
@@ -138,6 +139,7 @@ class Reader(TrainingReader):
         read_seq2seq_qa(self)
         self._freezing()
         self._pad_token()
+        self._num_labels_from_class_names()
         self._compute_metrics()
         self._legacy_keras_flag()
         self._argparse_notes()
@@ -310,6 +312,25 @@ class Reader(TrainingReader):
         found = [c for c in self.s.calls if call_name(c) == "from_pretrained"
                  and is_model_class(self.s.qualname(receiver(c)) or "")]
         return found[-1] if found else None
+
+    def _num_labels_from_class_names(self) -> None:
+        """`num_labels=len(label_names)` (or id2label from them), the names being the label
+        feature's class names: counted from the local dataset's saved features."""
+        if not any(q.field == "num_labels" for q in self.questions):
+            return
+        call = self._last_model_from_pretrained()
+        node = None if call is None else kwarg(call, "num_labels") or kwarg(call, "id2label")
+        column = label_feature_column(self.s, node)
+        dataset = self.data.get("dataset") or {}
+        names = saved_class_names(dataset.get("path"), dataset.get("train_split") or "train",
+                                  column) if column else None
+        if names is None:
+            return
+        self.questions = [q for q in self.questions if q.field != "num_labels"]
+        self.set("num_labels", len(names), call)
+        self.notes.append(f"num_labels: the {len(names)} class names of the dataset's "
+                          f"{column!r} column ({', '.join(names[:6])}"
+                          f"{', ...' if len(names) > 6 else ''}).")
 
     def _custom_keras_model(self, node: ast.Call) -> None:
         for c in self.s.calls:
