@@ -153,6 +153,15 @@ def test_a_comparison_run_below_the_label_entropy_shows_the_model_can_learn():
     assert not T.comparison_learns(_run(0.694, 0.40), {"size": 16})
 
 
+def test_a_causal_lms_token_ids_get_no_label_entropy():
+    from wizard.backends.batch import Batch
+
+    # a causal LM's labels are token ids (and -100): no label entropy is made up for them
+    ids = np.array([[5, 9, 2, -100], [7, 3, 2, -100]])
+    lm = Batch({"input_ids": np.where(ids < 0, 0, ids)}, ids, True, "labels", [0, 1])
+    assert "label_entropy" not in T.batch_info(lm)
+
+
 def test_output_kind_and_loss_wiring():
     probs = np.array([[0.2, 0.8], [0.5, 0.5]])
     assert T.output_kind(probs) == "probabilities"

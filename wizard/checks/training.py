@@ -437,7 +437,8 @@ def batch_info(batch: Any) -> dict[str, Any]:
     if labels is None:
         return info
     labels = np.asarray(labels)
-    if labels.ndim == 2 and labels.shape[1] > 1 and labels.dtype.kind in "fiub":
+    if labels.ndim == 2 and labels.shape[1] > 1 and labels.dtype.kind in "fiub" and \
+            labels.size and float(labels.min()) >= 0 and float(labels.max()) <= 1:
         rows = labels.astype(np.float64)
         p = np.clip(rows.mean(axis=0), 1e-12, 1 - 1e-12)
         if np.allclose(rows.sum(axis=1), 1.0):  # one-hot (or soft) single-label targets
