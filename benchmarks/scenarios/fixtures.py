@@ -11,6 +11,15 @@ ROOT/<framework>/ then holds
     models/gpt2        GPT-2 body (no pad_token_id) + a byte-level BPE tokenizer without a pad token
     data/<name>        DatasetDicts written with save_to_disk (see DATASETS)
 
+and, for PyTorch only (the wizard's causal-LM and token-classification tasks), built apart
+(tasks.json) so that adding them rebuilds nothing else:
+
+    models/llama       Llama causal LM (2 layers, 32 dims) + a word-level tokenizer with a real
+                       <pad>, eos </s> and a ChatML template
+    data/lm_text       reviews ending with " </s>" (a `text` column), for SFT / causal LM
+    data/ner           words and tags (O, B-PER, I-PER, B-LOC): names the BERT tokenizer
+                       splits into subwords
+
 PyTorch folders carry model.safetensors; TensorFlow folders carry tf_model.h5 only (converted
 from the same PyTorch weights), the way a TF user's checkpoint folder looks. Each framework is
 built by its own environment (a tokenizer saved by transformers 5 does not load in 4.x).
@@ -310,15 +319,83 @@ def build_models(models: Path, framework: str) -> None:
             (folder / "config.json").write_text(json.dumps(cfg, indent=2))
 
 
+# -- causal LM and token classification (PyTorch) -----------------------------------------------
+TASKS_VERSION = "1"
+NER_TAGS = ["O", "B-PER", "I-PER", "B-LOC"]
+FIRST_NAMES = ["annabel", "roberto", "kimberly", "maximilian", "gwendolyn", "bartholomew"]
+SURNAMES = ["smithson", "okonkwo", "fitzgerald", "nakamura", "vandermeer"]
+PLACES = ["lisbon", "toronto", "helsinki", "marrakesh", "valparaiso", "ljubljana"]
+NER_VERBS = [["lives", "in"], ["works", "in"], ["arrived", "in"], ["was", "born", "in"]]
+
+
+def ner_rows(n: int, seed: int) -> dict[str, list]:
+    """CoNLL-shaped rows: `tokens` (words) and `ner_tags`, e.g. "annabel smithson lives in lisbon"."""
+    rng = random.Random(seed)
+    rows: dict[str, list] = {"tokens": [], "ner_tags": []}
+    for _ in range(n):
+        verb = rng.choice(NER_VERBS)
+        words = [rng.choice(FIRST_NAMES), rng.choice(SURNAMES), *verb, rng.choice(PLACES)]
+        tags = [1, 2, *[0] * len(verb), 3]
+        if rng.random() < 0.5:
+            words, tags = ["yesterday", *words], [0, *tags]
+        rows["tokens"].append(words)
+        rows["ner_tags"].append(tags)
+    return rows
+
+
+def build_tasks(out: Path) -> None:
+    import torch
+    from datasets import ClassLabel, Dataset, DatasetDict, Features, Sequence, Value
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    def save(name: str, train: dict, validation: dict, features: Features | None = None) -> None:
+        DatasetDict({"train": Dataset.from_dict(train, features=features),
+                     "validation": Dataset.from_dict(validation, features=features)}
+                    ).save_to_disk(str(out / "data" / name))
+
+    rng = random.Random(21)
+    texts = [f"{review(rng, i % 2)} </s>" for i in range(80)]
+    save("lm_text", {"text": texts[:64]}, {"text": texts[64:]})
+    ner = Features({"tokens": Sequence(Value("string")),
+                    "ner_tags": Sequence(ClassLabel(names=NER_TAGS))})
+    save("ner", ner_rows(96, 22), ner_rows(32, 23), ner)
+
+    specials = ["<unk>", "<s>", "</s>", "<pad>", "<|im_start|>", "<|im_end|>"]
+    words = sorted({w for t in texts for w in t.split()} - set(specials)
+                   | {"user", "assistant", "system"})
+    vocab = {w: i for i, w in enumerate(specials + words)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens(specials)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", bos_token="<s>",
+                                   eos_token="</s>", pad_token="<pad>",
+                                   model_max_length=POSITIONS)
+    fast.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }} {{ m['content'] }}"
+                          "<|im_end|> {% endfor %}{% if add_generation_prompt %}<|im_start|>"
+                          "assistant {% endif %}")
+    config = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
+                         max_position_embeddings=POSITIONS, bos_token_id=1, eos_token_id=2,
+                         pad_token_id=3, tie_word_embeddings=False)
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(out / "models" / "llama")
+    fast.save_pretrained(out / "models" / "llama")
+
+
 def build(root: Path, framework: str) -> Path:
     out = root / framework
     marker = out / "fixtures.json"
-    if marker.exists() and json.loads(marker.read_text()).get("version") == VERSION:
-        return out
-    out.mkdir(parents=True, exist_ok=True)
-    build_datasets(out / "data")
-    build_models(out / "models", framework)
-    marker.write_text(json.dumps({"version": VERSION, "framework": framework}))
+    if not (marker.exists() and json.loads(marker.read_text()).get("version") == VERSION):
+        out.mkdir(parents=True, exist_ok=True)
+        build_datasets(out / "data")
+        build_models(out / "models", framework)
+        marker.write_text(json.dumps({"version": VERSION, "framework": framework}))
+    tasks = out / "tasks.json"
+    if framework == "pytorch" and not (tasks.exists() and
+                                       json.loads(tasks.read_text()).get("version") == TASKS_VERSION):
+        build_tasks(out)
+        tasks.write_text(json.dumps({"version": TASKS_VERSION}))
     return out
 
 

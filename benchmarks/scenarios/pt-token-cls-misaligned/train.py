@@ -1,0 +1,40 @@
+import numpy as np
+from datasets import load_from_disk
+from transformers import (AutoModelForTokenClassification, AutoTokenizer,
+                          DataCollatorForTokenClassification, Trainer, TrainingArguments)
+
+checkpoint = "@FIXTURES@/models/bert"
+raw_datasets = load_from_disk("@FIXTURES@/data/ner")
+label_names = raw_datasets["train"].features["ner_tags"].feature.names
+tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+
+
+def tokenize_with_labels(examples):
+    tokenized = tokenizer(examples["tokens"], truncation=True, is_split_into_words=True)
+    tokenized["labels"] = examples["ner_tags"]
+    return tokenized
+
+
+tokenized_datasets = raw_datasets.map(tokenize_with_labels, batched=True,
+                                      remove_columns=raw_datasets["train"].column_names)
+model = AutoModelForTokenClassification.from_pretrained(
+    checkpoint, num_labels=len(label_names),
+    id2label=dict(enumerate(label_names)), label2id={n: i for i, n in enumerate(label_names)})
+
+
+def compute_metrics(eval_pred):
+    logits, labels = eval_pred
+    predictions = np.argmax(logits, axis=-1)
+    keep = labels != -100
+    return {"token_accuracy": float((predictions[keep] == labels[keep]).mean())}
+
+
+args = TrainingArguments("out", learning_rate=5e-5, per_device_train_batch_size=16,
+                         num_train_epochs=2, eval_strategy="epoch", save_strategy="no",
+                         logging_steps=5, report_to="none", use_cpu=True)
+trainer = Trainer(model=model, args=args, train_dataset=tokenized_datasets["train"],
+                  eval_dataset=tokenized_datasets["validation"],
+                  data_collator=DataCollatorForTokenClassification(tokenizer),
+                  compute_metrics=compute_metrics)
+trainer.train()
+print(trainer.evaluate())
