@@ -160,6 +160,8 @@ def test_num_labels_from_the_datasets_class_names(fx, tmp_path, how):
     local = read_script(script.replace("DATA", str(fx["data"])).replace("MODEL", str(fx["model"])))
     assert local.case.num_labels == 4 and not local.questions
     assert "num_labels" in local.read
+    # the label rows are appended in a loop over examples["ner_tags"]: that is the label column
+    assert local.case.dataset.label_column == "ner_tags"
     hub = read_script(script.replace('load_from_disk("DATA")', 'load_dataset("conll2003")')
                       .replace("load_from_disk", "load_dataset").replace("MODEL", str(fx["model"])))
     assert [q.field for q in hub.questions] == ["num_labels"]

@@ -581,10 +581,25 @@ class Reader(TrainingReader):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Subscript) and self.val(target.slice) in ("labels", "label"):
-                        cols = self._columns_in(node.value)
+                        cols = self._columns_in(node.value) or self._appended_from(fn, node.value)
                         if cols:
                             found.label_from = cols[0]
         return found
+
+    def _appended_from(self, fn: ast.AST, value: ast.AST) -> list[str]:
+        """The columns a list is built from in a loop (`for i, tags in
+        enumerate(examples["ner_tags"]): ... all_labels.append(row)`)."""
+        if not isinstance(value, ast.Name):
+            return []
+        for loop in ast.walk(fn):
+            if isinstance(loop, ast.For) and any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in ("append", "extend") and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id == value.id for n in ast.walk(loop)):
+                cols = self._columns_in(loop.iter)
+                if cols:
+                    return cols
+        return []
 
     def _tokenizer_call_info(self, call: ast.Call) -> TokenizeInfo:
         info = TokenizeInfo(call.lineno, self.s.code(call))
