@@ -130,6 +130,7 @@ def test_multi_hot_labels_have_their_own_floor_and_keep_the_users_loss_in_keras(
     p = hot.mean(axis=0)
     floor = float(np.mean(-(p * np.log(p) + (1 - p) * np.log(1 - p))))
     assert T.batch_info(multi)["label_entropy"] == pytest.approx(floor, abs=1e-3)
+    assert T.batch_info(multi)["multi_hot"]
     one_hot = Batch({"input_ids": np.zeros((4, 2))}, np.eye(4, dtype=np.float32), False, "labels",
                     [0, 1, 2, 3])
     assert T.batch_info(one_hot)["label_entropy"] == pytest.approx(math.log(4), abs=1e-3)
@@ -139,7 +140,7 @@ def test_multi_hot_labels_have_their_own_floor_and_keep_the_users_loss_in_keras(
 
 
 def test_a_comparison_run_below_the_label_entropy_shows_the_model_can_learn():
-    info = {"size": 16, "label_entropy": 0.66}
+    info = {"size": 16, "label_entropy": 0.66, "multi_hot": True}
     user = _run(0.694, 0.691, lr=5e-5)
     # a slow but steady known-good run on multi-hot labels: 58 % of its start, far below 0.66
     steady = T.judge_overfit(user, _run(0.694, 0.40, lr=3e-3, label="known-good"), "pytorch",
@@ -151,6 +152,8 @@ def test_a_comparison_run_below_the_label_entropy_shows_the_model_can_learn():
                             "trainer", info, 40)
     assert (prior.status, prior.evidence["points_to"]) == ("fail", "data")
     assert not T.comparison_learns(_run(0.694, 0.40), {"size": 16})
+    # single-label: a small net memorising shuffled labels also ends below 75 % of their entropy
+    assert not T.comparison_learns(_run(1.16, 0.767), {"size": 128, "label_entropy": 1.04})
 
 
 def test_a_causal_lms_token_ids_get_no_label_entropy():

@@ -394,13 +394,14 @@ def judge_overfit(user: TrainRun, good: TrainRun | None, framework: str, trainer
 
 def comparison_learns(good: TrainRun, batch_info: dict[str, Any]) -> bool:
     """Whether the known-good run shows that the model and the data can learn: it passes the
-    overfit test, or its loss ends well below the labels' entropy (the loss of predicting only
-    how often each label occurs), so it reads the inputs. The second covers batches with many
-    targets per row (multi-hot labels: one binary target per class) that a small model does
-    not memorise in the bounded steps, though its loss falls steadily."""
+    overfit test, or, for multi-hot labels, its loss ends well below the labels' entropy (the
+    loss of predicting only how often each label occurs). One binary target per class makes a
+    batch of 16 rows 64 targets to memorise, which a small model does not do in the bounded
+    steps though its loss falls steadily. Single-label batches keep the plain bar: a small
+    network memorising shuffled labels also ends near 74 % of their entropy."""
     if good.learnt:
         return True
-    prior = batch_info.get("label_entropy")
+    prior = batch_info.get("label_entropy") if batch_info.get("multi_hot") else None
     final = good.final
     return (not good.error and prior is not None and prior > 0 and final is not None
             and math.isfinite(final) and final <= BELOW_PRIOR_RATIO * prior)
@@ -445,6 +446,7 @@ def batch_info(batch: Any) -> dict[str, Any]:
             entropy = -(p * np.log(p)).sum()
         else:  # multi-hot: one binary target per class, the loss their mean
             entropy = -(p * np.log(p) + (1 - p) * np.log(1 - p)).mean()
+            info["multi_hot"] = True
         info["label_entropy"] = round(float(entropy), 4)
     if labels.ndim == 1 and labels.dtype.kind in "iu":
         ok = labels[labels >= 0]
