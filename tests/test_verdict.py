@@ -177,6 +177,15 @@ def test_a_setup_fault_is_the_cause_of_the_training_observation_beside_it():
     assert alone.primary == "training.cannot-overfit-batch"
 
 
+def test_a_tokenizer_from_another_checkpoint_is_why_ids_overrun_the_table():
+    overrun = Finding("data.token-ids-out-of-vocab", "fail", "Token ids up to 311 reach 250 rows")
+    other = Finding("data.tokenizer-model-mismatch", "fail", "The tokenizer is not the model's")
+    v = decide(case("loss-not-decreasing"), [*clean(), overrun, other])
+    assert v.primary == "data.tokenizer-model-mismatch"
+    assert v.reasons[1].startswith("data.token-ids-out-of-vocab")
+    assert decide(case("loss-not-decreasing"), [*clean(), overrun]).primary == overrun.id
+
+
 def test_nan_logits_alone_are_not_a_user_error():
     # model.forward's fail is the symptom itself, not a fault of the setup
     assert decide(case(), [*clean(), nan_logits(), repro(True)]).kind != "user-error"

@@ -26,6 +26,11 @@ REPORT_PROBES = frozenset({"differential", "reproduction", "newer-release"})
 # Findings that observe how training behaves (one batch overfit, gradients, the loss curve):
 # when a fault of the setup itself is found beside one, that fault is the cause it observes.
 OBSERVATION_CATEGORIES = frozenset({"training", "curves"})
+# Faults that follow from another fault when both are found: the cause comes first.
+# A tokenizer from another checkpoint with a larger vocabulary is why ids overrun the table.
+CONSEQUENCES: dict[str, frozenset[str]] = {
+    "data.token-ids-out-of-vocab": frozenset({"data.tokenizer-model-mismatch"}),
+}
 
 
 def _find(findings: list[Finding], id: str) -> Finding | None:
@@ -37,7 +42,9 @@ def user_side_faults(findings: list[Finding]) -> list[Finding]:
     setup before the observations of training they explain."""
     faults = [f for f in findings if f.status == "fail" and f.category not in NOT_USER_SIDE
               and f.id not in SYMPTOM_IDS]
-    return sorted(faults, key=lambda f: f.category in OBSERVATION_CATEGORIES)
+    failed = {f.id for f in faults}
+    return sorted(faults, key=lambda f: (f.category in OBSERVATION_CATEGORIES,
+                                         bool(CONSEQUENCES.get(f.id, frozenset()) & failed)))
 
 
 def user_side_errors(findings: list[Finding]) -> list[Finding]:
