@@ -464,6 +464,7 @@ def test_report_shows_the_reproduction_script(scripted_app: tuple[str, list], ap
     assert Path(downloaded).name == "repro.py"
     assert Path(downloaded).read_text().strip() == script.strip()  # what the page shows
     assert "```python" in value(report["text"])  # the issue text carries it too
+    assert value(report["github_repo"]) == "huggingface/transformers"  # the blamed library's
     # a library bug: every format, and the links once the text is read
     assert report["format"]["value"] == "github"
     assert [c[1] for c in report["format"]["choices"]] == ["markdown", "github", "forum", "hub"]

@@ -175,3 +175,27 @@ def test_split_title_takes_the_title_out_of_the_text() -> None:
     assert split_title("**Category:** X\n\n**Title:** Why?\n\nHi!\n") == (
         "Why?", "**Category:** X\n\nHi!\n")
     assert split_title("# A report\n") == (None, "# A report\n")
+
+
+def test_the_issue_goes_to_the_library_the_evidence_blames() -> None:
+    from wizard.reports.maintainers import issue_repository
+    from wizard.reports.render import suspected_package
+
+    def result(*findings: dict) -> dict:
+        return {"findings": list(findings)}
+
+    repro = {"id": "report.reproduction", "status": "warn",
+             "evidence": {"verified": True, "package": "trl", "file": "trl/trainer/sft.py"}}
+    assert suspected_package(result(repro)) == "trl"
+    assert issue_repository("trl") == "huggingface/trl"
+    unverified = {**repro, "evidence": {**repro["evidence"], "verified": False}}
+    assert suspected_package(result(unverified)) is None   # an unverified script blames nothing
+    triage = {"id": "triage.possible-library-bug", "status": "warn",
+              "evidence": {"package": "datasets", "raised_in": "datasets/arrow_dataset.py:10"}}
+    assert issue_repository(suspected_package(result(unverified, triage))) == "huggingface/datasets"
+    forward = {"id": "model.forward-raised", "status": "fail",
+               "evidence": {"innermost_frame": {"package": "torch", "file": "torch/nn/x.py"}}}
+    assert issue_repository(suspected_package(result(forward))) == "pytorch/pytorch"
+    assert issue_repository(None) == issue_repository("some-unknown-lib") == \
+        "huggingface/transformers"
+    assert issue_repository("huggingface-hub") == "huggingface/huggingface_hub"

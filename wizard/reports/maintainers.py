@@ -40,3 +40,21 @@ def who_can_help(library: str | None, file: str | None) -> tuple[str, tuple[str,
         if lib == library and re.search(pattern, path):
             return area, handles
     return "", ()
+
+
+# where each library's issues are filed (its own repository, its own issue form)
+REPOSITORIES: dict[str, str] = {
+    "transformers": "huggingface/transformers", "datasets": "huggingface/datasets",
+    "accelerate": "huggingface/accelerate", "tokenizers": "huggingface/tokenizers",
+    "peft": "huggingface/peft", "trl": "huggingface/trl", "safetensors": "huggingface/safetensors",
+    "huggingface_hub": "huggingface/huggingface_hub", "diffusers": "huggingface/diffusers",
+    "evaluate": "huggingface/evaluate", "keras": "keras-team/keras", "tf_keras": "keras-team/tf-keras",
+    "tensorflow": "tensorflow/tensorflow", "torch": "pytorch/pytorch",
+}
+DEFAULT_REPOSITORY = REPOSITORIES["transformers"]
+
+
+def issue_repository(package: str | None) -> str:
+    """The GitHub repository where a bug in `package` is filed (transformers' when unknown)."""
+    return REPOSITORIES.get((package or "").split(".")[0].replace("-", "_").lower(),
+                            DEFAULT_REPOSITORY)

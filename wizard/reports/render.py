@@ -43,6 +43,18 @@ def helpers(result: dict[str, Any]) -> dict[str, Any]:
     return {"area": "", "handles": []}
 
 
+def suspected_package(result: dict[str, Any]) -> str | None:
+    """The library the evidence blames: the verified reproduction's, else triage's."""
+    for ids in (("report.reproduction",), ("triage.possible-library-bug", "model.forward-raised")):
+        for f in result["findings"]:
+            ev = f.get("evidence") or {}
+            package = ev.get("package") or (ev.get("innermost_frame") or {}).get("package")
+            if f["id"] in ids and package and (f["id"] != "report.reproduction"
+                                               or ev.get("verified")):
+                return str(package)
+    return None
+
+
 def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     """The report text for `result` (a Result.to_dict()), redacted. The github, forum and hub
     formats of a result with nowhere to share it (a user error: see links.share_targets) are

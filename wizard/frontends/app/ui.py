@@ -82,7 +82,8 @@ from wizard.frontends.app.views import (
 from wizard.frontends.app.views import script_note as script_note_md
 from wizard.frontends.app.wording import field_name, in_users_words
 from wizard.reports.links import share_targets, split_title
-from wizard.reports.render import render_report
+from wizard.reports.maintainers import DEFAULT_REPOSITORY, issue_repository
+from wizard.reports.render import render_report, suspected_package
 from wizard.settings import PROBE_TIMEOUT
 from wizard.settings import current as current_settings
 
@@ -170,7 +171,7 @@ class AppConfig:
     oauth: bool | None = None         # "Sign in with HF"; None: on in a Space with hf_oauth
     gpu_duration: int = 120           # seconds of ZeroGPU time asked per run
     run_time_limit: int = 1800        # seconds one session's checks may take in all
-    github_repo: str = "huggingface/transformers"
+    github_repo: str = DEFAULT_REPOSITORY  # another value: every issue goes there
     work_dir: Path | None = None      # per-session folders go here (default: a temp folder)
     run_scripts: bool | None = None   # "Run the script"; None: locally yes, on a Space only
                                       # with WIZARD_RUN_SCRIPTS=1
@@ -909,7 +910,7 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
         # -- the report -----------------------------------------------------------------------
         report_outputs = [walk, state, preview_md, report_code, confirm, share_col, hub_status,
                           repro_col, repro_code, repro_btn, fmt, note_md, confirm_col, repo_col,
-                          hub_col]
+                          hub_col, repo_box]
 
         def repro_updates(st: dict[str, Any]) -> list[Any]:
             """The reproduction script, shown only when the result has one."""
@@ -942,14 +943,18 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 return [gr.Walkthrough(selected=2) if go else gr.skip(), st,
                         "Run the checks first: the report is written from their result.", "",
                         False, _column(False), "", *repro_updates({}),
-                        *sharing_updates({}, "markdown")]
+                        *sharing_updates({}, "markdown"), gr.skip()]
             offered = [f for _, f in report_formats(result)]
             fmt_value = fmt_value if fmt_value in offered else "markdown"
             st["texts"] = {f: render_report(result, f) for f in offered}
             text = st["texts"][fmt_value]
             sharing = sharing_updates(result, fmt_value) if go else [gr.skip()] * 5
+            # the issue goes to the library the evidence blames (trl's bug to huggingface/trl)
+            repo = (issue_repository(suspected_package(result))
+                    if config.github_repo == DEFAULT_REPOSITORY else config.github_repo) \
+                if go else gr.skip()
             return [gr.Walkthrough(selected=4) if go else gr.skip(), st, text, text, False,
-                    _column(False), "", *repro_updates(st), *sharing]
+                    _column(False), "", *repro_updates(st), *sharing, repo]
 
         # gradio 6.17 draws a step's components the first time the step is selected; here that
         # happens inside this event's own answer, and a tracker on an output drawn that way is
@@ -999,7 +1004,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                                                         fmt: "format", note_md: "note",
                                                         hub_status: "hub_status",
                                                         repro_code: "repro",
-                                                        repro_btn: "repro_file"}),
+                                                        repro_btn: "repro_file",
+                                                        repo_box: "github_repo"}),
             "read_script": _api_names(script_outputs, form, {
                 demo_note: "demo_note", general_err: "error:general", script_note: "script_note",
                 script_err: "error:script", script_code: "script"}),
