@@ -517,3 +517,35 @@ def test_the_librarys_own_example_script_run_as_given() -> None:
         assert triage(ran + "- [x] My own modified scripts\n").cause_id != "library-bug"
         # a script of the user's own named like one: not the library's example folder
         assert triage("I found this bug while running my_run_ner.py\n").cause_id != "library-bug"
+
+
+def test_a_library_object_missing_an_attribute_with_no_frames_is_version_skew() -> None:
+    with pastes_from_elsewhere():
+        t = triage("AttributeError: 'MatmulLtState' object has no attribute 'memory_efficient_"
+                   "backward'")
+        assert t.cause_id == "env-version-too-old" and t.bug is None
+        assert "mismatched releases" in t.primary.cause
+        # the paste's own code reads the attribute: a wrong name, not a skew
+        own = "print(state.memory_efficient_backward)\n" + t.parsed.text
+        assert triage(own).cause_id != "env-version-too-old"
+        # evidence of a library bug (a stated regression) outweighs the guess
+        stated = t.parsed.text + "\nWhen running the code on version 0.14.0, no errors occur."
+        assert triage(stated).cause_id == "library-bug"
+
+
+def test_pyarrow_exceptions_without_an_error_suffix_are_read() -> None:
+    t = triage("E   pyarrow.lib.ArrowInvalid: JSON parse error: Invalid value. in row 0\n")
+    assert t.parsed.exc_type == "pyarrow.lib.ArrowInvalid"
+    assert t.parsed.message.startswith("JSON parse error")
+
+
+def test_remote_code_not_registered_for_an_auto_class_points_at_the_repository() -> None:
+    paste = ("ValueError: Unrecognized configuration class <class 'transformers_modules.org.m."
+             "abc123.configuration_m.MConfig'> for this kind of AutoModel: AutoModelForSeq2SeqLM."
+             "\nModel type should be one of BartConfig, T5Config.")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and "auto_map" in t.bug.reasons[0]
+    # a config class of transformers itself: the user picked the wrong Auto class
+    plain = paste.replace("transformers_modules.org.m.abc123.configuration_m.MConfig",
+                          "transformers.models.bert.configuration_bert.BertConfig")
+    assert triage(plain).cause_id != "library-bug"

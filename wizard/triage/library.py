@@ -308,6 +308,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     return reasons, strong
 
 
+# a model repository's own code (trust_remote_code) that an Auto class does not know
+_REMOTE_UNREGISTERED = re.compile(r"Unrecognized configuration class <class '(?P<cls>"
+                                  r"transformers_modules\.[\w.-]+)'> for this kind of AutoModel: "
+                                  r"(?P<auto>\w+)")
+
+
 def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBug | None:
     """The library bug the paste points at, or None. `matches` are the signature matches (best
     first): an environment cause, or a user-error signature in the error itself, explains the
@@ -317,9 +323,16 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
         bug, version = known
         return LibraryBug(bug.package, version, [f"known bug: {bug.summary}"], True, bug)
     real = [m for m in matches if not m.signature.benign]
+    reasons, strong = _evidence(parsed)
+    if real and real[0].guess and reasons:
+        real = []                     # the evidence outweighs a guess
     if real and real[0].cause_id in FAMILY:
         return None
-    reasons, strong = _evidence(parsed)
+    remote = _REMOTE_UNREGISTERED.search(parsed.text)
+    if remote and not real:
+        reasons.append(f"the model repository's own code ({remote.group('cls').split('.')[-1]}, "
+                       f"trust_remote_code) is not registered for {remote.group('auto')}: its "
+                       "config's auto_map lacks that class, a fault of the repository")
     if not reasons:
         return None
     stated = any(r.startswith(("a regression", "the paste describes")) for r in reasons)

@@ -32,6 +32,8 @@ class SignatureMatch:
     probes: list[str]
     fix: str
     cause_id: str = ""                # the cause it names (a family id for environment rules)
+    guess: bool = False               # inferred from what the paste lacks: any evidence of a
+                                      # library bug outweighs it
 
     def __post_init__(self) -> None:
         self.cause_id = self.cause_id or self.signature.cause_id
@@ -90,7 +92,8 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
                 signature=sig, where=where, evidence=ev, excerpt=excerpt,
                 score=_WEIGHTS[where] + sig.priority,
                 cause=over.get("cause", sig.cause), probes=list(over.get("probes", sig.probes)),
-                fix=over.get("fix", sig.fix), cause_id=over.get("id", "")))
+                fix=over.get("fix", sig.fix), cause_id=over.get("id", ""),
+                guess=bool(over.get("guess"))))
             break
     order_of = {s.id: i for i, s in enumerate(SIGNATURES)}
     matches.sort(key=lambda x: (-x.score, order_of[x.signature.id]))

@@ -116,10 +116,10 @@ _EXC_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?: \(see above for traceback
                        r"(?::(?P<msg>.*))?$")
 _EXC_STRICT = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|"
-    r"Fault|Failure|Exhausted)|Exception))(?: \(see above for traceback\))?(?::(?P<msg>.*))?$")
+    r"Fault|Failure|Exhausted|Invalid)|Exception))(?: \(see above for traceback\))?(?::(?P<msg>.*))?$")
 # an exception named inside a sentence: "... it results in ValueError: Unrecognized ..."
 _EXC_INLINE = re.compile(
-    r"(?:^|(?<=[\s`'\"*(\[>:]))(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))"
+    r"(?:^|(?<=[\s`'\"*(\[>:]))(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Invalid))"
     r"(?P<msg>: \S.*)$")
 # VS Code: "Exception has occurred: ImportError" with the message on the next line;
 # the Hub's dataset viewer: "Exception:     ImportError" then "Message:       ..."

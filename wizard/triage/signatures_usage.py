@@ -75,6 +75,21 @@ _NOT_INTERFACES = frozenset({"NoneType", "Tensor", "EagerTensor", "KerasTensor",
 _HANDED_TO_YOU = frozenset({"EvalPrediction", "TrainerState", "TrainerControl"})
 
 
+def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
+    """No frame shown and no code of the paste reads .attr: a library reads an attribute that
+    another library's object lacks, the mark of two packages of mismatched releases."""
+    error_line = f"object has no attribute '{attr}'"
+    if re.search(rf"\.{re.escape(attr)}\b", parsed.text.replace(error_line, "")):
+        return {"reject": True}       # the paste's own code reads it
+    return {"id": "env-version-too-old", "guess": True,
+            "cause": f"Library code reads .{attr} of a {cls}, which the installed release of "
+                     f"the package that defines {cls} does not have: two packages of "
+                     "mismatched releases (one reads what the other removed, or has not added "
+                     "yet).",
+            "fix": "pip list   # the versions of the packages involved\n"
+                   "pip install -U <the package whose code reads it>   # upgrade them together"}
+
+
 def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Your own code reads an attribute that an object a library gave it does not have: only
     when the innermost frame is yours (library code failing on its own object is another
@@ -83,9 +98,11 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     relevant = [f for f in parsed.frames if f.kind != "other"]
     if cls in _NOT_INTERFACES:
         return {"reject": True}
-    if not (relevant and relevant[-1].is_user) and not (not relevant and cls in _HANDED_TO_YOU):
-        return {"reject": True}
     if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M):
+        return {"reject": True}
+    if not relevant and cls not in _HANDED_TO_YOU:
+        return _version_skew(cls, attr, parsed)
+    if relevant and not relevant[-1].is_user:
         return {"reject": True}
     return {"cause": f"Your code reads .{attr} of a {cls}, which has no attribute of that name: "
                      f"the fields of {cls} are named otherwise (a misspelling, or the name of "
