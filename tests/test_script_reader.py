@@ -194,6 +194,7 @@ def test_trainer_script_is_read(tmp_path):
     assert r.settings["compute_metrics"]["value"] == "compute_metrics"
     assert r.settings["data_collator"]["value"] == "DataCollatorWithPadding(tokenizer)"
     assert r.settings["TrainingArguments.warmup_ratio"]["value"] == 0.1
+    assert (t.warmup_ratio, t.warmup_steps) == (0.1, None)    # read, so no "no warmup" warning
     assert r.settings["TrainingArguments.remove_unused_columns"] == {
         "value": True, "line": r.settings["TrainingArguments.remove_unused_columns"]["line"],
         "code": r.settings["TrainingArguments.remove_unused_columns"]["code"], "default": True}

@@ -102,6 +102,7 @@ class Training:
     trainer: str | None = None
     from_logits: bool | None = None
     warmup_steps: int | None = None
+    warmup_ratio: float | None = None
     metrics: list[str] = field(default_factory=list)
     compute_metrics: str | None = None  # the function's source, as written
 

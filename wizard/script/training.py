@@ -271,6 +271,10 @@ class TrainingReader:
             self.set("training.mixed_precision", "fp16", call)
         elif isinstance(fp16, Unresolved) or isinstance(bf16, Unresolved):
             self.set("training.mixed_precision", fp16 if isinstance(fp16, Unresolved) else bf16, call)
+        for name in ("warmup_steps", "warmup_ratio"):
+            warm = value(name)
+            if name in got and isinstance(warm, (int, float)) and not isinstance(warm, bool):
+                self.set(f"training.{name}", warm, call)
         optim = value("optim")
         if isinstance(optim, str):
             self.set("training.optimizer", "adamw" if optim.startswith("adamw") else optim, call)
