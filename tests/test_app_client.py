@@ -889,3 +889,30 @@ def test_a_page_that_lost_the_runs_last_update_gets_it_from_the_tick(
     # a new run in the same folder never gets an earlier run's last update
     again = list(check.fn(*helpers.special_args(check.fn, [last[1], *fields, None])[0]))
     assert again[0][1]["runs"] == going["runs"] + 1 and tick.fn(again[-1][1])[-1].active is False
+
+
+def test_a_run_that_stops_on_a_surprise_disarms_the_tick(
+        monkeypatch: pytest.MonkeyPatch, demo_dir: Path, tmp_path: Path) -> None:
+    """An unexpected exception ends the run with one sentence, and the page's state says the
+    run is over, so the recovery tick stops instead of polling forever."""
+    from gradio import helpers
+
+    from wizard.demo.cases import course_case
+    from wizard.frontends.app import run as app_run
+    from wizard.frontends.app.ui import AppConfig, build_app
+
+    def runner(case_dict: dict[str, Any], *args: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        yield {"kind": "step", "id": "environment", "title": "Your environment", "why": ""}
+        raise RuntimeError("the engine broke")
+
+    monkeypatch.setattr(app_run, "run_events", runner)
+    demo = build_app(AppConfig(work_dir=tmp_path, oauth=False))
+    check = next(f for f in demo.fns.values() if f.api_name == "check")
+    arm = next(f for f in demo.fns.values() if f.fn is not None and f.fn.__name__ == "<lambda>"
+               and [type(b).__name__ for b in f.outputs] == ["Timer"])
+    fields = [answers_from_case(course_case(demo_dir, "pytorch"))[q.id] for q in form_questions()]
+    updates = list(check.fn(*helpers.special_args(check.fn, [{}, *fields, None])[0]))
+    assert updates[0][1]["running"] is True
+    stopped = updates[-1]
+    assert "the engine broke" in str(stopped) and stopped[1]["running"] is False
+    assert arm.fn(stopped[1]).active is False

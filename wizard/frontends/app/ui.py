@@ -696,7 +696,8 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
             try:
                 yield from _run(st, *values, progress=progress, token=token)
             except Exception as exc:
-                yield [gr.skip()] * (4 + n_err) + [
+                stopped = {**copy.deepcopy(st or {}), "running": False}   # disarms the watch
+                yield [gr.skip(), stopped] + [gr.skip()] * (2 + n_err) + [
                     gr.skip(), f"⚠ The checks stopped: {one_line(exc, 300, typed=True)}. Please report this.",
                     *[gr.skip()] * 6]
 
