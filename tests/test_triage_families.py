@@ -3,6 +3,8 @@ fault it is (a function the user handed to a library, an attribute the user's co
 package the message says must be installed)."""
 from __future__ import annotations
 
+import pytest
+
 from wizard.triage.causes import cause_of
 from wizard.triage.match import triage
 from wizard.triage.versions import pastes_from_elsewhere
@@ -549,3 +551,54 @@ def test_remote_code_not_registered_for_an_auto_class_points_at_the_repository()
     plain = paste.replace("transformers_modules.org.m.abc123.configuration_m.MConfig",
                           "transformers.models.bert.configuration_bert.BertConfig")
     assert triage(plain).cause_id != "library-bug"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("ValueError: You can't pass `load_in_4bit`or `load_in_8bit` as a kwarg when passing "
+     "`quantization_config` argument at the same time.", "quantization-args-conflict"),
+    ("ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use "
+     "the model as it is", "quantized-model-moved"),
+    ("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) "
+     "should be the same", "devices-differ"),
+    ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) "
+     "should be the same", "mixed-dtypes"),
+    ("RuntimeError: Placeholder storage has not been allocated on MPS device!", "devices-differ"),
+    ("huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
+     "'namespace/repo_name': '/content/drive/MyDrive/model'. Use `repo_type` argument if needed.",
+     "local-file-missing"),
+    ("FileNotFoundError: Unable to find '/content/data/train.csv'", "local-file-missing"),
+    ("TypeError: Couldn't cast array of type string to null", "arrow-mixed-column-types"),
+    ("NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.",
+     "env-version-too-old"),
+    ("ValueError: Using a `device_map` or `tp_plan` requires `accelerate`. You can install it "
+     "with `pip install accelerate`", "env-missing-package"),
+    ("ValueError: Unrecognized configuration class <class 'transformers.models.t5.configuration_"
+     "t5.T5Config'> for this kind of AutoModel: AutoModelForCausalLM.", "wrong-auto-class"),
+    ("TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+     "tensor to host memory first.", "tensor-to-numpy"),
+    ("RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+     "instead.", "tensor-to-numpy"),
+    ("ValueError: Input length of input_ids is 1024, but `max_length` is set to 20.",
+     "generate-max-length-too-short"),
+    ("ValueError: Can't find a pad token in the tokenizer", "no-pad-token"),
+    ("ValueError: Expected a 1D array, got an array with shape (8, 2)", "metric-fed-logits"),
+    ("RuntimeError: Expected target size [8, 50257], got [8, 128]", "cross-entropy-class-dim"),
+    ("ValueError: Unexpected result of `train_function` (Empty logs).", "empty-dataset"),
+    ("ValueError: Arguments `target` and `output` must have the same rank (ndim). Received: "
+     "target.shape=(None,), output.shape=(None, 2)", "keras-shapes-incompatible"),
+    ("ValueError: You passed `packing=False` to the SFTTrainer/SFTConfig, but you didn't pass a "
+     "`dataset_text_field` or `formatting_func` argument.", "sft-missing-text-field"),
+])
+def test_more_wordings_of_fine_tuning_errors(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+
+
+def test_the_new_wordings_stay_quiet_where_they_do_not_apply() -> None:
+    with pastes_from_elsewhere():
+        # a Hub id in the right form is not a local path
+        assert triage("HFValidationError: Repo id must use alphanumeric chars or '-', '_', '.': "
+                      "'org/my model'").cause_id != "local-file-missing"
+        # same device and dtype words on both sides: not a device fault
+        assert triage("RuntimeError: Input type (torch.FloatTensor) and weight type "
+                      "(torch.FloatTensor) should be the same").cause_id != "devices-differ"

@@ -229,7 +229,7 @@ def removed_internal_user(parsed: ParsedError) -> tuple[str, ApiChange, str] | N
 def _fold(ev: dict, keys: tuple[str, ...]) -> None:
     """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
     for k in keys:
-        for alt in (f"{k}2", f"{k}3", f"{k}4", f"{k}5", f"{k}6"):
+        for alt in (f"{k}{n}" for n in range(2, 10)):
             if ev.get(k) in (None, "") and ev.get(alt) not in (None, ""):
                 ev[k] = ev.pop(alt)
 
@@ -730,9 +730,11 @@ ENV_SIGNATURES: list[Signature] = [
          'pip install "datasets<4.0.0"   # or load a script-free (parquet) revision:\n'
          "# load_dataset(name, revision='refs/convert/parquet')", priority=18),
     _sig("env-fsspec-glob", OLD,
-         r"Invalid pattern: '\*\*' can only be an entire path component",
+         r"Invalid pattern: '\*\*' can only be an entire path component|"
+         r"Loading a dataset cached in a LocalFileSystem is not supported",
          "The installed datasets is older than the installed fsspec: fsspec 2023.10 changed how "
-         "'**' globs are read, which datasets before 2.14.6 does not handle.",
+         "'**' globs are read and how its local file system is named, which datasets before "
+         "2.14.6 does not handle.",
          'pip install -U "datasets>=2.14.6"   # or: pip install "fsspec<=2023.9.2"',
          priority=18),
     _sig("env-numpy-symbolic-tensor", NEW,
@@ -811,7 +813,8 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are|seems to be|appears to be) not installed|"
          r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
          r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed|"
-         r"requires [A-Za-z][\w-]*:? `pip install (?P<pkg6>[A-Za-z][\w\[\].-]*)`",
+         r"requires [A-Za-z][\w-]*:? `pip install (?P<pkg6>[A-Za-z][\w\[\].-]*)`|"
+         r"requires `(?P<pkg7>[A-Za-z][\w-]*)`\.? You can install it with `pip install",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

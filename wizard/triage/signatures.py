@@ -222,7 +222,8 @@ SIGNATURES: list[Signature] = [
         r"padding strategy as the tokenizer does not have a padding token|Cannot handle batch "
         r"sizes > 1 if no padding token is defined|"
         r"attempting to pad samples but the tokenizer you are using \(\w+\) does not have a pad "
-        r"token|Using pad_token, but it is not set yet|Padding token is not set",
+        r"token|Using pad_token, but it is not set yet|Padding token is not set|"
+        r"Can't find a pad token in the tokenizer",
         "The tokenizer (GPT-2, LLaMA, Mistral style) has no pad token, so it cannot pad a batch.",
         "Decoder-only checkpoints ship without a pad token; padding needs one, and the model "
         "config needs its id for sequence classification.",
@@ -359,7 +360,9 @@ SIGNATURES: list[Signature] = [
         r"Error when checking target: expected \w+ to have shape \((?P<expected>[^()\n]*)\) but got "
         r"array with shape \((?P<got>[^()\n]*)\)|logits and labels must have the same shape "
         r"\(\((?P<logits>[^()\n]*)\) vs \((?P<labels>[^()\n]*)\)\)|Can not squeeze dim\[1\], "
-        r"expected a dimension of 1, got \d+",
+        r"expected a dimension of 1, got \d+|"
+        # Keras 3's words
+        r"Arguments `target` and `output` must have the same (?:rank \(ndim\)|shape)",
         "Often: loss='categorical_crossentropy' (one-hot labels) with integer class ids, or a head "
         "with another number of outputs than the labels have.",
         "Categorical cross-entropy compares a one-hot label vector with the predictions, so both "
@@ -372,7 +375,10 @@ SIGNATURES: list[Signature] = [
         "metric-fed-logits",
         r"only (?:size-1|length-1|0-dimensional|one element) (?:arrays|tensors) can be converted "
         r"to Python scalars|Classification metrics can't handle a mix of (?P<y_true_kind>[\w-]+) "
-        r"and (?P<y_pred_kind>[\w-]+) targets",
+        r"and (?P<y_pred_kind>[\w-]+) targets|"
+        # sklearn's and evaluate's words for a 2-D array of scores where ids belong
+        r"Expected a 1D array, got an array with shape \(\d+, ?\d+\)|Predictions and/or "
+        r"references don't match the expected format",
         "The metric got the logits (one row of scores per example) where it expects one class id "
         "per example.",
         "Accuracy/F1 compare class ids; compute_metrics receives raw logits and must take the "
@@ -390,7 +396,12 @@ SIGNATURES: list[Signature] = [
         # the wordings of torch < 1.8
         r"Expected object of device type (?P<device_a2>\w+) but got device type (?P<device_b2>\w+)|"
         r"expected device (?P<device_a3>[\w:]+) but got device (?P<device_b3>[\w:]+)|"
-        r"Input, output and indices must be on the current device",
+        r"Input, output and indices must be on the current device|"
+        # a layer's input and weight on two devices (the input on the GPU, the weight not, or
+        # the reverse), and Apple's MPS form of it
+        r"Input type \((?:torch\.)?cuda\.\w+\) and weight type \((?:torch\.)?(?!cuda)\w+\)|"
+        r"Input type \((?:torch\.)?(?!cuda)\w+\) and weight type \((?:torch\.)?cuda\.\w+\)|"
+        r"Placeholder storage has not been allocated on MPS device",
         "The batch and the model are on different devices (e.g. inputs on CPU, model on cuda:0).",
         "Every tensor of one operation must live on one device; a plain loop has to move the "
         "batch.",

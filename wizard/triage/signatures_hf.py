@@ -83,6 +83,7 @@ HF_SIGNATURES: list[Signature] = [
        "# or: dataset = dataset['train'];  saved DatasetDict: datasets.load_from_disk(path)",
        title="'DatasetDict' object has no attribute ..."),
     _s("arrow-mixed-column-types",
+       r"Couldn't cast array of type[\s\S]{1,300}? to |"
        r"Could not convert .{1,200}? with type \w+: tried to convert to \w+|changed from "
        r"(?:object|array|string|number) to (?:object|array|string|number)|ArrowTypeError: "
        r"Expected bytes, got an? '\w+' object",
@@ -261,7 +262,8 @@ HF_SIGNATURES: list[Signature] = [
        ["hyperparameters.hidden-defaults"],
        "from trl import DPOConfig\nargs = DPOConfig(output_dir='out', ...)", priority=13),
     _s("sft-missing-text-field",
-       r"You passed `packing=False` to the SFTTrainer, but you didn't pass a `dataset_text_field` "
+       r"You passed `packing=False` to the SFTTrainer(?:/SFTConfig)?, but you didn't pass a "
+       r"`dataset_text_field` "
        r"or `formatting_func`|You need to (?:pass|provide) (?:either )?(?:a )?`?dataset_text_field"
        r"`? or `?formatting_func",
        "SFTTrainer was not told where the text is: without packing it needs dataset_text_field "
@@ -301,7 +303,12 @@ HF_SIGNATURES: list[Signature] = [
        priority=12),
     _s("local-file-missing",
        r"No such file or directory(?: \(os error 2\)|: '(?P<path>[^'\n]{1,300})')|"
-       r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'",
+       r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'|"
+       # datasets' data_files that match nothing
+       r"Unable to find '(?P<path3>[^'\n]{1,300})'|"
+       # a local path that does not exist, which from_pretrained then reads as a Hub repo id
+       r"Repo id must (?:be in the form|use alphanumeric chars)[^\n]{0,200}?: '(?P<path4>(?:[/~.]|"
+       r"[A-Za-z]:[\\/])[^'\n]{0,300})'",
        "A file the code or the loader reads is not at the path given: it was never downloaded "
        "or saved there, the path is relative to another working directory, or the name is "
        "misspelt.",

@@ -171,7 +171,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
        title="FlashAttention needs an Ampere GPU"),
     _u("cross-entropy-class-dim",
-       r"Expected target size \((?P<expected>[\d, ]+)\), got torch\.Size\(\[(?P<got>[\d, ]+)\]\)",
+       r"Expected target size \((?P<expected>[\d, ]+)\), got torch\.Size\(\[(?P<got>[\d, ]+)\]\)|"
+       r"Expected target size \[(?P<expected2>[\d, ]+)\], got \[(?P<got2>[\d, ]+)\]",
        "cross_entropy got logits of shape [batch, seq, vocab] with labels [batch, seq]: it reads "
        "the classes from dimension 1, so token-level logits must be flattened (or permuted) "
        "first.",
@@ -305,6 +306,10 @@ USAGE_SIGNATURES: list[Signature] = [
        r"(?: but found| !=) (?P<found>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|"
        r"double)|Input type \(\w*?(?P<in_t>Half|Float|BFloat16|Double)\w*\) and (?:weight|bias) "
        r"type \(\w*?(?P<w_t>Half|Float|BFloat16|Double)\w*\) should be the same|"
+       # the same device, two dtypes: Input type (torch.cuda.HalfTensor) and weight type
+       # (torch.cuda.FloatTensor)
+       r"Input type \((?:torch\.)?(?P<dev>cuda\.)?(?P<in_t2>\w+)Tensor\) and (?:weight|bias) type "
+       r"\((?:torch\.)?(?P=dev)(?!(?P=in_t2)Tensor)\w+Tensor\) should be the same|"
        r"mat1 and mat2 must have the same dtype",
        "Two tensors of one operation have different floating dtypes: a float16/bfloat16 model "
        "fed float32 inputs (or a float32 layer added to a half-precision model) without autocast.",
@@ -520,7 +525,9 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("empty-dataset",
        r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
        r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty|"
-       r"Please pass `features` or at least one example when writing data",
+       r"Please pass `features` or at least one example when writing data|"
+       # Keras 3 / TF >= 2.13: fit() ran an epoch in which the dataset yielded no batch
+       r"Unexpected result of `train_function` \(Empty logs\)",
        "The dataset is empty: a filter or map removed every row, the split or data_files matched "
        "nothing, or the text column is empty after preprocessing.",
        "A sampler (or indexing) over zero rows fails before the first step.",
@@ -554,4 +561,59 @@ USAGE_SIGNATURES: list[Signature] = [
        "id2label = {int(i): str(l) for i, l in enumerate(labels)}\n"
        "return {'accuracy': float(acc)}   # from compute_metrics",
        title="A NumPy value is not JSON serializable"),
+    _u("quantization-args-conflict",
+       r"You can't pass `load_in_4bit`\s*or `load_in_8bit` as a kwarg when passing "
+       r"`quantization_config`",
+       "from_pretrained got load_in_4bit/load_in_8bit and a quantization_config: the quantization "
+       "is set twice.",
+       "Since transformers 4.36 the quantization goes in one BitsAndBytesConfig; the old "
+       "keyword arguments beside it are refused.",
+       ["model.precision-unsupported"],
+       "bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n"
+       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb)   # no "
+       "load_in_4bit=", priority=14, title="Quantization set twice"),
+    _u("quantized-model-moved",
+       r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models|Calling `?cuda\(\)`? "
+       r"is not supported for `?4-bit`? or `?8-bit`? quantized models",
+       "A 4-bit/8-bit bitsandbytes model was moved with .to()/.cuda() (by your code, or by "
+       "Trainer/pipeline placing it): quantized weights are placed once, at loading.",
+       "from_pretrained(..., device_map=...) puts the quantized weights on their device; they "
+       "cannot be moved or cast afterwards.",
+       ["model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
+       "device_map={'': 0})\n# and no model.to(...) / model.cuda() afterwards",
+       priority=14, title="A quantized model cannot be moved"),
+    _u("wrong-auto-class",
+       r"Unrecognized configuration class <class '(?P<config>[\w.]+)'> for this kind of "
+       r"AutoModel: (?P<auto>\w+)",
+       "The checkpoint's architecture has no class for that task: the Auto class does not fit "
+       "the model (an encoder-decoder loaded as a causal LM, a text model as sequence-to-"
+       "sequence, ...).",
+       "Each AutoModelFor... maps a config class to the model class of that task; the error "
+       "lists the configs it knows.",
+       ["model.forward"],
+       "from transformers import AutoConfig; print(AutoConfig.from_pretrained(name)."
+       "architectures)   # then the Auto class of that task (T5: AutoModelForSeq2SeqLM)",
+       priority=12, title="The Auto class does not fit the checkpoint",
+       refine=lambda ev, parsed: {"reject": True}
+       if str(ev.get("config", "")).startswith("transformers_modules.") else None),
+    _u("tensor-to-numpy",
+       r"can't convert (?:cuda|mps|xpu):?\d* device type tensor to numpy|Can't call numpy\(\) on "
+       r"Tensor that requires grad",
+       "Your code turns a tensor into a NumPy array while it is still on the GPU or part of the "
+       "autograd graph.",
+       "NumPy arrays live in CPU memory without gradients: a tensor must be detached and moved "
+       "first.",
+       ["data.batch-structure"],
+       "array = tensor.detach().cpu().numpy()", priority=12,
+       title="A GPU tensor (or one that requires grad) to NumPy"),
+    _u("generate-max-length-too-short",
+       r"Input length of input_ids is (?P<input_len>\d+), but `max_length` is set to "
+       r"(?P<max_length>\d+)",
+       "generate() stops at max_length, which counts the prompt: the default (20) or the value "
+       "given is shorter than the prompt itself.",
+       "max_length bounds prompt plus answer; max_new_tokens bounds only the answer.",
+       ["model.forward"],
+       "outputs = model.generate(**inputs, max_new_tokens=128)   # not max_length",
+       priority=12, title="max_length shorter than the prompt"),
 ]
