@@ -602,3 +602,73 @@ def test_the_new_wordings_stay_quiet_where_they_do_not_apply() -> None:
         # same device and dtype words on both sides: not a device fault
         assert triage("RuntimeError: Input type (torch.FloatTensor) and weight type "
                       "(torch.FloatTensor) should be the same").cause_id != "devices-differ"
+
+
+def test_regressions_and_fixes_stated_without_a_version_pair() -> None:
+    base = "TypeError: Loading fails on the data_dir argument\n"
+    with pastes_from_elsewhere():
+        for said in ("This is recent behavior. Until the past few weeks loading with data_dir "
+                     "worked without any issue.",
+                     "It used to work.",
+                     "The problem arises due to this [PR](https://github.com/huggingface/"
+                     "transformers/pull/23760).",
+                     "when I fall back to version 0.35.4, these problems no longer exist"):
+            t = triage(base + said)
+            assert t.cause_id == "library-bug" and t.bug.strong, said
+        assert triage(base).cause_id != "library-bug"
+        fixed = triage("Fixing the following bug:\nKeyError: 'train'\n")
+        assert fixed.cause_id == "library-bug"
+        assert triage("I am fixing my script:\nKeyError: 'train'\n").cause_id != "library-bug"
+
+
+def test_a_line_of_library_source_blamed_or_edited() -> None:
+    link = "https://github.com/org/lib/blob/main/src/lib/models/model.py#L165"
+    with pastes_from_elsewhere():
+        blamed = triage(f"Could you consider revise [line 165]({link})? This could cause "
+                        "`ValueError: Target modules ['q_proj'] not found in the base model.`")
+        assert blamed.cause_id == "library-bug"
+        edited = triage(f"`ModuleNotFoundError: No module named 'keras'` at {link}\nReplaced it "
+                        "with `from tensorflow.python.keras import x` and the error was gone.")
+        assert edited.cause_id == "library-bug"
+        # the same error without the link to the library's line: the user's setup
+        assert triage("ValueError: Target modules ['q_proj'] not found in the base model."
+                      ).cause_id == "peft-target-modules-not-found"
+
+
+def test_a_library_failing_while_only_imported_or_calling_itself_wrongly() -> None:
+    site = "/usr/lib/python3.12/site-packages"
+    imported = (f"Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n"
+                f"    from unsloth import FastLanguageModel\n  File \"{site}/unsloth/models/rl.py"
+                "\", line 854, in patch_functions\n    last = params.split('\\n')[-2]\n"
+                "IndexError: list index out of range")
+    own_call = (f"Traceback (most recent call last):\n  File \"{site}/transformers/trainer_tf.py\""
+                ", line 138, in get_train_tfdataset\n    n = self.train_dataset.cardinality("
+                "self.train_dataset).numpy()\nTypeError: cardinality() takes 1 positional argument"
+                " but 2 were given")
+    with pastes_from_elsewhere():
+        t = triage(imported)
+        assert t.cause_id == "library-bug" and "only imports it" in t.bug.reasons[0]
+        assert triage(own_call).cause_id == "library-bug"
+        # the user's own call into the library: their values, not evidence
+        mine = imported.replace("from unsloth import FastLanguageModel", "model = build(cfg)")
+        assert triage(mine).cause_id != "library-bug"
+        # the library calling a function the paste defines: the user's function
+        theirs = "def cardinality(ds):\n    return 1\n" + own_call
+        assert triage(theirs).cause_id != "library-bug"
+
+
+def test_a_silent_wrong_result_on_literal_input() -> None:
+    session = (">>> tok = AutoTokenizer.from_pretrained('meta-llama/Meta-Llama-3-8B')\n"
+               ">>> tok(['Sample input'], return_offsets_mapping=True)['offset_mapping']\n"
+               "[[(0, 0), (0, 0), (6, 6)]]\n")
+    with pastes_from_elsewhere():
+        assert triage(session + "But for Llama-3 they are not correct").cause_id == "library-bug"
+        assert triage(session + "Is this expected?").cause_id != "library-bug"
+        own = session.replace(">>> tok = ", ">>> def f(x): pass\n>>> tok = ")
+        assert triage(own + "they are not correct").cause_id != "library-bug"
+
+
+def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> None:
+    with pastes_from_elsewhere():
+        t = triage("PegasusTokenizer.from_pretrained('google/pegasus-xsum') returns None.")
+        assert t.cause_id == "env-missing-package" and "sentencepiece" in t.primary.fix

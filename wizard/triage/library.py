@@ -78,8 +78,21 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"(?:works?|worked|working|runs? fine|no (?:issue|problem|error)s?|resolves?|resolved|"
     r"goes away|went away)\b[^.\n]{0,40}?\b(?:with|on|in|using|after downgrad\w*(?: to)?)\s+"
     r"(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?v?\d+\.\d+",
-    r"(?:downgrad\w*|revert\w*|roll\w* back|going back)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,60}?"
+    r"(?:downgrad\w*|revert\w*|roll\w* back|going back|go back|fall(?:ing)? back|switch\w* "
+    r"back)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,60}?"
     r"(?:works?|fix\w*|solv\w*|resolv\w*|no longer|gone|fine)",
+    # no version named: "this is recent behavior", "until recently it worked", "it used to work"
+    r"\bthis is (?:a )?(?:recent|new) behaviou?r\b|\bused to work\b|\buntil (?:recently|the past "
+    r"(?:few )?(?:days|weeks|months))\b[^.\n]{0,80}?\bwork(?:ed|s)\b|\bworked (?:fine|perfectly|"
+    r"without (?:any )?(?:issue|problem)s?)\b[^.\n]{0,40}?\b(?:until|before) (?:recently|yesterday|"
+    r"last week|the (?:latest|last|new|recent) (?:release|update|version))",
+    # a pull request or commit the reporter blames, as a link
+    r"\b(?:due to|caused by|introduced (?:by|in)|because of|since) (?:this |the )?\[?(?:PR|pull "
+    r"request|commit|change)\]?\(?https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|commit)/",
+    # two releases side by side: "In version 4.3.x the following code ... In version 4.2.x the
+    # code returned a tensor"
+    r"\b(?:in|with|on|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:the (?:same )?code |it |"
+    r"this )?(?:returned|returns|worked|works|ran|runs) ",
     r"(?:after|since) (?:upgrad\w*|updat\w*|bump\w*)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,80}?"
     r"(?:fail\w*|break\w*|broke\w*|error|crash\w*|raises?)",
     r"\bregression\b|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
@@ -96,8 +109,11 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"(?:no (?:errors?|issues?|problems?)|(?:it|everything) works)",
 )]
 # a pull request's own words ("Fixes #123", "Fixes bug: ..."), or the reporter sending one
-_FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|issue))|"
+_FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Fixing|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|"
+                            r"issue)|the following (?:bug|error|issue|crash))|"
                             r"^\s*Fixes (?:a |the )?bug\b|"
+                            r"^\s*(?:This PR |It )?(?:prevents|avoids) the following (?:error|bug|"
+                            r"crash)|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
                             r"sent|make|made) (?:a|the) (?:PR|pull request)\b", re.I | re.M)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
@@ -234,6 +250,53 @@ def _unset_argument(parsed: ParsedError) -> tuple[str, str] | None:
     return used.group("name"), attr
 
 
+_IMPORT_LINE = re.compile(r"\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
+_ARITY = re.compile(r"(?P<callee>\w+)\(\) (?:takes (?:from )?\d+ (?:to \d+ )?positional arguments? but "
+                    r"\d+ (?:were|was) given|missing \d+ required positional arguments?)")
+# a link to a line of a repository's source beside words blaming that line
+_BLAMED_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py#L\d+[\s\S]{0,400}?"
+                          r"\b(?:this line|the line|(?:could|would|will|may) cause|causes?|is a bug|"
+                          r"should be|revise|remove)\b|\b(?:revise|remove|change) \[?line \d+\]?\(",
+                          re.I)
+_SOURCE_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py#L\d+")
+# the reporter editing that line: "Replaced it with ... and the error was gone"
+_EDITED = re.compile(r"\b(?:replac\w+|chang\w+|edit\w+|modif\w+|patch\w+) (?:it|this|that|the "
+                     r"line|this line|it to|line \d+)\b[^\n]{0,200}?\b(?:error|problem|issue|crash)"
+                     r" (?:was|is|went) (?:gone|away|fixed|solved|resolved)", re.I)
+# interactive sessions: the call and its printed result side by side
+_SESSION = re.compile(r"^\s*(?:>>>|\(Pdb\)|In \[\d+\]:)\s*\S", re.M)
+_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|(?:go|goes|went) off the "
+                          r"rails|(?:gives?|returns?|prints?) (?:the )?wrong|wrong (?:result|output|"
+                          r"offsets?|values?)|should (?:be|return|give)|instead of)\b", re.I)
+
+
+def _own_call_arity(parsed: ParsedError) -> str | None:
+    """The function a library line calls with the wrong number of arguments (TypeError), when
+    the paste does not define that function itself (a callback of the user's is theirs)."""
+    m = _ARITY.search(parsed.message or "")
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if m is None or (parsed.exc_name or "") != "TypeError" or not relevant or \
+            not relevant[-1].is_library:
+        return None
+    callee = m.group("callee")
+    if callee in ("__init__", "forward", "call") or \
+            not re.search(rf"\b{callee}\(", relevant[-1].code or ""):
+        return None
+    if re.search(rf"^\s*def {callee}\s*\(", parsed.text, re.M):
+        return None
+    return callee
+
+
+def _silent_wrong_output(parsed: ParsedError) -> bool:
+    """No exception: an interactive session of library calls on literal input, and the reporter
+    saying its printed result is wrong."""
+    if parsed.exc_type or len(_SESSION.findall(parsed.text)) < 2:
+        return False
+    if re.search(r"^\s*(?:>>>|\(Pdb\))\s*(?:def|class)\s", parsed.text, re.M):
+        return False                  # code of the user's own in the session
+    return bool(_WRONG_WORDS.search(parsed.text))
+
+
 def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     """(reasons, strong) the paste gives for a library bug."""
     text, reasons, strong = parsed.text, [], False
@@ -248,7 +311,7 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
             reasons.append(f"a regression: \"{m.group(0).strip()[:120]}\"")
             strong = True
             break
-    if _FIX_DESCRIBED.search(text):
+    if _FIX_DESCRIBED.search(text) or (_SOURCE_LINE.search(text) and _EDITED.search(text)):
         reasons.append("the paste describes a fix of library code")
         strong = True
     if _OFFICIAL_EXAMPLE.search(text) and not _OWN_SCRIPT.search(text):
@@ -279,6 +342,20 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     elif name in _INTERNAL_TYPES and inner_lib and plain_call:
         reasons.append(f"{name} raised inside library code while your call passes plain values "
                        f"({user.code.strip()[:80]})")
+    if user is not None and _IMPORT_LINE.match(user.code or "") and inner_lib and \
+            name in _INTERNAL_TYPES | {"SyntaxError", "IndentationError"}:
+        reasons.append(f"{name} raised inside library code while your line only imports it "
+                       f"({user.code.strip()[:80]}): nothing of yours reached it")
+    arity = _own_call_arity(parsed)
+    if arity:
+        reasons.append(f"library code calls {arity}() with another number of arguments than it "
+                       "takes, on its own line: its code is wrong whatever the input")
+    if _BLAMED_LINE.search(text) and not parsed.user_frames:
+        reasons.append("the paste points at a line of the library's source as the cause")
+        strong = True
+    if _silent_wrong_output(parsed):
+        reasons.append("a library call on literal input returns a wrong result (no code of yours "
+                       "in between)")
     unset = _unset_argument(parsed)
     if unset:
         reasons.append(f"library code reads .{unset[1]} of its argument {unset[0]}, which is None "
@@ -326,8 +403,11 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
     reasons, strong = _evidence(parsed)
     if real and real[0].guess and reasons:
         real = []                     # the evidence outweighs a guess
-    if real and real[0].cause_id in FAMILY:
-        return None
+    fixed_here = any(r.startswith(("the paste describes", "the paste points at a line"))
+                     for r in reasons)
+    if real and real[0].cause_id in FAMILY and not fixed_here:
+        return None                   # the installation explains it, unless the library's own
+                                      # line is shown wrong or fixed
     remote = _REMOTE_UNREGISTERED.search(parsed.text)
     if remote and not real:
         reasons.append(f"the model repository's own code ({remote.group('cls').split('.')[-1]}, "
@@ -335,7 +415,8 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
                        "config's auto_map lacks that class, a fault of the repository")
     if not reasons:
         return None
-    stated = any(r.startswith(("a regression", "the paste describes")) for r in reasons)
+    stated = any(r.startswith(("a regression", "the paste describes", "the paste points at a "
+                                "line")) for r in reasons)
     if real and not stated:
         return None                   # a signature explains the error
     package = _package(parsed)

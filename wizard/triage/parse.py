@@ -185,6 +185,7 @@ def _parse_frames(lines: list[str], start: int, origin_hint: str | None = None,
     """Frames from lines[start:] up to the exception line; returns (frames, its index)."""
     frames: list[Frame] = []
     cur: Frame | None = None
+    header_indent = 0
     i = start
     while i < len(lines):
         line = lines[i]
@@ -198,8 +199,12 @@ def _parse_frames(lines: list[str], start: int, origin_hint: str | None = None,
                 f.origin = origin_hint
             frames.append(f)
             cur = f
+            header_indent = len(line) - len(line.lstrip())
             i += 1
             continue
+        if cur is not None and line[:1].isspace() and _EXC_STRICT.match(line) and \
+                len(line) - len(line.lstrip()) <= header_indent:
+            break                             # a traceback pasted indented: its exception line
         if cur is not None and cur.origin == "ipython":
             m = _IPY_CODE.match(line)
             if m and (line[:1].isspace() or m.group("arrow")):

@@ -332,7 +332,8 @@ HF_SIGNATURES: list[Signature] = [
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
        r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
-       r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable",
+       r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable|"
+       r"Tokenizer(?:\.from_pretrained\([^)\n]{0,200}\))? (?:is|returns?|gives?|was) None\b",
        "sentencepiece is not installed: this SentencePiece tokenizer class is a None placeholder "
        "without it, so from_pretrained returns None.",
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",
