@@ -62,9 +62,7 @@ def run_instrumented(script: str | Path, argv: list[str] | None = None, steps: i
     facts = reading.facts
     tf_script = facts.imports_tensorflow or bool(facts.tf_imports) or facts.entry == "keras" or \
         reading.case.framework == "tensorflow"
-    # from_tf=True loads TensorFlow weights into a PyTorch model: transformers needs TF for it
-    needs_tf = bool(reading.case.load_args.get("from_tf"))
-    if not tf_script and not needs_tf and "USE_TF" not in os.environ:
+    if not tf_script and not loads_tf_weights(reading) and "USE_TF" not in os.environ:
         environ["USE_TF"] = "0"  # transformers 4.x would otherwise import TensorFlow too
 
     def on_first_batch(capture: Capture) -> dict[str, Any]:
@@ -73,6 +71,12 @@ def run_instrumented(script: str | Path, argv: list[str] | None = None, steps: i
     capture = run_script(script, argv, on_first_batch=on_first_batch, steps=steps,
                          stop_on_nonfinite=stop_on_nonfinite, environ=environ)
     return RunOutcome(assemble(reading, capture, device, timeout, on_event), capture, reading)
+
+
+def loads_tf_weights(reading: ScriptReading) -> bool:
+    """Whether the script loads TensorFlow weights into a PyTorch model (from_tf=True):
+    transformers needs TensorFlow importable for it, so USE_TF=0 must not be set."""
+    return bool(reading.case.load_args.get("from_tf"))
 
 
 # -- the probes on the live objects ----------------------------------------------------------------
