@@ -299,6 +299,28 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
                   seconds=capture.seconds)
 
 
+def check_case(case: Case, device: str = "auto", timeout: float = PROBE_TIMEOUT,
+               on_event: Callable[[Any], None] | None = None,
+               autosave: Path | None = None) -> Result:
+    """The checks of a case (`python -m wizard check CASE.yaml`, wizard.api.check); when the
+    case pastes the error its script raised (`traceback:` + `script:`, `script_args:`), then
+    the report step of `wizard run` on that script, without running it: the reproduction is
+    cut at the lines of the script the traceback names and verified in a fresh interpreter.
+    The verdict is decided on all of it."""
+    result = Session(case, device=device, timeout=timeout, on_event=on_event,
+                     autosave=autosave).run()
+    if not case.script or not case.traceback.strip():
+        return result
+    capture = Capture(script=case.script, argv=list(case.script_args), ended="raised",
+                      traceback=case.traceback)
+    found = report_step(capture, list(result.findings), on_event)
+    if not found:
+        return result
+    findings = [*result.findings, *found]
+    return Result(case, result.environment, result.device, [*result.path, "report"], findings,
+                  decide(case, findings), seconds=result.seconds)
+
+
 def report_step(capture: Capture, findings: list[Finding],
                 on_event: Callable[[Any], None] | None) -> list[Finding]:
     """The library-bug report step (wizard.live.reprex), with its progress as session events."""
