@@ -116,3 +116,21 @@ def test_the_tokenizer_and_config_values_a_script_sets_are_applied():
     config = SimpleNamespace(pad_token_id=None)
     Context.from_objects(case, tokenizer=tok).set_config_values(config)
     assert config.pad_token_id == 7 and config.dropout == 0.2
+
+
+def test_a_script_is_the_one_that_raised_the_pasted_error(tmp_path):
+    (tmp_path / "train.py").write_text("print('hi')\n")
+    text = yaml.safe_dump({**MINIMAL, "traceback": "TypeError: x", "script": "train.py",
+                           "script_args": ["./ckpt", 3]})
+    (tmp_path / "case.yaml").write_text(text)
+    case = Case.from_file(tmp_path / "case.yaml")      # relative to the case file
+    assert case.script == str((tmp_path / "train.py").resolve())
+    assert case.script_args == ["./ckpt", "3"]
+    with pytest.raises(CaseError, match="paste its error too") as err:
+        Case.from_dict({**MINIMAL, "script": case.script})
+    assert err.value.field_name == "traceback"
+    with pytest.raises(CaseError, match="does not exist") as err:
+        Case.from_dict({**MINIMAL, "traceback": "TypeError: x", "script": str(tmp_path / "no.py")})
+    assert err.value.field_name == "script"
+    with pytest.raises(CaseError, match="arguments of `script:`"):
+        Case.from_dict({**MINIMAL, "script_args": ["x"]})

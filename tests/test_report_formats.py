@@ -3,7 +3,8 @@ snapshots, plus the structure each one must keep.
 
 The results under tests/snapshots/results/ are real sessions (the healthy demo case with a
 fault injected inside transformers, PyTorch and TensorFlow; a pasted error from inside
-datasets; the course's user-error case), with paths and timings made neutral. Versions,
+datasets; the course's user-error case; `wizard run` on the real trl bug of
+tests/test_reprex_real.py), with paths and timings made neutral. Versions,
 line numbers and the wizard's version are normalised before comparing, so a new release of a
 library does not break a snapshot. `UPDATE_SNAPSHOTS=1 pytest tests/test_report_formats.py`
 rewrites them after a deliberate template change.
@@ -29,11 +30,19 @@ CASES = {
     "library_bug_tf_nan": ("github", "hub"),
     "datasets_bug": ("github", "forum"),
     "user_error_pytorch": ("github", "forum", "hub"),
+    "trl_bug": ("github", "forum"),
 }
 GITHUB_SECTIONS = ["### System Info", "### Who can help?", "### Information", "### Tasks",
                    "### Reproduction", "### Expected behavior"]
 DATASETS_SECTIONS = ["### Describe the bug", "### Steps to reproduce the bug",
                      "### Expected behavior", "### Environment info"]
+# each library's own bug-report form (.github/ISSUE_TEMPLATE/bug-report.yml of its repository)
+FORM_SECTIONS = {
+    "trl": ["### Reproduction", "### System Info", "### Checklist"],
+    "accelerate": ["### System Info", "### Information", "### Tasks", "### Reproduction",
+                   "### Expected behavior"],
+    "peft": ["### System Info", "### Who can help?", "### Reproduction", "### Expected behavior"],
+}
 
 
 def load(name: str) -> dict:
@@ -80,6 +89,78 @@ def test_github_issue_follows_the_transformers_form_with_the_verified_script():
     assert "A newer release exists: transformers" in repro   # said before filing
     assert text.startswith("<!-- Title: distilbert (PyTorch): the forward pass raises")
     assert "- `transformers` version:" in text.split("### Who can help?")[0]  # System Info
+
+
+def sections(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("### ")]
+
+
+def blamed_on(result: dict, package: str, file: str) -> dict:
+    """The same verified reproduction, its failing frame in another library."""
+    result = copy.deepcopy(result)
+    repro = next(f for f in result["findings"] if f["id"] == "report.reproduction")
+    repro["evidence"].update({"package": package, "file": file})
+    return result
+
+
+def test_a_trl_bug_is_written_in_trls_own_form():
+    result = load("trl_bug")   # `wizard run` on the real add_eos bug: verified, blamed on trl
+    text = render_report(result, "github")
+    assert sections(text) == FORM_SECTIONS["trl"]
+    assert "https://github.com/huggingface/trl/issues/new/choose" in text
+    assert "### Who can help?" not in text and "@" not in text.split("### Checklist")[0].split(
+        "```")[0]  # trl's form has no such list: nobody is tagged
+    repro = text.split("### Reproduction")[1].split("### System Info")[0]
+    assert "```python" in repro and "SFTTrainer(" in repro and "from_config(" in repro
+    assert "TypeError: endswith first arg must be str" in repro      # the verified output
+    assert "**Expected:** The script runs without the error above." in repro
+    assert text.startswith("<!-- Title: TypeError: endswith first arg must be str")
+    checklist = text.split("### Checklist")[1]
+    assert "- [x] Any code provided is minimal, complete, and reproducible" in checklist
+    assert "- [x] Any traceback provided is complete" in checklist
+    assert "- [ ] I have checked that my issue isn't already filed" in checklist
+    # a box is ticked only when the report makes it true: an unverified script (still blamed on
+    # trl by the pasted error's triage) is not called reproducible, a cut traceback not complete
+    unverified = copy.deepcopy(result)
+    unverified["case"]["traceback"] = "TypeError: endswith first arg must be str"  # pasted cut
+    for f in unverified["findings"]:
+        if f["id"] == "report.reproduction":
+            f["evidence"]["verified"] = False
+        if f["id"] == "triage.unknown-error":
+            f["id"], f["evidence"]["package"] = "triage.possible-library-bug", "trl"
+    text = render_report(unverified, "github")
+    assert sections(text) == FORM_SECTIONS["trl"] and "did not reproduce" in text
+    assert "- [ ] Any code provided is minimal" in text
+    assert "- [ ] Any traceback provided is complete" in text
+
+
+def test_an_accelerate_bug_is_written_in_accelerates_form():
+    result = blamed_on(load("trl_bug"), "accelerate", "accelerate/accelerator.py")
+    text = render_report(result, "github")
+    assert sections(text) == FORM_SECTIONS["accelerate"]
+    assert "https://github.com/huggingface/accelerate/issues/new/choose" in text
+    assert "- [ ] One of the scripts in the examples/ folder of Accelerate" in text
+    assert "```python" in text.split("### Reproduction")[1]
+
+
+def test_a_peft_bug_tags_the_maintainers_peft_names():
+    result = blamed_on(load("trl_bug"), "peft", "peft/tuners/lora/model.py")
+    text = render_report(result, "github")
+    assert sections(text) == FORM_SECTIONS["peft"]
+    assert "https://github.com/huggingface/peft/issues/new/choose" in text
+    who = text.split("### Who can help?")[1].split("### Reproduction")[0]
+    assert "@benjaminbossan @githubnemo (library)" in who
+
+
+def test_a_library_without_a_form_of_its_own_gets_transformers_form():
+    from wizard.reports.maintainers import issue_form
+
+    assert issue_form("torch") == issue_form(None) == "github_transformers.md.j2"
+    assert issue_form("trl.trainer") == "github_trl.md.j2"
+    result = blamed_on(load("trl_bug"), "transformers", "transformers/trainer.py")
+    text = render_report(result, "github")
+    assert sections(text) == GITHUB_SECTIONS
+    assert "@zach-huggingface @SunMarc (trainer)" in text
 
 
 def test_tensorflow_nan_report_mentions_the_differential():

@@ -18,11 +18,22 @@
   exposed `SFTConfig(eos_token=...)`, the workaround). A tiny random model reproduces it.
 - Control (env modern): a script with a user error (a column the dataset lacks) never gets
   library-bug, and no reproduction is offered.
+- A pasted error with its script (env modern, the trl bug): `python -m wizard check CASE.yaml`
+  with `traceback:` + `script:` and wizard.api.check(traceback=, script=) reach the same
+  library-bug and verified reproduction without running the script; the traceback was pasted
+  from another folder (the script's file name matches). Controls: the same paste beside a
+  user error's script, and beside a setup where the cut script runs clean, never get
+  library-bug nor an offered reproduction.
 """
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +41,7 @@ from tests.conftest import HAS_TF, needs_tf
 from tests.test_run_script import LOOP_SCRIPT, write
 from wizard.evidence.repro import run_script
 from wizard.evidence.reprex import signature_of
+from wizard.frontends.terminal.cli import main
 from wizard.live.run import run_instrumented
 
 SAFETENSORS_BUG = '''\
@@ -206,3 +218,123 @@ def test_a_user_error_never_gets_library_bug_nor_a_reproduction(demo_dir, tmp_pa
     assert out.capture.ended == "raised" and "KeyError" in r.case.traceback
     assert r.verdict.kind != "library-bug"
     assert not [f for f in r.findings if f.id in ("report.reproduction", "report.latest-release")]
+
+
+# -- a pasted error with its script: check CASE.yaml and wizard.api.check ----------------------------
+def _pasted(script: Path, args: list[str]) -> str:
+    """What the user pastes: the error their own run of the script printed."""
+    env = {**os.environ, "USE_TF": "0"}
+    done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode != 0
+    return done.stderr[done.stderr.index("Traceback (most recent call last)"):]
+
+
+@pytest.fixture(scope="module")
+def pasted_trl_bug(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The trl bug's setup, the error as the user's run printed it (in another folder: the
+    paste names the script by a path that is not the case's), and a case file's fields."""
+    from transformers import AutoTokenizer
+
+    from tests.lm_fixtures import build
+
+    root = tmp_path_factory.mktemp("pasted")
+    fx = build(root / "fx")
+    model = root / "no-eos"
+    shutil.copytree(fx["model"], model)
+    tok = AutoTokenizer.from_pretrained(model)
+    tok.eos_token = None
+    tok.save_pretrained(model)
+    (root / "their-machine").mkdir()
+    (root / "their-machine" / "train.py").write_text(SFT_NO_EOS_BUG)
+    args = [str(model), str(fx["text"]), str(root / "sft-out")]
+    traceback = _pasted(root / "their-machine" / "train.py", args)
+    assert "add_eos" in traceback and str(root / "their-machine") in traceback
+    (root / "train.py").write_text(SFT_NO_EOS_BUG)
+    case = {"model": str(model), "framework": "pytorch", "task": "text-generation",
+            "dataset": {"path": str(fx["text"]), "text_columns": ["text"], "eval_split": None},
+            "training": {"trainer": "trainer", "batch_size": 2, "optimizer": "adamw"},
+            "symptom": "error", "traceback": traceback}
+    return {"root": root, "case": case, "args": args, "fx": fx}
+
+
+def _assert_verified_trl_bug(data: dict) -> None:
+    assert data["verdict"]["kind"] == "library-bug", data["verdict"]
+    repro = next(f for f in data["findings"] if f["id"] == "report.reproduction")
+    assert repro["status"] == "warn" and repro["evidence"]["verified"] is True
+    assert repro["evidence"]["package"] == "trl" and repro["evidence"]["from"] == "script"
+    assert "SFTTrainer(" in repro["fix"] and "sys.argv" not in repro["fix"]
+    again = run_script(repro["fix"])            # independently: it fails the same way
+    sig = signature_of(again.stderr)
+    assert sig is not None and sig.function == "add_eos"
+
+
+@pytest.mark.skipif(HAS_TF, reason="the trl 1.16 stack is env modern's")
+def test_check_case_with_a_pasted_error_and_its_script_is_a_verified_library_bug(
+        pasted_trl_bug, tmp_path):
+    import yaml
+
+    root = pasted_trl_bug["root"]
+    case_file = root / "case.yaml"                      # the script relative to the case file
+    case_file.write_text(yaml.safe_dump({**pasted_trl_bug["case"], "script": "train.py",
+                                         "script_args": pasted_trl_bug["args"]}))
+    out = tmp_path / "result.json"
+    start = time.monotonic()
+    code = main(["check", str(case_file), "--json", str(out), "-q", "--out", str(tmp_path / "o"),
+                 "--report", str(tmp_path / "r"), "--format", "github"])
+    took = time.monotonic() - start
+    data = json.loads(out.read_text())
+    assert code == 0  # no fault of the setup's (README: exit codes); the bug is trl's
+    assert data["case"]["script"] == str(root / "train.py")
+    assert "script.run" not in [f["id"] for f in data["findings"]]   # the script never ran
+    _assert_verified_trl_bug(data)
+    issue = (tmp_path / "r" / "report-github.md").read_text()
+    assert "huggingface/trl/issues/new" in issue and "### Checklist" in issue
+    assert (tmp_path / "r" / "repro.py").is_file()
+    print(f"check CASE.yaml {took:.0f} s")
+
+
+@pytest.mark.skipif(HAS_TF, reason="the trl 1.16 stack is env modern's")
+def test_api_check_with_a_pasted_error_and_its_script_is_a_verified_library_bug(pasted_trl_bug):
+    from wizard import check
+
+    case = {k: v for k, v in pasted_trl_bug["case"].items() if k != "traceback"}
+    report = check(case, traceback=pasted_trl_bug["case"]["traceback"],
+                   script=pasted_trl_bug["root"] / "train.py",
+                   script_args=pasted_trl_bug["args"])
+    _assert_verified_trl_bug(report.to_dict())
+    assert report.result.path[0] == "api" and "report.reproduction" in report
+
+
+@pytest.mark.skipif(HAS_TF, reason="the trl 1.16 stack is env modern's")
+def test_a_pasted_error_never_gets_library_bug_where_the_cut_script_runs_clean(pasted_trl_bug):
+    """The same paste, but the script's arguments name a tokenizer that has an EOS token: the
+    script cut from it does not fail, so no reproduction is offered and no bug is claimed."""
+    from wizard import check
+
+    fx = pasted_trl_bug["fx"]
+    args = [str(fx["model"]), *pasted_trl_bug["args"][1:]]
+    report = check({**pasted_trl_bug["case"], "model": str(fx["model"])},
+                   script=pasted_trl_bug["root"] / "train.py", script_args=args)
+    assert report.verdict.kind != "library-bug"
+    repro = report["report.reproduction"]        # tried, and said so
+    assert repro.status == "info" and repro.evidence["verified"] is False and not repro.fix
+    assert repro.evidence["attempts"] and not any(a["reproduced"]
+                                                  for a in repro.evidence["attempts"])
+
+
+@pytest.mark.skipif(HAS_TF, reason="env modern runs the PyTorch control")
+def test_a_pasted_user_error_with_its_script_never_gets_library_bug(demo_dir, tmp_path):
+    script = write(tmp_path, LOOP_SCRIPT.replace('batch["premise"]', 'batch["sentence"]'),
+                   MODEL_DIR=str(demo_dir / "model"), DATA_DIR=str(demo_dir / "dataset"))
+    traceback = _pasted(script, [])
+    assert "KeyError" in traceback
+    from wizard import check
+
+    report = check({"model": str(demo_dir / "model"),
+                    "dataset": {"path": str(demo_dir / "dataset"),
+                                "text_columns": ["premise", "hypothesis"]},
+                    "training": {"trainer": "loop", "optimizer": "adamw", "batch_size": 8}},
+                   traceback=traceback, script=script)
+    assert report.verdict.kind != "library-bug"
+    assert not [f for f in report.findings if f.id.startswith("report.")]

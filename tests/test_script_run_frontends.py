@@ -1,8 +1,10 @@
 """Running the user's own script from every front end, by the one path of `wizard run`:
 `python -m wizard check --script train.py --run ARGS`, and the app's "Run the script" button
-(served for real, driven with gradio_client). On the real TensorFlow bug of the pinned stack
-(huggingface/transformers#40028, env tf) both end in library-bug with the verified
-reproduction; the control (a user error, env modern) never does. The button is off on a shared
+(served for real, driven with gradio_client). On the real bugs of the pinned stacks (env tf:
+a TF model from a safetensors-only folder, huggingface/transformers#40028, and a PyTorch model
+left on the meta device by from_tf=True, #37786; env modern: trl's add_eos without an EOS token)
+both end in library-bug with the verified reproduction; the control (a user error, env modern)
+never does. The button is off on a shared
 Space unless its owner allows it."""
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any, Iterator
 import pytest
 
 from tests.conftest import HAS_TF, needs_tf
-from tests.test_reprex_real import SAFETENSORS_BUG, SFT_NO_EOS_BUG
+from tests.test_reprex_real import FROM_TF_BUG, SAFETENSORS_BUG, SFT_NO_EOS_BUG
 from tests.test_run_script import LOOP_SCRIPT, write
 
 pytest.importorskip("gradio_client")
@@ -183,28 +185,42 @@ def test_app_run_of_the_trl_bug_ends_in_library_bug(app_url, no_eos, tmp_path):
     assert Path(value(report["repro_file"])).read_text().strip() == script.strip()
 
 
+# the two real bugs of the TensorFlow stack: (script, the checkpoint file left out, its
+# arguments beyond the checkpoint, what the reproduction keeps, the area's maintainer)
+TF_STACK_BUGS = {
+    "tf-from-safetensors-only": (SAFETENSORS_BUG, "tf_model.h5", ("dataset",),
+                                 ("TFAutoModelForSequenceClassification.from_pretrained(",
+                                  "holds: config.json, model.safetensors"), "@Rocketknight1"),
+    "from-tf-left-on-meta": (FROM_TF_BUG, "model.safetensors", (),
+                             ("from_tf=True", "tf_model.h5"), "@Cyrilvallez"),
+}
+
+
 @needs_tf
-def test_app_run_of_the_tf_safetensors_bug_ends_in_library_bug(app_url, demo_dir, tmp_path):
+@pytest.mark.parametrize("bug", list(TF_STACK_BUGS))
+def test_app_run_of_a_tf_stack_bug_ends_in_library_bug(app_url, demo_dir, tmp_path, bug):
+    text, left_out, more, kept, maintainer = TF_STACK_BUGS[bug]
     url, api = app_url
-    ckpt = tmp_path / "pt-checkpoint"       # a PyTorch checkpoint: no tf_model.h5
+    ckpt = tmp_path / "checkpoint"       # what the other framework's user pushes
     ckpt.mkdir()
     for f in (demo_dir / "model").iterdir():
-        if f.name != "tf_model.h5":
+        if f.name != left_out:
             shutil.copy(f, ckpt / f.name)
-    client, out, result, updates = _run_in_app(url, api, SAFETENSORS_BUG,
-                                               f"{ckpt} {demo_dir / 'dataset'}", tmp_path)
-    assert updates > 3
+    args = " ".join([str(ckpt), *(str(demo_dir / m) for m in more)])
+    client, out, result, updates = _run_in_app(url, api, text, args, tmp_path)
+    assert updates > 3, (value(out["status"]), value(out["error:script"]), value(out["log"]))
     assert result["verdict"]["kind"] == "library-bug", value(out["status"])
     assert "could not be written" not in value(out["status"]) and value(out["bundle"])
     assert "library-bug" in value(out["verdict"])
     assert "Reproduce it from your script" in value(out["log"])  # the report step streamed
     report = named(api["report"], client.predict("github", api_name="/report"))
     script = value(report["repro"])
-    assert "TFAutoModelForSequenceClassification.from_pretrained(" in script
-    assert "holds: config.json, model.safetensors" in script and "sys.argv" not in script
+    assert all(k in script for k in kept) and "sys.argv" not in script
     assert len(script.strip().splitlines()) <= 30
     assert Path(value(report["repro_file"])).read_text().strip() == script.strip()
-    assert "### Reproduction" in value(report["text"]) and "Rocketknight1" in value(report["text"])
+    issue = value(report["text"])
+    assert "### Reproduction" in issue and maintainer in issue.split("### Information")[0]
+    assert value(report["github_repo"]) == "huggingface/transformers"
 
 
 def test_a_space_never_hands_its_own_token_to_a_pasted_script(monkeypatch, tmp_path):

@@ -3,12 +3,13 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_LAZY = {"diagnose": "wizard.api", "Report": "wizard.api",
+_LAZY = {"diagnose": "wizard.api", "check": "wizard.api", "Report": "wizard.api",
          "WizardKerasCallback": "wizard.callbacks", "WizardTrainerCallback": "wizard.callbacks"}
 
 
 def __getattr__(name: str) -> Any:
-    """`from wizard import diagnose` without importing the API (or a framework) up front."""
+    """`from wizard import diagnose` (or check) without importing the API (or a framework) up
+    front."""
     if name in _LAZY:
         import importlib
 

@@ -5,6 +5,9 @@
     report.show()              # rich panels in a terminal, Markdown + plots in a notebook
     report.write("report/")    # the same report files as `python -m wizard check`
 
+    from wizard import check   # a case: `python -m wizard check CASE.yaml` in a notebook
+    report = check("case.yaml", traceback=pasted_error, script="train.py", script_args=[...])
+
 Works on transformers models (TensorFlow and PyTorch) and on a plain Keras model or torch
 nn.Module with (x, y) data; the checks that need a tokenizer or a dataset run when given one.
 """
@@ -29,15 +32,17 @@ from wizard.core.findings import Finding, Verdict
 from wizard.core.optimizer import parse_optimizer
 from wizard.engine.plan import Step
 from wizard.engine.session import Session
-from wizard.errors import InputError
+from wizard.errors import CaseError, InputError
 from wizard.frontends.terminal.console import (
     finding_line,
     finding_panel,
     make_console,
     verdict_panel,
 )
+from wizard.live.run import check_case
 from wizard.reports.plots import render_all
 from wizard.reports.render import write_reports
+from wizard.settings import PROBE_TIMEOUT
 
 TRAINING = "wizard.checks.training"
 # short name -> registered probe name (when the registry has it) or "module:function"
@@ -206,6 +211,47 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
                      on_event=on_event).run()
     result.path = ["api", *result.path]
     return Report(result)
+
+
+# == check: a case ===================================================================================
+def check(case: Case | Mapping[str, Any] | str | Path, *, traceback: str | None = None,
+          script: str | Path | None = None, script_args: Iterable[str] | None = None,
+          device: str = "auto", timeout: float = PROBE_TIMEOUT, on_event: Any = None) -> Report:
+    """Run the checks of a case, as `python -m wizard check CASE.yaml` does.
+
+    case: a Case, the path of a case file, or its fields as a dict.
+    traceback, script, script_args: the case fields of the same names, given here: a pasted
+        error and the training script that raised it (with its arguments). When the error
+        comes from inside a library and the setup checks out, a reproduction is cut from the
+        script and verified in a fresh interpreter (report.reproduction; verdict library-bug).
+    """
+    given = _case_of(case)
+    if traceback is not None:
+        given.traceback = traceback
+        given.symptom = "error" if given.symptom in ("not-sure", "none") else given.symptom
+    if script is not None:
+        given.script = str(script)
+    if script_args is not None:
+        given.script_args = [str(a) for a in script_args]
+    given.validate()
+    result = check_case(given, device=device, timeout=timeout, on_event=on_event)
+    result.path = ["api", *result.path]
+    return Report(result)
+
+
+def _case_of(case: Case | Mapping[str, Any] | str | Path) -> Case:
+    """A copy of the case, not validated yet (check() sets its own fields first)."""
+    if isinstance(case, Case):
+        return Case.from_dict(case.to_dict(), validate=False)
+    if isinstance(case, Mapping):
+        return Case.from_dict(dict(case), validate=False)
+    path = Path(case)
+    if not path.is_file():
+        raise CaseError(f"The case file {str(path)!r} does not exist; check the path.")
+    loaded = Case.from_yaml(path.read_text(encoding="utf-8"), base_dir=path.parent,
+                            validate=False)
+    loaded.source = str(path)
+    return loaded
 
 
 def _probe_name(check: str, transformers: bool) -> str:

@@ -159,6 +159,10 @@ class Case:
     target: Target = field(default_factory=Target)
     symptom: str = "not-sure"
     traceback: str = ""
+    # the training script that raised `traceback` (a path, relative to the case file) and the
+    # arguments it ran with: a library bug's reproduction is cut from it
+    script: str | None = None
+    script_args: list[str] = field(default_factory=list)
     logs: str | None = None
     notes: str = ""
     source: str | None = None  # where the case came from (file path), not written back
@@ -180,9 +184,11 @@ class Case:
         if not isinstance(data, dict):
             raise CaseError("The case file must be a mapping of fields (model:, dataset:, ...), "
                             f"not a {type(data).__name__}.")
-        case = cls.from_dict(data, validate=validate)
+        case = cls.from_dict(data, validate=False)
         if base_dir is not None:
             case.resolve_paths(base_dir)
+        if validate:  # after the paths are the case file's (the script must exist)
+            case.validate()
         return case
 
     @classmethod
@@ -214,9 +220,9 @@ class Case:
         return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
 
     def resolve_paths(self, base_dir: Path) -> None:
-        """Make relative local paths (model, dataset, logs) relative to the case file."""
+        """Make relative local paths (model, dataset, logs, script) relative to the case file."""
         for obj, name in ((self, "model"), (self, "tokenizer"), (self.dataset, "path"),
-                          (self, "logs")):
+                          (self, "logs"), (self, "script")):
             value = getattr(obj, name)
             if value and not Path(value).is_absolute() and _is_file_or_dir(base_dir / value):
                 setattr(obj, name, str((base_dir / value).resolve()))
@@ -283,11 +289,27 @@ class Case:
             raise CaseError("`dataset.text_columns` is empty; list the text column(s), e.g. "
                             "[premise, hypothesis].", "dataset.text_columns")
         self._validate_target()
+        self._validate_script()
         opt = self.training.optimizer
         if not isinstance(opt, (str, dict)) or (isinstance(opt, dict) and "name" not in opt):
             raise CaseError("`training.optimizer` must be a string such as adam or "
                             "'Adam(learning_rate=5e-5)', or a mapping with `name:`.",
                             "training.optimizer")
+
+    def _validate_script(self) -> None:
+        if not self.script:
+            if self.script_args:
+                raise CaseError("`script_args` are the arguments of `script:`; add the script "
+                                "that raised the error (e.g. `script: train.py`).", "script")
+            return
+        if not Path(self.script).expanduser().is_file():
+            raise CaseError(f"The script {self.script!r} does not exist; give the path of the "
+                            "training script that raised the error (relative to the case "
+                            "file).", "script")
+        if not self.traceback.strip():
+            raise CaseError("`script:` names the script that raised `traceback:`; paste its "
+                            f"error too, or run it under the wizard: python -m wizard run "
+                            f"{self.script}.", "traceback")
 
     def _validate_target(self) -> None:
         t = self.target

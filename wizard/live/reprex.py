@@ -29,10 +29,15 @@ FRAMEWORK_ENV = {"TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
 
 
 def script_lines(capture: Capture) -> list[int]:
-    """The lines of the user's script the error passed through, innermost first."""
+    """The lines of the user's script the error passed through, innermost first. A traceback
+    pasted from another machine names the script by another path: its file name decides."""
     script = os.path.realpath(capture.script)
-    return [f.line for f in reversed(parse_traceback(capture.traceback).frames)
-            if f.file and f.line and os.path.realpath(f.file) == script]
+    frames = [f for f in reversed(parse_traceback(capture.traceback).frames) if f.file and f.line]
+    here = [f.line for f in frames if os.path.realpath(f.file) == script]
+    if here:
+        return here
+    name = os.path.basename(script)
+    return [f.line for f in frames if f.is_user and os.path.basename(f.file) == name]
 
 
 def failing_line(capture: Capture) -> int | None:

@@ -62,9 +62,7 @@ def run_instrumented(script: str | Path, argv: list[str] | None = None, steps: i
     facts = reading.facts
     tf_script = facts.imports_tensorflow or bool(facts.tf_imports) or facts.entry == "keras" or \
         reading.case.framework == "tensorflow"
-    # from_tf=True loads TensorFlow weights into a PyTorch model: transformers needs TF for it
-    needs_tf = bool(reading.case.load_args.get("from_tf"))
-    if not tf_script and not needs_tf and "USE_TF" not in os.environ:
+    if not tf_script and not loads_tf_weights(reading) and "USE_TF" not in os.environ:
         environ["USE_TF"] = "0"  # transformers 4.x would otherwise import TensorFlow too
 
     def on_first_batch(capture: Capture) -> dict[str, Any]:
@@ -73,6 +71,12 @@ def run_instrumented(script: str | Path, argv: list[str] | None = None, steps: i
     capture = run_script(script, argv, on_first_batch=on_first_batch, steps=steps,
                          stop_on_nonfinite=stop_on_nonfinite, environ=environ)
     return RunOutcome(assemble(reading, capture, device, timeout, on_event), capture, reading)
+
+
+def loads_tf_weights(reading: ScriptReading) -> bool:
+    """Whether the script loads TensorFlow weights into a PyTorch model (from_tf=True):
+    transformers needs TensorFlow importable for it, so USE_TF=0 must not be set."""
+    return bool(reading.case.load_args.get("from_tf"))
 
 
 # -- the probes on the live objects ----------------------------------------------------------------
@@ -293,6 +297,28 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
     verdict = decide(case, all_findings)
     return Result(case, environment, dev, ["script", *path], all_findings, verdict,
                   seconds=capture.seconds)
+
+
+def check_case(case: Case, device: str = "auto", timeout: float = PROBE_TIMEOUT,
+               on_event: Callable[[Any], None] | None = None,
+               autosave: Path | None = None) -> Result:
+    """The checks of a case (`python -m wizard check CASE.yaml`, wizard.api.check); when the
+    case pastes the error its script raised (`traceback:` + `script:`, `script_args:`), then
+    the report step of `wizard run` on that script, without running it: the reproduction is
+    cut at the lines of the script the traceback names and verified in a fresh interpreter.
+    The verdict is decided on all of it."""
+    result = Session(case, device=device, timeout=timeout, on_event=on_event,
+                     autosave=autosave).run()
+    if not case.script or not case.traceback.strip():
+        return result
+    capture = Capture(script=case.script, argv=list(case.script_args), ended="raised",
+                      traceback=case.traceback)
+    found = report_step(capture, list(result.findings), on_event)
+    if not found:
+        return result
+    findings = [*result.findings, *found]
+    return Result(case, result.environment, result.device, [*result.path, "report"], findings,
+                  decide(case, findings), seconds=result.seconds)
 
 
 def report_step(capture: Capture, findings: list[Finding],

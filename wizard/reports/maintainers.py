@@ -1,9 +1,10 @@
 """Who to tag in a GitHub issue, by the area of the library the error comes from.
 
 A small offline table after the "Who can help?" lists of the libraries' own issue forms
-(transformers' bug report form, as of its 4.57/5.x releases): the innermost library file of the
-failing traceback picks the area. Handles change over time; the form's own list is the
-reference, so the report says where they come from.
+(transformers' bug report form, as of its 4.57/5.x releases; peft's, below): the innermost
+library file of the failing traceback picks the area. Handles change over time; the form's own
+list is the reference, so the report says where they come from. trl's and accelerate's bug
+forms have no such list (their maintainers triage), so no handles are guessed for them here.
 """
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ AREAS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("transformers", r"(^|/)quantizers/|(^|/)integrations/bitsandbytes", "quantization",
      ("@SunMarc", "@MekkCyber")),
     ("transformers", r"(^|/)models/", "text models", ("@ArthurZucker", "@Cyrilvallez")),
+    # huggingface/peft .github/ISSUE_TEMPLATE/bug-report.yml, "Who can help?": "Library:
+    # @benjaminbossan @githubnemo" (its other areas: the diffusers integration, documentation)
+    ("peft", r"", "library", ("@benjaminbossan", "@githubnemo")),
     ("datasets", r"", "datasets", ("@lhoestq",)),
     ("accelerate", r"", "accelerate", ("@SunMarc", "@zach-huggingface")),
     ("tokenizers", r"", "tokenizers", ("@ArthurZucker", "@itazap")),
@@ -58,3 +62,14 @@ def issue_repository(package: str | None) -> str:
     """The GitHub repository where a bug in `package` is filed (transformers' when unknown)."""
     return REPOSITORIES.get((package or "").split(".")[0].replace("-", "_").lower(),
                             DEFAULT_REPOSITORY)
+
+
+# the libraries whose own GitHub bug-report form has a template (github_<library>.md.j2); a
+# bug in any other library is written in transformers' form
+ISSUE_FORMS: tuple[str, ...] = ("transformers", "datasets", "accelerate", "trl", "peft")
+
+
+def issue_form(package: str | None) -> str:
+    """The report template of the bug-report form of `package` (transformers' when it has none)."""
+    name = (package or "").split(".")[0].replace("-", "_").lower()
+    return f"github_{name if name in ISSUE_FORMS else 'transformers'}.md.j2"

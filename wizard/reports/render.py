@@ -8,7 +8,7 @@ from wizard.evidence.environment import environment_block
 from wizard.evidence.repro import write_script
 from wizard.reports.jinja import environment
 from wizard.reports.links import share_targets
-from wizard.reports.maintainers import who_can_help
+from wizard.reports.maintainers import issue_form, issue_repository, who_can_help
 from wizard.reports.plots import render_all
 from wizard.reports.redact import redact
 
@@ -55,6 +55,17 @@ def suspected_package(result: dict[str, Any]) -> str | None:
     return None
 
 
+def blamed_library(result: dict[str, Any]) -> dict[str, str]:
+    """The library a bug report is about (the one the evidence blames, else the failing code's
+    of an unverified reproduction, else transformers), its repository and its issue form."""
+    package = suspected_package(result)
+    if package is None:
+        package = next((((f.get("evidence") or {}).get("failure") or {}).get("package")
+                        for f in result["findings"] if f["id"] == "report.reproduction"), None)
+    package = package or "transformers"
+    return {"package": package, "repo": issue_repository(package), "form": issue_form(package)}
+
+
 def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
     """The report text for `result` (a Result.to_dict()), redacted. The github, forum and hub
     formats of a result with nowhere to share it (a user error: see links.share_targets) are
@@ -66,6 +77,7 @@ def render_report(result: dict[str, Any], fmt: str = "markdown") -> str:
         result=result, case=result["case"], verdict=result["verdict"],
         findings=result["findings"], env_block=environment_block(result.get("environment")),
         shown=shown_findings(result), share=share_targets(result), helpers=helpers(result),
+        blamed=blamed_library(result),
         passed=[f for f in result["findings"] if f["status"] in ("pass", "info", "skip")])
     return redact(text)
 

@@ -19,7 +19,7 @@ from wizard.core.childproc import Child
 from wizard.errors import one_line
 from wizard.frameworks import child_env
 from wizard.frontends.app.run import event_dict, read_pasted_script
-from wizard.live.run import run_instrumented
+from wizard.live.run import loads_tf_weights, run_instrumented
 from wizard.settings import Settings
 
 SCRIPT_NAME = "train.py"
@@ -104,6 +104,8 @@ def run_script_events(text: str, args: str | None, run_dir: Path,
     script = run_dir / SCRIPT_NAME
     script.write_text(text, encoding="utf-8")
     env = child_env(reading.case.framework)
+    if loads_tf_weights(reading):  # PyTorch from TensorFlow weights: TF must stay importable
+        env.pop("USE_TF", None)
     if env.get("SPACE_ID"):  # a Space's own token is its owner's, never a pasted script's
         for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
             env.pop(name, None)

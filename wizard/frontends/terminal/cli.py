@@ -16,7 +16,6 @@ from wizard.core.gpus import read_gpu
 from wizard.core.catalogue import CATEGORIES, CHECKS
 from wizard.demo.cases import course_case, healthy_case
 from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
-from wizard.engine.session import Session
 from wizard.errors import CaseError, UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
 from wizard.frameworks import default_demo_framework, process_defaults
@@ -31,6 +30,7 @@ from wizard.frontends.terminal.console import (
     summary_line,
     verdict_panel,
 )
+from wizard.live.run import check_case
 from wizard.reports.plots import warm_up as plots_warm_up
 from wizard.reports.redact import redact
 from wizard.reports.render import write_reports
@@ -129,8 +129,8 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
     plots_warm_up()
     try:
         with printer:
-            result = Session(case, device=args.device, timeout=args.timeout, on_event=printer,
-                             autosave=autosave).run()
+            result = check_case(case, device=args.device, timeout=args.timeout,
+                                on_event=printer, autosave=autosave)
         if reading is not None:
             result = reading.merge(result)  # the script's static findings, with their lines
     except KeyboardInterrupt:
