@@ -1212,7 +1212,8 @@ HF_PASTES = {
     "torch-cpu-only-build": "    model.to('cuda')\nAssertionError: Torch not compiled with CUDA "
                             "enabled",
     "pytorch-model-in-keras": "AttributeError: 'KerasTensor' object has no attribute 'size'",
-    "model-class-without-head": "ValueError: You have to specify either decoder_input_ids or "
+    "model-class-without-head": "model = AutoModel.from_pretrained('t5-small')\n"
+                                "ValueError: You have to specify either decoder_input_ids or "
                                 "decoder_inputs_embeds",
     "fp16-weights-with-amp": "ValueError: Attempting to unscale FP16 gradients.",
     "gradient-checkpointing-inputs-no-grad": "RuntimeError: element 0 of tensors does not require "

@@ -672,3 +672,43 @@ def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> No
     with pastes_from_elsewhere():
         t = triage("PegasusTokenizer.from_pretrained('google/pegasus-xsum') returns None.")
         assert t.cause_id == "env-missing-package" and "sentencepiece" in t.primary.fix
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("ValueError: You passed both a ref_model and a peft_config. For training PEFT adapters with "
+     "DPO there is no need to pass a reference model.", "dpo-ref-model-with-peft-config"),
+    ("ValueError: You passed a `DataCollatorForCompletionOnlyLM` to the SFTTrainer. This is not "
+     "compatible with the `packing` argument.", "packing-with-completion-only-collator"),
+    ("ValueError: You have to specify either decoder_input_ids or decoder_inputs_embeds",
+     "encoder-decoder-missing-decoder-inputs"),
+    ("model = AutoModel.from_pretrained('t5-base')\nout = model.generate(input_ids=ids)\n"
+     "ValueError: You have to specify either decoder_input_ids or decoder_inputs_embeds",
+     "model-class-without-head"),
+    ("`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`",
+     "bf16-unsupported-gpu"),
+    ("TypeError: forward() got an unexpected keyword argument 'token_type_ids'",
+     "unsupported-token-type-ids"),
+    ("ImportError: cannot import name 'AutoModelForCausalLMWithValueHead' from 'trl'",
+     "env-version-too-new"),
+    ("datasets.utils.info_utils.NonMatchingSplitsSizesError: [{'expected': SplitInfo(name='test',"
+     " num_bytes=1, num_examples=4358, shard_lengths=None, dataset_name=None), 'recorded': "
+     "SplitInfo(name='test', num_bytes=5, num_examples=17432, shard_lengths=None, "
+     "dataset_name='parquet')}]", "env-version-too-old"),
+    ("it reports error : ValueError : Unable to create tensor , you should probably activate "
+     "truncation and/or padding with 'padding=True'", "unable-to-create-tensor"),
+    ("embedder = SentenceTransformer(modules=[m])\nTypeError: encode() got an unexpected keyword "
+     "argument 'convert_to_tensor'", "env-version-too-old"),
+])
+def test_wordings_of_trl_seq2seq_precision_and_release_errors(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+
+
+def test_a_name_trl_removed_is_a_release_question_not_a_wrong_import() -> None:
+    with pastes_from_elsewhere():
+        t = triage("ImportError: cannot import name 'ORPOTrainer' from 'trl'")
+        assert t.cause_id == "env-version-too-new"
+        assert "trl.experimental.orpo" in t.primary.fix
+        # a class of another library imported from trl is still a wrong path
+        assert triage("ImportError: cannot import name 'BertModel' from 'trl'").cause_id == \
+            "wrong-import-path"

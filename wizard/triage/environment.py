@@ -62,6 +62,7 @@ _LIB_CLASS = [
      "transformers"),
 ]
 _HF_NAMED = re.compile(r"\b(?:transformers?|datasets|tokenizers|accelerate|peft|trl|keras|"
+                       r"SentenceTransformer|"
                        r"tensorflow|torch|diffusers|sentence.transformers|from_pretrained|"
                        r"TrainingArguments|Trainer|AutoModel\w*|AutoTokenizer|LoraConfig)\b",
                        re.I)
@@ -290,13 +291,13 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     top = _top(module) if module else ""
     if not name:
         return {"reject": True}
+    change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
     home = _HOME.get(name) or _libclass(name)
-    if home and top and top != home and top in LIBRARIES:
+    if home and top and top != home and top in LIBRARIES and not (change and change.removed):
         ev["home"] = home
         return {"id": "wrong-import-path",
                 "cause": f"{name} belongs to {home}, not to {module}.",
                 "fix": f"from {home} import {name}"}
-    change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
     if change is None and module:
         change = api_change(module)
     if change is not None:
@@ -439,6 +440,13 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                 "cause": f"{arg} is not an argument of {callee}() in any release: it is a "
                          f"misspelling of {typo}.",
                 "fix": f"{callee}(..., {typo}=...)   # not {arg}"}
+    if arg == "token_type_ids" and method in ("forward", "call", "__call__"):
+        return {"id": "unsupported-token-type-ids",
+                "cause": "The model has no segment (token type) embeddings (DistilBERT, RoBERTa-"
+                         "style, BART, T5, decoder LLMs), so its forward takes no token_type_ids; "
+                         "code or a tokenizer written for BERT passes them.",
+                "fix": "batch.pop('token_type_ids', None)   # or: tokenizer(..., "
+                       "return_token_type_ids=False)"}
     caller = _importer(parsed, owner) if owner else _importer(parsed)
     if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
         return {"id": "callback-signature-mismatch",
@@ -737,6 +745,14 @@ ENV_SIGNATURES: list[Signature] = [
          "2.14.6 does not handle.",
          'pip install -U "datasets>=2.14.6"   # or: pip install "fsspec<=2023.9.2"',
          priority=18),
+    _sig("env-datasets-parquet-splits", OLD,
+         r"NonMatchingSplitsSizesError[\s\S]{0,600}?'recorded': SplitInfo\([^)]{0,300}?"
+         r"dataset_name='parquet'",
+         "The Hub now serves this dataset as parquet files, whose split sizes differ from the "
+         "ones its old loading script recorded; the installed datasets still verifies against "
+         "the script's numbers.",
+         'pip install -U datasets   # reads the parquet export with its own split info',
+         priority=16),
     _sig("env-numpy-symbolic-tensor", NEW,
          r"Cannot convert a symbolic Tensor \([^)\n]*\) to a numpy array",
          "NumPy 1.20 or later with TensorFlow 2.4 or older: that TensorFlow's RNN layers call a "

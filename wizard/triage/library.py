@@ -251,7 +251,7 @@ def _unset_argument(parsed: ParsedError) -> tuple[str, str] | None:
 
 
 _IMPORT_LINE = re.compile(r"\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
-_ARITY = re.compile(r"(?P<callee>\w+)\(\) (?:takes (?:from )?\d+ (?:to \d+ )?positional arguments? but "
+_ARITY = re.compile(r"(?<!\w)(?P<callee>\w{1,100})\(\) (?:takes (?:from )?\d+ (?:to \d+ )?positional arguments? but "
                     r"\d+ (?:were|was) given|missing \d+ required positional arguments?)")
 # a link to a line of a repository's source beside words blaming that line
 _BLAMED_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py#L\d+[\s\S]{0,400}?"
@@ -273,10 +273,11 @@ _WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|(?:g
 def _own_call_arity(parsed: ParsedError) -> str | None:
     """The function a library line calls with the wrong number of arguments (TypeError), when
     the paste does not define that function itself (a callback of the user's is theirs)."""
-    m = _ARITY.search(parsed.message or "")
     relevant = [f for f in parsed.frames if f.kind != "other"]
-    if m is None or (parsed.exc_name or "") != "TypeError" or not relevant or \
-            not relevant[-1].is_library:
+    if (parsed.exc_name or "") != "TypeError" or not relevant or not relevant[-1].is_library:
+        return None
+    m = _ARITY.search(parsed.message or "")
+    if m is None:
         return None
     callee = m.group("callee")
     if callee in ("__init__", "forward", "call") or \

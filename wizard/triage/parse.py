@@ -120,7 +120,7 @@ _EXC_STRICT = re.compile(
 # an exception named inside a sentence: "... it results in ValueError: Unrecognized ..."
 _EXC_INLINE = re.compile(
     r"(?:^|(?<=[\s`'\"*(\[>:]))(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Invalid))"
-    r"(?P<msg>: \S.*)$")
+    r"(?P<msg> ?: \S.*)$")
 # VS Code: "Exception has occurred: ImportError" with the message on the next line;
 # the Hub's dataset viewer: "Exception:     ImportError" then "Message:       ..."
 _VSCODE_EXC = re.compile(r"^\s*Exception has occurred: (?P<type>[\w.]+)")
@@ -330,7 +330,7 @@ def _inline_exception(lines: list[str]) -> tuple[str, str] | None:
     for ln in lines:
         m = _EXC_INLINE.search(ln.strip())
         if m and not _PY_FRAME.match(ln):
-            msg = m.group("msg")[1:].strip().rstrip("`*").strip()
+            msg = m.group("msg").lstrip(" :").strip().rstrip("`*").strip()
             return m.group("type"), msg
     return None
 

@@ -138,7 +138,7 @@ SIGNATURES: list[Signature] = [
         priority=13, refine=refine_oom),
     Signature(
         "unable-to-create-tensor",
-        r"Unable to create tensor, you should probably activate truncation and/or padding",
+        r"Unable to create tensor ?, you should probably activate truncation and/or padding",
         "The examples of a batch have different lengths (no padding/truncation) or a column holds "
         "something that is not a list of ids (raw text, nested labels).",
         "return_tensors / a collator stacks the examples into one rectangular tensor; ragged "
@@ -233,7 +233,8 @@ SIGNATURES: list[Signature] = [
         title="Asking to pad but the tokenizer does not have a padding token", priority=14),
     Signature(
         "missing-input-ids",
-        r"You have to specify either input_ids or inputs_embeds|You must specify exactly one of "
+        r"You have to specify either (?<!decoder_)input_ids or inputs_embeds|You must specify "
+        r"exactly one of "
         r"input_ids or inputs_embeds|You should supply an encoding or a list of encodings to "
         r"this method that includes input_ids|(?m:^KeyError: '?input_ids'?$)|"
         r"The batch received was empty, your model won't be able to train on it",

@@ -28,6 +28,22 @@ def refine_sentencepiece(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     return None
 
 
+_BARE_MODEL = re.compile(r"\b(?:TF)?AutoModel\.from_pretrained|\b(?:TF)?[A-Z]\w*(?<!For)(?<!LM)Model"
+                         r"\.from_pretrained|were not used when initializing (?:TF)?[A-Z]\w*"
+                         r"(?<!For)Model\b|\.generate\(")
+
+
+def refine_decoder_inputs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Decoder inputs missing: the model's class when the paste loads a bare model (AutoModel,
+    T5Model) or generates with one; else the call (encoder inputs only, no labels)."""
+    bare = bool(_BARE_MODEL.search(parsed.text)) and not re.search(
+        r"\b\w+For(?:ConditionalGeneration|Seq2SeqLM)\b", parsed.text)
+    decoder = "decoder_input_ids or decoder_inputs_embeds" in parsed.text
+    if ev.get("_sig") == "head":
+        return None if bare or not decoder else {"reject": True}
+    return {"reject": True} if bare else None
+
+
 def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A missing file that a library was asked to read; the user's own open() of a missing file
     is plain code (the line shown is the answer)."""
@@ -220,7 +236,8 @@ HF_SIGNATURES: list[Signature] = [
        "generate()/training cannot build decoder inputs.",
        "Generation and seq2seq training need ...ForConditionalGeneration / AutoModelForSeq2SeqLM,"
        " which shift the labels into decoder inputs.",
-       ["model.no-loss"], "model = AutoModelForSeq2SeqLM.from_pretrained(checkpoint)"),
+       ["model.no-loss"], "model = AutoModelForSeq2SeqLM.from_pretrained(checkpoint)",
+       refine=lambda ev, parsed: refine_decoder_inputs({**ev, "_sig": "head"}, parsed)),
     _s("fp16-weights-with-amp", r"Attempting to unscale FP16 gradients",
        "The trainable weights are fp16 (model loaded with torch_dtype=float16) and fp16 AMP is "
        "on; the GradScaler needs float32 master weights.",
@@ -271,6 +288,33 @@ HF_SIGNATURES: list[Signature] = [
        "It builds the training text from that column or function.",
        ["data.batch-structure"], "SFTTrainer(..., dataset_text_field='text')   # or "
        "formatting_func=..., or packing=True for a packed dataset", priority=14),
+    _s("dpo-ref-model-with-peft-config",
+       r"You passed both a ref_model and a peft_config",
+       "DPOTrainer got a separate reference model and a peft_config: with PEFT the reference is "
+       "the base model with the adapter disabled, so a second model is refused.",
+       "Training an adapter keeps the base weights; trl uses them, adapter off, as the "
+       "reference.", ["model.forward"],
+       "DPOTrainer(model, ref_model=None, args=config, peft_config=peft_config, ...)",
+       priority=14),
+    _s("packing-with-completion-only-collator",
+       r"You passed a `?DataCollatorForCompletionOnlyLM`? to the SFTTrainer\. This is not "
+       r"compatible with the `?packing`? argument",
+       "packing=True and DataCollatorForCompletionOnlyLM do not go together: the collator "
+       "masks each example's prompt, which it cannot find inside packed sequences.",
+       "Packing concatenates examples into one sequence; the completion-only collator needs "
+       "one example per row.", ["data.batch-structure"],
+       "SFTConfig(packing=False, ...)   # keep the completion-only loss\n"
+       "# or, with trl >= 0.20: SFTConfig(packing=True, completion_only_loss=True) on a "
+       "prompt/completion dataset", priority=14),
+    _s("encoder-decoder-missing-decoder-inputs",
+       r"You have to specify either decoder_input_ids or decoder_inputs_embeds",
+       "An encoder-decoder model (T5, BART, mT5 ...) was called with encoder inputs only: its "
+       "decoder needs decoder_input_ids, or labels from which the model derives them.",
+       "Seq2seq models shift the labels right to build the decoder's inputs; without labels "
+       "or decoder inputs the decoder has nothing to read.", ["model.forward"],
+       "outputs = model(input_ids=ids, attention_mask=mask, labels=label_ids)\n"
+       "# features only: model.get_encoder()(input_ids=ids, attention_mask=mask)",
+       priority=14, refine=refine_decoder_inputs),
     _s("wrong-argument-type",
        r"has no attribute '?(?:modules|named_parameters|named_modules)\b",
        "An object that is not a torch module (e.g. a Python function) was passed where the "

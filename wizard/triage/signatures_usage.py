@@ -607,6 +607,13 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "array = tensor.detach().cpu().numpy()", priority=12,
        title="A GPU tensor (or one that requires grad) to NumPy"),
+    _u("bf16-unsupported-gpu",
+       r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device",
+       "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
+       "bfloat16 arithmetic needs an Ampere (A100, RTX 30xx) or newer GPU; older ones run "
+       "fp16.", ["model.precision-unsupported"],
+       "mixed_precision = 'fp16'   # or TrainingArguments(fp16=True) instead of bf16=True",
+       priority=17, title="bf16 on a GPU without bfloat16"),
     _u("generate-max-length-too-short",
        r"Input length of input_ids is (?P<input_len>\d+), but `max_length` is set to "
        r"(?P<max_length>\d+)",

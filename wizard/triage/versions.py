@@ -187,6 +187,17 @@ API_CHANGES: tuple[ApiChange, ...] = (
               replacement="SFTConfig(dataset_text_field=...)"),
     ApiChange("trl", "max_seq_length", removed="0.12.0",
               replacement="SFTConfig(max_seq_length=...)"),
+    # trl 0.29 took the PPO family and the less used trainers out of the top-level package
+    # (they lived in trl.experimental from 0.26; the PPO ones are gone from later releases)
+    *(ApiChange("trl", name, removed="0.29.0",
+                replacement="the code's own PPO loop, or a trainer trl still ships (GRPOTrainer)")
+      for name in ("AutoModelForCausalLMWithValueHead", "AutoModelForSeq2SeqLMWithValueHead",
+                   "PPOTrainer", "PPOConfig")),
+    *(ApiChange("trl", name, removed="0.29.0",
+                replacement=f"from trl.experimental.{module} import {name}")
+      for name, module in (("ORPOTrainer", "orpo"), ("ORPOConfig", "orpo"), ("CPOTrainer", "cpo"),
+                           ("CPOConfig", "cpo"), ("OnlineDPOTrainer", "online_dpo"),
+                           ("OnlineDPOConfig", "online_dpo"))),
     # datasets
     ApiChange("datasets", "load_metric", removed="3.0.0",
               replacement="import evaluate; metric = evaluate.load(...)"),
