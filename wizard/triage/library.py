@@ -82,7 +82,7 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"back)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,60}?"
     r"(?:works?|fix\w*|solv\w*|resolv\w*|no longer|gone|fine)",
     # no version named: "this is recent behavior", "until recently it worked", "it used to work"
-    r"\bthis is (?:a )?(?:recent|new) behaviou?r\b|\bused to work\b|\buntil (?:recently|the past "
+    r"\bthis is (?:a )?(?:recent|new) behaviou?r\b|\buntil (?:recently|the past "
     r"(?:few )?(?:days|weeks|months))\b[^.\n]{0,80}?\bwork(?:ed|s)\b|\bworked (?:fine|perfectly|"
     r"without (?:any )?(?:issue|problem)s?)\b[^.\n]{0,40}?\b(?:until|before) (?:recently|yesterday|"
     r"last week|the (?:latest|last|new|recent) (?:release|update|version))",
@@ -91,8 +91,8 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"request|commit|change)\]?\(?https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|commit)/",
     # two releases side by side: "In version 4.3.x the following code ... In version 4.2.x the
     # code returned a tensor"
-    r"\b(?:in|with|on|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:the (?:same )?code |it |"
-    r"this )?(?:returned|returns|worked|works|ran|runs) ",
+    r"\b(?:in|with|on|using) (?:version |release |v)\d+\.\d+[\w.]*,? (?:the (?:same )?code|it|this) "
+    r"(?:returned|worked|works fine|works)\b",
     r"(?:after|since) (?:upgrad\w*|updat\w*|bump\w*)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,80}?"
     r"(?:fail\w*|break\w*|broke\w*|error|crash\w*|raises?)",
     r"\bregression\b|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
@@ -258,6 +258,8 @@ _BLAMED_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.p
                           r"\b(?:this line|the line|(?:could|would|will|may) cause|causes?|is a bug|"
                           r"should be|revise|remove)\b|\b(?:revise|remove|change) \[?line \d+\]?\(",
                           re.I)
+_CHANGE_ASKED = re.compile(r"\b(?:revise|remove|delete|change) (?:\[?line \d+\]?|this line|that "
+                           r"line)", re.I)
 _SOURCE_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py#L\d+")
 # the reporter editing that line: "Replaced it with ... and the error was gone"
 _EDITED = re.compile(r"\b(?:replac\w+|chang\w+|edit\w+|modif\w+|patch\w+) (?:it|this|that|the "
@@ -267,7 +269,7 @@ _EDITED = re.compile(r"\b(?:replac\w+|chang\w+|edit\w+|modif\w+|patch\w+) (?:it|
 _SESSION = re.compile(r"^\s*(?:>>>|\(Pdb\)|In \[\d+\]:)\s*\S", re.M)
 _WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|(?:go|goes|went) off the "
                           r"rails|(?:gives?|returns?|prints?) (?:the )?wrong|wrong (?:result|output|"
-                          r"offsets?|values?)|should (?:be|return|give)|instead of)\b", re.I)
+                          r"offsets?|values?))\b", re.I)
 
 
 def _own_call_arity(parsed: ParsedError) -> str | None:
@@ -353,7 +355,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        "takes, on its own line: its code is wrong whatever the input")
     if _BLAMED_LINE.search(text) and not parsed.user_frames:
         reasons.append("the paste points at a line of the library's source as the cause")
-        strong = True
+        if _CHANGE_ASKED.search(text):
+            reasons.append("the paste describes a fix of library code: a change of that line")
+            strong = True
     if _silent_wrong_output(parsed):
         reasons.append("a library call on literal input returns a wrong result (no code of yours "
                        "in between)")
@@ -404,8 +408,7 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
     reasons, strong = _evidence(parsed)
     if real and real[0].guess and reasons:
         real = []                     # the evidence outweighs a guess
-    fixed_here = any(r.startswith(("the paste describes", "the paste points at a line"))
-                     for r in reasons)
+    fixed_here = any(r.startswith("the paste describes") for r in reasons)
     if real and real[0].cause_id in FAMILY and not fixed_here:
         return None                   # the installation explains it, unless the library's own
                                       # line is shown wrong or fixed
@@ -416,8 +419,7 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
                        "config's auto_map lacks that class, a fault of the repository")
     if not reasons:
         return None
-    stated = any(r.startswith(("a regression", "the paste describes", "the paste points at a "
-                                "line")) for r in reasons)
+    stated = any(r.startswith(("a regression", "the paste describes")) for r in reasons)
     if real and not stated:
         return None                   # a signature explains the error
     package = _package(parsed)
