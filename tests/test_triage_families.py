@@ -716,3 +716,52 @@ def test_a_name_trl_removed_is_a_release_question_not_a_wrong_import() -> None:
         # a class of another library imported from trl is still a wrong path
         assert triage("ImportError: cannot import name 'BertModel' from 'trl'").cause_id == \
             "wrong-import-path"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("AttributeError: 'Seq2SeqLMOutput' object has no attribute 'shape'", "model-output-misread"),
+    ("AttributeError: 'tuple' object has no attribute 'logits'", "model-output-misread"),
+    ("TypeError: linear(): argument 'input' (position 1) must be Tensor, not tuple",
+     "model-output-misread"),
+    ("Asking to truncate to max_length but no maximum length is provided and the model has no "
+     "predefined maximum length. Default to no truncation.", "tokenizer-no-max-length"),
+    ("ValueError: optimizer got an empty parameter list", "no-trainable-parameters"),
+    ("ValueError: No columns in the dataset match the model's forward method signature. The "
+     "following columns have been ignored: [text, label].", "dataset-not-tokenized"),
+    ("TypeError: Provided `function` which is applied to all elements of table returns a "
+     "variable of type <class 'list'>. Make sure provided `function` returns a variable of type "
+     "`dict`", "map-function-returns-non-dict"),
+    ("ValueError: BuilderConfig 'mrpcx' not found. Available: ['cola', 'mrpc']",
+     "dataset-config-name"),
+    ("You are using a model of type bert to instantiate a model of type roberta. This is not "
+     "supported for all configurations of models and can yield errors.", "model-class-mismatch"),
+    ("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+     "multiprocessing, you must use the 'spawn' start method", "cuda-in-forked-subprocess"),
+    ("RuntimeError: DataLoader worker (pid(s) 12345) exited unexpectedly",
+     "dataloader-shared-memory"),
+    ("ValueError: This tokenizer cannot be instantiated. Please make sure you have "
+     "`sentencepiece` installed in order to use this tokenizer.", "env-missing-package"),
+    ("RuntimeError: Internal: src/sentencepiece_processor.cc(1101) [model_proto->ParseFromArray("
+     "serialized.c_str(), size())]", "env-setup-step-skipped"),
+    ("RuntimeError: Error(s) in loading state_dict for BertModel:\n\tUnexpected key(s) in "
+     "state_dict: \"embeddings.position_ids\".", "env-version-too-new"),
+    ("ValueError: Non-consecutive added token '<pad>' found. Should have index 32000 but has "
+     "index 0 in saved vocabulary.", "env-version-too-old"),
+    ("ValueError: weight is on the meta device, we need a `value` to put in on 0.",
+     "meta-tensor-model"),
+    ("ValueError: Can't convert non-rectangular Python sequence to Tensor.", "ragged-sequences"),
+    ("RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+     "inplace-operation-breaks-autograd"),
+    ("ValueError: Input is not valid. Should be a string, a list/tuple of strings or a "
+     "list/tuple of integers.", "tokenizer-input-not-text"),
+])
+def test_wordings_of_outputs_datasets_workers_and_loading(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+
+
+def test_the_version_skew_guess_leaves_data_objects_alone() -> None:
+    with pastes_from_elsewhere():
+        for paste in ("AttributeError: 'BatchEncoding' object has no attribute 'shape'",
+                      "AttributeError: 'IterableDataset' object has no attribute 'column_names'"):
+            assert triage(paste).cause_id != "env-version-too-old", paste

@@ -104,7 +104,7 @@ CAUSES: tuple[Cause, ...] = (
           "declares other fields or arguments than the library returns or passes.",
           ("too-many-values-to-unpack", "evalprediction-wrong-attribute",
            "reward-func-missing-kwargs", "library-object-missing-attribute",
-           "callback-signature-mismatch")),
+           "callback-signature-mismatch", "model-output-misread")),
     Cause("nonexistent-name",
           "The code names an import path, argument or option that no release has (misspelt or "
           "invented).",

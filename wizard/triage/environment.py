@@ -677,6 +677,24 @@ ENV_SIGNATURES: list[Signature] = [
          "git-lfs, so the weights were never downloaded.",
          "git lfs install && git lfs pull   # in the cloned folder\n"
          "# or load by repo id: from_pretrained('org/name')", priority=19),
+    _sig("env-spm-model-unreadable", SETUP,
+         r"sentencepiece_processor\.cc\(\d+\)\s*\[model_proto->ParseFromArray",
+         "The tokenizer.model file is not a SentencePiece model: a Git LFS pointer (cloned "
+         "without git-lfs), an HTML page or a cut download.",
+         "git lfs install && git lfs pull   # in the cloned folder; or load by Hub id\n"
+         "head -c 200 tokenizer.model   # a text pointer or HTML means the file never came",
+         priority=17),
+    _sig("env-state-dict-position-ids", NEW,
+         r"Unexpected key\(s\) in state_dict:[^\n]*position_ids",
+         "The state dict was saved by a transformers older than 4.31, which stored position_ids "
+         "as a buffer; the installed release no longer has it, so a strict load_state_dict "
+         "refuses the extra key.",
+         "model.load_state_dict(state_dict, strict=False)   # position_ids is rebuilt\n"
+         '# or: pip install "transformers<4.31"', priority=16),
+    _sig("env-non-consecutive-added-token", OLD,
+         r"Non-consecutive added token '[^'\n]*' found",
+         "The tokenizer was saved by a newer transformers (4.34 reworked added tokens) than the "
+         "one loading it.", 'pip install -U "transformers>=4.34"', priority=16),
     _sig("env-restart-runtime", SETUP,
          r"(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
          r"restart the runtime in order to use newly installed",
@@ -830,7 +848,8 @@ ENV_SIGNATURES: list[Signature] = [
          r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
          r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed|"
          r"requires [A-Za-z][\w-]*:? `pip install (?P<pkg6>[A-Za-z][\w\[\].-]*)`|"
-         r"requires `(?P<pkg7>[A-Za-z][\w-]*)`\.? You can install it with `pip install",
+         r"requires `(?P<pkg7>[A-Za-z][\w-]*)`\.? You can install it with `pip install|"
+         r"make sure (?:that )?you have `?(?P<pkg8>[A-Za-z][\w-]*)`? installed",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

@@ -156,7 +156,9 @@ SIGNATURES: list[Signature] = [
         r"expected sequence of length (?P<expected>\d+) at dim (?P<dim>\d+) \(got (?P<got>\d+)\)|"
         # the default collate stacking examples of different lengths
         r"stack expects each tensor to be equal size, but got \[(?P<expected2>[\d, ]+)\] at "
-        r"entry \d+ and \[(?P<got2>[\d, ]+)\] at entry \d+",
+        r"entry \d+ and \[(?P<got2>[\d, ]+)\] at entry \d+|"
+        # TensorFlow: lists of different lengths to tf.constant / convert_to_tensor
+        r"Can't convert non-rectangular Python sequence to Tensor",
         "A list of sequences of different lengths was turned into a tensor without padding.",
         "torch.tensor needs every row to have the same length; tokenized examples differ in length "
         "until a collator pads them.",

@@ -78,6 +78,9 @@ _HANDED_TO_YOU = frozenset({"EvalPrediction", "TrainerState", "TrainerControl"})
 def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
     """No frame shown and no code of the paste reads .attr: a library reads an attribute that
     another library's object lacks, the mark of two packages of mismatched releases."""
+    if re.search(r"Output|BatchEncoding|BatchFeature|Tensor|Dataset", cls) or attr in (
+            "shape", "size", "dim", "numpy", "detach", "cpu", "cuda", "to", "items", "keys"):
+        return {"reject": True}       # data handled by the user's code, not a library's state
     error_line = f"object has no attribute '{attr}'"
     if re.search(rf"\.{re.escape(attr)}\b", parsed.text.replace(error_line, "")):
         return {"reject": True}       # the paste's own code reads it
@@ -253,7 +256,9 @@ USAGE_SIGNATURES: list[Signature] = [
        r"TextEncodeInput must be Union\[TextInputSequence|TextInputSequence must be str|"
        r"text input must (?:be )?of type `?str`? \(single example\)|"
        r"PreTokenizedEncodeInput must be Union|"
-       r"input must be of type `?str`?|You need to specify either `text` or `text_target`",
+       r"input must be of type `?str`?|You need to specify either `text` or `text_target`|"
+       r"Input is not valid\. Should be a string, a list/tuple of strings or a list/tuple of "
+       r"integers",
        "The tokenizer got something that is not a string: an empty value (None/NaN, e.g. a "
        "missing cell of a CSV), a number, or a nested list from the text column.",
        "Tokenizers encode str (or lists of str); one None or float among the texts fails the "
@@ -359,7 +364,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "time", framework="pytorch"),
     _u("inplace-operation-breaks-autograd",
        r"one of the variables needed for gradient computation has been modified by an inplace "
-       r"operation",
+       r"operation|a leaf Variable that requires grad is being used in an in-place operation",
        "A tensor that autograd saved for the backward pass was modified in place (x += ..., "
        "x[...] = ..., ReLU(inplace=True), or the optimizer stepping between two backward "
        "passes).",
@@ -435,7 +440,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "{'TFBertMainLayer': TFBertMainLayer})", title="Unknown layer on load_model",
        framework="tensorflow"),
     _u("meta-tensor-model",
-       r"Cannot copy out of meta tensor; no data",
+       r"Cannot copy out of meta tensor; no data|is on the meta device, we need a `value` to put "
+       r"in on",
        "Part of the model was never loaded with weights (meta tensors from low_cpu_mem_usage / "
        "device_map) and is then moved with .to() or trained.",
        "With device_map the weights are placed while loading; moving the model afterwards finds "
@@ -623,4 +629,93 @@ USAGE_SIGNATURES: list[Signature] = [
        ["model.forward"],
        "outputs = model.generate(**inputs, max_new_tokens=128)   # not max_length",
        priority=12, title="max_length shorter than the prompt"),
+    _u("model-output-misread",
+       r"'(?P<cls>\w*Output\w*|BatchEncoding|BatchFeature)' object has no attribute "
+       r"'(?P<attr>shape|size|dim|numpy|detach|cpu|cuda|to|float|long|view|argmax|softmax)'|"
+       r"'tuple' object has no attribute '(?P<field>logits|loss|last_hidden_state|"
+       r"pooler_output|hidden_states|attentions)'|(?:linear|dropout|layer_norm|embedding)\(\): "
+       r"argument 'input' \(position 1\) must be Tensor, not (?:tuple|dict|\w*Output\w*)",
+       "Your code reads the model's output (or the tokenizer's batch) in another form than it "
+       "has: a ModelOutput or BatchEncoding used as a tensor, or a tuple (return_dict=False, "
+       "an old release) read by field name.",
+       "Models return a ModelOutput (fields: loss, logits, hidden_states ...) and tokenizers a "
+       "BatchEncoding (a dict of tensors); neither is a tensor itself.",
+       ["model.forward"],
+       "outputs = model(**batch)\nlogits = outputs.logits   # the tensor; the tokenizer's batch: "
+       "batch['input_ids']", priority=11, title="The model's output read in the wrong form"),
+    _u("tokenizer-no-max-length",
+       r"Asking to truncate to max_length but no maximum length is provided and the model has "
+       r"no predefined maximum length",
+       "truncation=True without max_length, on a tokenizer that knows no model_max_length "
+       "(saved without its tokenizer_config, or a custom one): nothing is truncated, and "
+       "sequences longer than the model's positions reach it.",
+       "The tokenizer truncates to max_length, else to model_max_length from its config.",
+       ["data.sequence-longer-than-positions"],
+       "tokenizer(texts, truncation=True, max_length=512)   # or: tokenizer.model_max_length = 512",
+       priority=12, title="No maximum length to truncate to"),
+    _u("no-trainable-parameters",
+       r"optimizer got an empty parameter list",
+       "The optimizer was given no parameters: every weight is frozen (requires_grad=False), or "
+       "the parameters were taken from another object than the model.",
+       "An optimizer updates the parameters it was built with; a frozen model has none that "
+       "need updating.", ["model.nothing-trainable"],
+       "print(sum(p.numel() for p in model.parameters() if p.requires_grad))   # > 0\n"
+       "optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-5)",
+       priority=12, title="No trainable parameters"),
+    _u("dataset-not-tokenized",
+       r"No columns in the dataset match the model's forward method signature",
+       "The dataset given to the Trainer has none of the model's inputs (input_ids, "
+       "attention_mask, labels): it was not tokenized, or the tokenized copy was not the one "
+       "passed.", "The Trainer drops the columns the model's forward does not take.",
+       ["data.batch-structure"],
+       "tokenized = dataset.map(lambda b: tokenizer(b['text'], truncation=True), batched=True)\n"
+       "Trainer(..., train_dataset=tokenized['train'])", priority=13,
+       title="The dataset was not tokenized"),
+    _u("map-function-returns-non-dict",
+       r"Provided `function` which is applied to all elements of table returns a variable of "
+       r"type <class '(?P<returned>\w+)'>",
+       "The function given to Dataset.map returns something other than a dict of columns (a "
+       "list, a string, None from a missing return ...).",
+       "map() merges the returned dict into the row (or batch) as columns.",
+       ["data.batch-structure"],
+       "def preprocess(batch):\n    return tokenizer(batch['text'], truncation=True)   # a dict",
+       priority=13, title="The map function returns no dict"),
+    _u("dataset-config-name",
+       r"BuilderConfig '?(?P<config>[^'\n]*)'? not found\. Available: |Config name is missing\. "
+       r"Please pick one among the available configs",
+       "The dataset has several configurations (subsets) and none, or a wrong one, was named.",
+       "load_dataset(path, name) picks a configuration; the error lists those that exist.",
+       ["data.batch-structure"],
+       "from datasets import get_dataset_config_names\nprint(get_dataset_config_names(path))\n"
+       "ds = load_dataset(path, '<one of them>')", priority=12,
+       title="Which configuration of the dataset?"),
+    _u("model-class-mismatch",
+       r"You are using a model of type (?P<saved>\w+) to instantiate a model of type "
+       r"(?P<wanted>\w+)\. This is not supported",
+       "The checkpoint is of one architecture and the class loading it of another (e.g. a "
+       "RobertaModel class on a BERT checkpoint): weights are missing or misplaced.",
+       "from_pretrained builds the class it is called on; only Auto classes follow the "
+       "checkpoint's model_type.", ["model.forward"],
+       "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=N)",
+       priority=12, title="The model class does not match the checkpoint"),
+    _u("cuda-in-forked-subprocess",
+       r"Cannot re-initialize CUDA in forked subprocess",
+       "CUDA was used in the main process and then in a forked worker (DataLoader num_workers, "
+       "Dataset.map num_proc with a model or GPU tensors inside).",
+       "A forked child cannot reuse the parent's CUDA context; it needs the spawn start method "
+       "or no CUDA work in workers.", ["environment.device"],
+       "dataset.map(fn, num_proc=1)   # or keep GPU work out of map / DataLoader workers\n"
+       "# or: torch.multiprocessing.set_start_method('spawn')", priority=13,
+       title="CUDA in a forked worker"),
+    _u("dataloader-shared-memory",
+       r"DataLoader worker \(pid\(?s?\)? [\d, ]+\) (?:exited unexpectedly|is killed by signal: "
+       r"Bus error)|unable to open shared memory object|This might be caused by insufficient "
+       r"shared memory \(shm\)",
+       "DataLoader workers pass batches through shared memory, and there is too little of it "
+       "(a Docker container's 64 MB /dev/shm) or too few file handles.",
+       "Each worker process hands its batches to the main process in /dev/shm.",
+       ["environment.device"],
+       "TrainingArguments(..., dataloader_num_workers=0)   # or DataLoader(num_workers=0)\n"
+       "# docker run --shm-size=8g ...   |   ulimit -n 65535", priority=12,
+       title="DataLoader workers out of shared memory"),
 ]
