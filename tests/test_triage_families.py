@@ -765,3 +765,46 @@ def test_the_version_skew_guess_leaves_data_objects_alone() -> None:
         for paste in ("AttributeError: 'BatchEncoding' object has no attribute 'shape'",
                       "AttributeError: 'IterableDataset' object has no attribute 'column_names'"):
             assert triage(paste).cause_id != "env-version-too-old", paste
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("ValueError: Target module Dropout(p=0.1, inplace=False) is not supported. Currently, only "
+     "the following modules are supported: `torch.nn.Linear`", "peft-target-module-unsupported"),
+    ("RuntimeError: Expected to have finished reduction in the prior iteration before starting "
+     "a new one.", "ddp-unused-parameters"),
+    ("RuntimeError: Some tensors share memory, this will lead to duplicate memory on disk and "
+     "potential differences when loading them again", "safetensors-shared-tensors"),
+    ("ValueError: You can't train a model that has been loaded in 8-bit precision on a different "
+     "device than the one you're training on.", "quantized-model-wrong-device"),
+    ("ValueError: DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with "
+     "passing a `device_map`.", "deepspeed-zero3-device-map"),
+    ("ZeRORuntimeException: You are using ZeRO-Offload with a client provided optimizer",
+     "deepspeed-offload-client-optimizer"),
+    ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+     "distributed-child-failed"),
+    ("OSError: [Errno 28] No space left on device", "disk-full"),
+    ("ValueError: Unknown loss function: my_loss. Please ensure you are using a "
+     "`keras.utils.custom_object_scope`", "keras-custom-objects-on-load"),
+    ("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got "
+     "{'factor': 8.0, 'rope_type': 'llama3'}", "env-version-too-old"),
+    ("ValueError: You are calling `save_pretrained` on a 4-bit converted model. This is "
+     "currently not supported", "env-version-too-old"),
+    ("ValueError: The model you want to train is loaded in 8-bit precision.  if you want to "
+     "fine-tune an 8-bit model, please make sure that you have installed `bitsandbytes>=0.37.0`.",
+     "env-version-too-old"),
+    ("KeyError: 'qwen2'", "env-version-too-old"),
+    ("ImportError: cannot import name 'AdamW' from 'transformers'", "env-version-too-new"),
+    ("ValueError: Can't find 'adapter_config.json' at './my-lora'", "local-file-missing"),
+])
+def test_wordings_of_adapters_distributed_disk_and_releases(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+
+
+def test_a_removed_name_is_not_blamed_on_a_release_that_still_had_it() -> None:
+    paste = ("!pip install --quiet transformers==4.5.0\nfrom transformers import AdamW\n"
+             "ImportError: cannot import name 'AdamW' from 'transformers' (unknown location)")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "env-missing-package" and "torch" in t.primary.fix
+        assert triage(paste.replace("4.5.0", "4.52.0")).cause_id == "env-version-too-new"

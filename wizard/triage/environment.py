@@ -98,6 +98,15 @@ def _stated(parsed: ParsedError, package: str) -> str | None:
     return paste_versions(parsed.text).get(dist_key(package))
 
 
+def _installed_in_paste(parsed: ParsedError, package: str) -> str | None:
+    """The release the paste installs (`pip install X==v`) or reports running (an environment
+    block's `X` version: v), not one it merely mentions."""
+    name = re.escape(pip_name(package)).replace("\\-", "[-_]")
+    m = re.search(rf"pip install[^\n]*?\b{name}==(?P<v>\d[\w.]*)|^\W*`?{name}`? version:\s*"
+                  rf"(?P<v2>\d[\w.]*)", parsed.text, re.I | re.M)
+    return (m.group("v") or m.group("v2")) if m else None
+
+
 def _answer(cause_id: str, package: str, cause: str, fix: str, ev: dict,
             extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """A refine result: the cause id, cause (with the installed versions) and the fix."""
@@ -292,6 +301,9 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if not name:
         return {"reject": True}
     change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
+    if change is not None and change.removed and not change.added and \
+            version_lt(_installed_in_paste(parsed, change.package), change.removed):
+        change = None                 # the paste's release still had it: something else
     home = _HOME.get(name) or _libclass(name)
     if home and top and top != home and top in LIBRARIES and not (change and change.removed):
         ev["home"] = home
@@ -628,11 +640,22 @@ def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
                    _upgrade("transformers") + "   # and: pip install sentencepiece", ev)
 
 
+# model types of architectures people fine-tune that older transformers releases lack (a bare
+# "KeyError: 'qwen2'" names one of them)
+_ARCHITECTURES = frozenset({
+    "llama", "mistral", "mixtral", "qwen", "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen3",
+    "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "phi", "phi3", "phi4", "falcon",
+    "starcoder2", "stablelm", "olmo", "olmo2", "cohere", "cohere2", "deepseek_v2", "deepseek_v3",
+    "mamba", "mamba2", "jamba", "dbrx", "granite", "smollm3", "llava", "llava_next", "idefics2",
+    "paligemma", "mllama", "modernbert", "gpt_oss", "glm", "glm4", "exaone", "internlm2"})
+
+
 def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """KeyError: 'mistral' where transformers maps a config's model_type to its class."""
-    if not re.search(r"configuration_auto|CONFIG_MAPPING|model_type", parsed.text):
-        return {"reject": True}
     model_type = str(ev.get("model_type", ""))
+    if not re.search(r"configuration_auto|CONFIG_MAPPING|model_type", parsed.text) and \
+            model_type not in _ARCHITECTURES:
+        return {"reject": True}
     return _answer(OLD, "transformers", f"The checkpoint's model_type '{model_type}' is not in "
                    "the installed transformers: the architecture was added in a later release.",
                    _upgrade("transformers"), ev)
@@ -695,6 +718,16 @@ ENV_SIGNATURES: list[Signature] = [
          r"Non-consecutive added token '[^'\n]*' found",
          "The tokenizer was saved by a newer transformers (4.34 reworked added tokens) than the "
          "one loading it.", 'pip install -U "transformers>=4.34"', priority=16),
+    _sig("env-rope-scaling-llama3", OLD,
+         r"`rope_scaling` must be a dictionary with (?:two|with two) fields, `type` and `factor`",
+         "The checkpoint's rope_scaling (Llama 3.1 and later: rope_type 'llama3') is newer than "
+         "the installed transformers, which knows only {type, factor}.",
+         'pip install -U "transformers>=4.43"', priority=17),
+    _sig("env-bnb-4bit-serialization", OLD,
+         r"You are calling `save_pretrained` on a 4-bit converted model",
+         "Saving a 4-bit model needs a newer bitsandbytes (and transformers) than installed.",
+         'pip install -U "bitsandbytes>=0.41.3" transformers   # or save only the adapter: '
+         "model.save_pretrained(dir) on the PeftModel", priority=16),
     _sig("env-restart-runtime", SETUP,
          r"(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
          r"restart the runtime in order to use newly installed",
@@ -712,7 +745,8 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?P<high>\d[\w.]*))? is required for a normal functioning of this module, but found "
          r"[\w-]+==(?P<found>\d[\w.]*)|"
          r"requires?\s+(?:the\s+)?`?(?:package\s+)?`?(?P<pkg2>[A-Za-z][\w-]*)`?\s*(?:version\s*)?"
-         r"(?:>=|>|~=)\s*`?(?P<low2>\d[\w.]*)",
+         r"(?:>=|>|~=)\s*`?(?P<low2>\d[\w.]*)|"
+         r"make sure (?:that )?you have installed `(?P<pkg3>[A-Za-z][\w-]*)>=(?P<low3>\d[\w.]*)`",
          "A package is older (or newer) than the code requires.", "pip install -U <package>",
          refine=refine_requires_version, priority=17),
     _sig("env-binary", BINARY,

@@ -54,7 +54,7 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
-    path = str(ev.get("path", ""))
+    path = str(ev.get("path") or ev.get("path2") or "")
     if re.match(r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])", path) or path.count("/") > 1:
         return {"id": "local-file-missing",
                 "cause": f"The folder {path} does not hold the files to load (a model saved "
@@ -365,7 +365,8 @@ HF_SIGNATURES: list[Signature] = [
        priority=6, title="A file is not at the path given", refine=refine_loader_path),
     _s("cannot-load-from-path",
        r"Can't load (?:the )?(?:tokenizer|config|configuration|model|feature extractor|"
-       r"image processor|processor) for '(?P<path>[^'\n]{1,300})'",
+       r"image processor|processor) for '(?P<path>[^'\n]{1,300})'|"
+       r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'",
        "Nothing loadable of that kind is where the name points: a local folder without those "
        "files, or a Hub id that is misspelt, private or unreachable.",
        "from_pretrained reads a local folder when one of that name exists, else the Hub id.",

@@ -429,7 +429,8 @@ USAGE_SIGNATURES: list[Signature] = [
        title="Column not in the dataset", family="column-not-in-dataset",
        refine=refine_row_key),
     _u("keras-custom-objects-on-load",
-       r"Unknown (?:layer|object|loss|metric)(?: type)?:? '?(?P<name>\w+)'?\. Please ensure "
+       r"Unknown (?:layer|object|loss|metric|optimizer|activation)(?: type| function)?:? "
+       r"'?(?P<name>\w+)'?\. Please ensure "
        r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)",
        "The saved Keras model contains a class Keras does not know at load time (a transformers "
        "layer such as TFBertMainLayer, or your own layer/loss).",
@@ -718,4 +719,79 @@ USAGE_SIGNATURES: list[Signature] = [
        "TrainingArguments(..., dataloader_num_workers=0)   # or DataLoader(num_workers=0)\n"
        "# docker run --shm-size=8g ...   |   ulimit -n 65535", priority=12,
        title="DataLoader workers out of shared memory"),
+    _u("peft-target-module-unsupported",
+       r"Target module (?P<module>[^\n]{1,120}?) is not supported\. Currently, only the following "
+       r"modules are supported",
+       "target_modules matches modules LoRA cannot wrap (a Dropout, a LayerNorm, a whole "
+       "block): a name or regex too broad for this architecture.",
+       "LoRA adapts Linear, Embedding, Conv and GPT-2's Conv1D layers only.",
+       ["model.adapter-targets-not-found"],
+       "print({n.split('.')[-1] for n, m in model.named_modules() if isinstance(m, "
+       "torch.nn.Linear)})\nLoraConfig(target_modules=['q_proj', 'v_proj'], ...)   # Linear "
+       "layers by name, or target_modules='all-linear'", priority=14,
+       title="LoRA targets a module it cannot wrap"),
+    _u("ddp-unused-parameters",
+       r"Expected to have finished reduction in the prior iteration before starting a new one",
+       "Under DDP some parameters got no gradient in a step (a head or branch the loss does not "
+       "use, frozen-but-registered layers, or gradient checkpointing with reentrant "
+       "checkpoints).", "DDP waits for a gradient of every parameter unless told some go "
+       "unused.", ["model.frozen-parameters"],
+       "TrainingArguments(..., ddp_find_unused_parameters=True)\n# with gradient "
+       "checkpointing: gradient_checkpointing_kwargs={'use_reentrant': False}", priority=13,
+       title="DDP: parameters without gradients"),
+    _u("safetensors-shared-tensors",
+       r"Some tensors share memory, this will lead to duplicate memory on disk",
+       "The model has tied weights (embeddings and LM head) and was saved with safetensors' "
+       "save_file, which refuses tensors that share memory.",
+       "save_pretrained / safetensors.torch.save_model handle tied weights; save_file does not.",
+       ["model.forward"],
+       "model.save_pretrained('out')   # or: safetensors.torch.save_model(model, 'model."
+       "safetensors')", priority=13, title="Tied weights saved with save_file"),
+    _u("quantized-model-wrong-device",
+       r"You can't train a model that has been loaded in 8-bit precision on a different device "
+       r"than the one you're training on|You can't train a model that has been loaded with "
+       r"`device_map='auto'` in any distributed mode",
+       "A quantized (or device_map='auto') model sits on another GPU than the process trains "
+       "on: under DDP/accelerate each process needs its own copy on its own GPU.",
+       "With several processes, device_map must place the whole model on the process's GPU.",
+       ["environment.device"],
+       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
+       "device_map={'': torch.cuda.current_device()})   # or PartialState().process_index",
+       priority=14, title="A quantized model on another GPU than the process"),
+    _u("deepspeed-zero3-device-map",
+       r"DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a "
+       r"`device_map`",
+       "from_pretrained got a device_map (or low_cpu_mem_usage) under DeepSpeed ZeRO-3, which "
+       "partitions and places the weights itself.",
+       "ZeRO-3 shards every parameter across processes at load time.", ["environment.device"],
+       "model = AutoModelForCausalLM.from_pretrained(name)   # no device_map under ZeRO-3",
+       priority=14, title="device_map under ZeRO-3"),
+    _u("deepspeed-offload-client-optimizer",
+       r"You are using ZeRO-Offload with a client provided optimizer",
+       "ZeRO-Offload runs the optimizer on the CPU and needs DeepSpeed's CPU Adam, not the "
+       "torch optimizer the script or Trainer passed.",
+       "The offloaded optimizer step runs on the CPU copy of the weights.",
+       ["environment.device"],
+       '"optimizer": {"type": "AdamW", "params": {"lr": "auto"}}   # in ds_config, or '
+       '"zero_force_ds_cpu_optimizer": false', priority=14,
+       title="ZeRO-Offload with a torch optimizer"),
+    _u("distributed-child-failed",
+       r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError|ChildFailedError:",
+       "One process of the distributed launch failed; this line only reports it: the cause is "
+       "that process's own traceback, printed above it (the first 'Traceback' of a rank).",
+       "torchrun/accelerate launch collect the exit of every rank and raise this at the end.",
+       ["environment.device"],
+       "accelerate launch --num_processes 1 train.py   # one process: its error is the first "
+       "one printed\n# or scroll up to the first 'Traceback (most recent call last)' of a rank",
+       priority=2, title="A process of the launch failed (its error is above)"),
+    _u("disk-full",
+       r"\[Errno 28\] No space left on device|No space left on device \(os error 28\)",
+       "The disk (or the partition of the Hugging Face cache or /tmp) is full: a download, a "
+       "dataset cache or a checkpoint could not be written.",
+       "Models, datasets (Arrow caches) and checkpoints are written under HF_HOME, the dataset "
+       "cache and output_dir.", ["environment.package-versions"],
+       "df -h ~/.cache /tmp .   # which is full\nexport HF_HOME=/big/disk/hf   # or: "
+       "huggingface-cli delete-cache; TrainingArguments(save_total_limit=2)",
+       priority=13, title="No space left on device"),
+
 ]

@@ -198,6 +198,8 @@ API_CHANGES: tuple[ApiChange, ...] = (
       for name, module in (("ORPOTrainer", "orpo"), ("ORPOConfig", "orpo"), ("CPOTrainer", "cpo"),
                            ("CPOConfig", "cpo"), ("OnlineDPOTrainer", "online_dpo"),
                            ("OnlineDPOConfig", "online_dpo"))),
+    ApiChange("transformers", "AdamW", removed="4.50.0",
+              replacement="from torch.optim import AdamW"),
     # datasets
     ApiChange("datasets", "load_metric", removed="3.0.0",
               replacement="import evaluate; metric = evaluate.load(...)"),
