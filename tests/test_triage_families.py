@@ -808,3 +808,44 @@ def test_a_removed_name_is_not_blamed_on_a_release_that_still_had_it() -> None:
         t = triage(paste)
         assert t.cause_id == "env-missing-package" and "torch" in t.primary.fix
         assert triage(paste.replace("4.5.0", "4.52.0")).cause_id == "env-version-too-new"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("在DPO模式下可能报DPOTrainer.get_batch_logps() got an unexpected keyword argument "
+     "'average_log_prob'这个错误", "env-version-too-new"),
+    ("使用tensorflow 2.8.0 keras2.8.0 报错\nAttributeError: module'keras.utils' has no attribute "
+     "'get_custom_objects'", "env-version-too-old"),
+    ("原因：ppopefttrainer.batched_forward_pass()got an unexpected keyword argument"
+     "'response_masks'", "env-version-too-new"),
+    ("ValueError: Error occurred while packing the dataset. Make sure that your dataset has "
+     "enough samples to at least yield one packed sequence.", "packing-dataset-too-small"),
+    ("A decoder-only architecture is being used, but right-padding was detected! For correct "
+     "generation results, please set `padding_side='left'`", "wrong-padding-side"),
+    ("tokenizer.pad_token_id = tokenizer.eos_token_id\nA decoder-only architecture is being "
+     "used, but right-padding was detected!", "pad-equals-eos-false-warning"),
+    ("FileNotFoundError: Op type not registered 'CaseFoldUTF8' in binary running on host.",
+     "env-missing-package"),
+    ("AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'",
+     "torch-cpu-only-build"),
+])
+def test_wordings_in_other_scripts_and_spacings(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+
+
+def test_a_library_that_says_so_or_contradicts_itself() -> None:
+    with pastes_from_elsewhere():
+        said = triage("RuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer")
+        assert said.cause_id == "library-bug" and said.bug.strong
+        own = triage("the newly pushed changes broke the installation of the library\n"
+                     "AttributeError: module 'unsloth.models._utils' has no attribute "
+                     "'accelerate_old_send_to_device'")
+        assert own.cause_id == "library-bug"
+        # a user's code reading a name of a private module: not the library's own use
+        mine = ("from unsloth.models._utils import accelerate_old_send_to_device\nAttributeError:"
+                " module 'unsloth.models._utils' has no attribute 'accelerate_old_send_to_device'")
+        assert triage(mine).cause_id != "library-bug"
+        unchanged = triage("It was working fine yesterday, no changes to the notebook.\n"
+                           "TypeError: _get_batch_samples() takes 3 positional arguments but 4 "
+                           "were given")
+        assert unchanged.cause_id == "library-bug"

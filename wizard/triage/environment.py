@@ -36,7 +36,9 @@ LIBRARIES = frozenset({
     "transformers", "datasets", "tokenizers", "accelerate", "peft", "trl", "torch", "tensorflow",
     "tensorflow_core", "keras", "tf_keras", "numpy", "pyarrow", "huggingface_hub", "bitsandbytes",
     "sentence_transformers", "scipy", "sklearn", "pandas", "evaluate", "safetensors", "jax",
-    "flax", "vllm", "deepspeed", "diffusers", "torchvision", "torchaudio", "sentencepiece"})
+    "flax", "vllm", "deepspeed", "diffusers", "torchvision", "torchaudio", "sentencepiece",
+    "tensorflow_hub", "tensorflow_text", "keras_nlp", "keras_hub", "unsloth", "optimum",
+    "xformers", "flash_attn", "auto_gptq"})
 _BACKENDS = {"TF": "tensorflow", "Flax": "flax"}
 _HOME = {"PartialState": "accelerate", "Accelerator": "accelerate", "AcceleratorState": "accelerate",
          "load_dataset": "datasets", "Dataset": "datasets", "DatasetDict": "datasets",
@@ -170,7 +172,7 @@ def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
     return _answer(OLD, pkg, cause, _upgrade(pkg, change.added), ev, (importer or "",))
 
 
-_KWARG = re.compile(r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
+_KWARG = re.compile(r"(?<![A-Za-z0-9_.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
                     r"argument ['\"](?P<arg>\w+)['\"]")
 
 
@@ -383,6 +385,10 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if ev.get("kind") == "type" and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
+    if private and (not importer or importer == pip_name(top)) and \
+            not re.search(rf"(?<!has no attribute ){_Q}{re.escape(name)}\b",
+                          parsed.text.replace(f"attribute '{name}'", "")):
+        return {"reject": True}       # the library's own private module: see library.py
     if private and importer and importer != pip_name(top):
         return _answer(NEW, top, f"{importer} uses {module}.{name}, an internal of {top} that a "
                        f"newer {top} moved or removed.", f"{_upgrade(importer)}   # or: "
@@ -467,7 +473,8 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          f"library must accept the arguments the library passes.",
                 "fix": f"def {callee}(..., **kwargs):   # accept {arg} and the other keywords "
                        f"{caller} passes"}
-    if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls)):
+    if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls) or
+                                        re.search(r"trainer$", owner_cls, re.I)):
         pkg = caller or (change.package if change else "transformers")
         note = f" (added in {pkg} {change.added})" if change and change.added else ""
         return _answer(NEW, pkg, f"{pkg} now calls your override {callee}() with the new "
@@ -728,6 +735,16 @@ ENV_SIGNATURES: list[Signature] = [
          "Saving a 4-bit model needs a newer bitsandbytes (and transformers) than installed.",
          'pip install -U "bitsandbytes>=0.41.3" transformers   # or save only the adapter: '
          "model.save_pretrained(dir) on the PeftModel", priority=16),
+    _sig("env-tf-op-not-registered", MISSING,
+         r"Op type not registered '(?P<op>\w+)'",
+         "The SavedModel uses a TensorFlow op that no installed package registers.",
+         "pip install tensorflow-text   # then: import tensorflow_text  (before loading)",
+         refine=lambda ev, parsed: None if re.search(
+             r"UTF8|Wordpiece|Sentencepiece|Regex|Normalize|Whitespace|Unicode|BertTokenizer|"
+             r"Split|CaseFold", str(ev.get("op", ""))) else {
+             "id": OLD, "cause": "The SavedModel was exported with a newer TensorFlow than the "
+                                 "one installed (its op is unknown here).",
+             "fix": "pip install -U tensorflow"}, priority=16),
     _sig("env-restart-runtime", SETUP,
          r"(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
          r"restart the runtime in order to use newly installed",
@@ -859,13 +876,13 @@ ENV_SIGNATURES: list[Signature] = [
          "A class is imported from a library it does not belong to.", "from <its library> import "
          "<name>", refine=refine_import_line, priority=5),
     _sig("env-module-attribute", OLD,
-         rf"(?P<kind>module|type object) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q} has no attribute "
+         rf"(?P<kind>module|type object) ?{_Q}(?P<module>[A-Za-z_][\w.]*){_Q} has no attribute "
          rf"{_Q}(?P<name>\w+)",
          "A module of a library lacks a name the code uses.", "pip install -U <package>",
          refine=refine_module_attribute, priority=12),
     _sig("env-unexpected-kwarg", OLD,
-         r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword argument "
-         r"['\"](?P<arg>\w+)['\"]",
+         r"(?<![A-Za-z0-9_.])(?P<callee>[A-Za-z_][\w.]*)\(\) ?got an unexpected keyword argument"
+         r" ?['\"](?P<arg>\w+)['\"]",
          "A function got an argument the installed release does not have.",
          "pip install -U <package>", refine=refine_unexpected_kwarg, priority=11),
     _sig("env-name-not-defined", OLD,

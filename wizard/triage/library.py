@@ -102,6 +102,12 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"[^.\n]{0,30}?\b(?:in|with|since|on|from)\s+(?:`?[\w-]+`?\s+)?v?\d+\.\d+",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S*(?: and v?\d+\.\d+\S*)?,? (?:it|this) (?:doesn't|"
     r"does not|no longer|fails|breaks|raises)",
+    # nothing of the user's changed: "was working fine yesterday", "no changes to the notebook",
+    # "the newly pushed changes broke the installation"
+    r"\b(?:was|were|had been) (?:working|running) (?:fine |perfectly |well )?(?:yesterday|last "
+    r"week|a (?:day|week) ago|until (?:today|yesterday))|\bno changes? (?:to|in) (?:the|my) "
+    r"(?:code|notebook|script)\b|\b(?:newly|recently) pushed changes? (?:broke|break)|\b(?:latest|"
+    r"new|recent) (?:commit|push|update|release) (?:broke|breaks|has broken)\b",
     # a release named as the breaking one: "transformers 4.35.0 is breaking peft 0.6"
     r"\bv?\d+\.\d+[\w.]* (?:is |are )?(?:breaking|breaks|broke)\b",
     # the other word order: "on version 0.14.0, no errors occur"
@@ -250,6 +256,16 @@ def _unset_argument(parsed: ParsedError) -> tuple[str, str] | None:
     return used.group("name"), attr
 
 
+# a library's own message saying it should not have happened ("Please file a bug report!")
+_ASKS_FOR_REPORT = re.compile(r"\b(?:Please|Kindly) (?:file|open|submit|report) (?:a |an )?(?:bug "
+                              r"report|bug|issue)\b(?:[^\n]{0,40}?(?:github|bug tracker))?|"
+                              r"\bplease report (?:this|it) (?:as a bug|to (?:us|the maintainers)|"
+                              r"on github)|\bthis (?:should never happen|is a bug in (?:the "
+                              r"library|transformers|datasets|tokenizers|peft|trl|accelerate))\b")
+# a name (public-looking) missing from a library's private Python module; compiled modules
+# (torch._C) missing a symbol are a build question
+_OWN_PRIVATE = re.compile(r"module '(?P<module>[A-Za-z]\w*(?:\.\w+)*\._(?!C')\w+(?:\.\w+)*)' has no "
+                          r"attribute '(?P<name>[A-Za-z]\w*)'")
 _IMPORT_LINE = re.compile(r"\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
 _ARITY = re.compile(r"(?<!\w)(?P<callee>\w{1,100})\(\) (?:takes (?:from )?\d+ (?:to \d+ )?positional arguments? but "
                     r"\d+ (?:were|was) given|missing \d+ required positional arguments?)")
@@ -325,6 +341,15 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
             _UNPARSABLE.search(text[saved.end():]):
         reasons.append(f"the library cannot read back {saved.group('path')!r}, the file it wrote "
                        "itself: its own output must load")
+    own = _OWN_PRIVATE.search(parsed.message or text)
+    if own and not re.search(rf"\b{re.escape(own.group('name'))}\b",
+                             text.replace(own.group(0), "")):
+        reasons.append(f"the library's own private module {own.group('module')} lacks "
+                       f"{own.group('name')}, which its own code uses: one release disagreeing "
+                       "with itself")
+    if _ASKS_FOR_REPORT.search(text):
+        reasons.append("the library's own message calls it a bug and asks for a report")
+        strong = True
     if _COMMIT_LINK.search(text):
         reasons.append("the paste points at the library commit that the reporter blames")
     if _NODEDEF.search(text):

@@ -216,7 +216,8 @@ HF_SIGNATURES: list[Signature] = [
        ["environment.package-versions"],
        "python --version   # use a Python the pinned release supports, or a newer release",
        priority=14),
-    _s("torch-cpu-only-build", r"Torch not compiled with CUDA enabled",
+    _s("torch-cpu-only-build", r"Torch not compiled with CUDA enabled|module 'torch\._C' has no "
+       r"attribute '_cuda_\w+'",
        "The installed PyTorch is a CPU-only build.",
        "CUDA support is chosen at install time by the wheel's index (cu121, cpu, ...).",
        ["environment.device"],
@@ -315,6 +316,29 @@ HF_SIGNATURES: list[Signature] = [
        "outputs = model(input_ids=ids, attention_mask=mask, labels=label_ids)\n"
        "# features only: model.get_encoder()(input_ids=ids, attention_mask=mask)",
        priority=14, refine=refine_decoder_inputs),
+    _s("packing-dataset-too-small",
+       r"Error occurred while packing the dataset\. Make sure that your dataset has enough "
+       r"samples to at least yield one packed sequence",
+       "Packing joins the examples into blocks of max_seq_length tokens, and all of the "
+       "dataset's text together is shorter than one block (few or short examples, or a "
+       "text field that is empty).", "SFTTrainer's packed dataset yields only whole blocks.",
+       ["data.batch-structure"],
+       "SFTConfig(packing=False, ...)   # or a max_seq_length below the dataset's total tokens",
+       priority=14),
+    _s("wrong-padding-side",
+       r"A decoder-only architecture is being used, but right-padding was detected",
+       "The prompts of a batch are padded on the right, so a decoder-only model generates "
+       "after the pad tokens.", "generate() continues from the last position of each row; "
+       "left padding puts every prompt's end there.", ["data.no-pad-token"],
+       "tokenizer.padding_side = 'left'   # for batched generation (right is right for training)",
+       priority=12, refine=lambda ev, parsed: {
+           "id": "pad-equals-eos-false-warning",
+           "cause": "pad_token_id equals eos_token_id, so a prompt that ends with EOS looks "
+                    "right-padded to generate(): the warning can fire on left-padded batches.",
+           "fix": "tokenizer.pad_token = tokenizer.unk_token or '<|pad|>'   # a pad token "
+                  "distinct from EOS silences it; left padding stays right for generation"}
+       if re.search(r"pad_token(?:_id)?\s*=\s*(?:tokenizer\.|self\.tokenizer\.)?eos_token|"
+                    r"pad_token_id\s*(?:==|is|equals?)\s*(?:the )?eos", parsed.text) else None),
     _s("wrong-argument-type",
        r"has no attribute '?(?:modules|named_parameters|named_modules)\b",
        "An object that is not a torch module (e.g. a Python function) was passed where the "
