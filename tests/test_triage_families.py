@@ -849,3 +849,19 @@ def test_a_library_that_says_so_or_contradicts_itself() -> None:
                            "TypeError: _get_batch_samples() takes 3 positional arguments but 4 "
                            "were given")
         assert unchanged.cause_id == "library-bug"
+
+
+def test_a_regression_since_a_release_and_a_printed_wrong_result() -> None:
+    with pastes_from_elsewhere():
+        since = triage("Since (Python) version 0.11.3, `tokenizers` are not dealing with mask "
+                       "tokens as single tokens, and instead split them up into characters.")
+        assert since.cause_id == "library-bug" and since.bug.strong
+        script = ("tokenizer = AutoTokenizer.from_pretrained('dslim/bert-base-NER')\n"
+                  "decoded = tokenizer.decode(tokenizer('a ten-year-old boy')['input_ids'])\n"
+                  "print(decoded) # [CLS] a ten - year - old boy [SEP]\n")
+        assert triage("Decode fails to correctly contract the string:\n" + script
+                      ).cause_id == "library-bug"
+        assert triage("How do I keep the hyphens?\n" + script).cause_id != "library-bug"
+        helper = "def norm(x):\n    return x.lower()\n" + script
+        assert triage("Decode fails to correctly contract the string:\n" + helper
+                      ).cause_id != "library-bug"

@@ -108,6 +108,9 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"week|a (?:day|week) ago|until (?:today|yesterday))|\bno changes? (?:to|in) (?:the|my) "
     r"(?:code|notebook|script)\b|\b(?:newly|recently) pushed changes? (?:broke|break)|\b(?:latest|"
     r"new|recent) (?:commit|push|update|release) (?:broke|breaks|has broken)\b",
+    # "Since (Python) version 0.11.3, tokenizers are not dealing with mask tokens as ..."
+    r"\bsince (?:\(?[\w ]{1,20}\)? )?(?:version |release |v)\d+\.\d+[\w.]*,? [^.\n]{0,80}?\b(?:not|no "
+    r"longer|fails?|broke|breaks|wrong)\b",
     # a release named as the breaking one: "transformers 4.35.0 is breaking peft 0.6"
     r"\bv?\d+\.\d+[\w.]* (?:is |are )?(?:breaking|breaks|broke)\b",
     # the other word order: "on version 0.14.0, no errors occur"
@@ -283,7 +286,8 @@ _EDITED = re.compile(r"\b(?:replac\w+|chang\w+|edit\w+|modif\w+|patch\w+) (?:it|
                      r" (?:was|is|went) (?:gone|away|fixed|solved|resolved)", re.I)
 # interactive sessions: the call and its printed result side by side
 _SESSION = re.compile(r"^\s*(?:>>>|\(Pdb\)|In \[\d+\]:)\s*\S", re.M)
-_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|(?:go|goes|went) off the "
+_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|incorrect (?:spacing|"
+                          r"offsets?|results?|output|tokens?|decoding)|fails to correctly|(?:go|goes|went) off the "
                           r"rails|(?:gives?|returns?|prints?) (?:the )?wrong|wrong (?:result|output|"
                           r"offsets?|values?))\b", re.I)
 
@@ -307,10 +311,14 @@ def _own_call_arity(parsed: ParsedError) -> str | None:
 
 
 def _silent_wrong_output(parsed: ParsedError) -> bool:
-    """No exception: an interactive session of library calls on literal input, and the reporter
-    saying its printed result is wrong."""
-    if parsed.exc_type or len(_SESSION.findall(parsed.text)) < 2:
+    """No exception: library calls on literal input with their printed result (an interactive
+    session, or a script that prints), and the reporter saying that result is wrong."""
+    printed = len(re.findall(r"^\s*print\(", parsed.text, re.M)) >= 1 and re.search(
+        r"\.from_pretrained\(\s*['\"]|Tokenizer\(", parsed.text)
+    if parsed.exc_type or (len(_SESSION.findall(parsed.text)) < 2 and not printed):
         return False
+    if re.search(r"^\s*(?:def|class)\s", parsed.text, re.M):
+        return False                  # code of the user's own in between
     if re.search(r"^\s*(?:>>>|\(Pdb\))\s*(?:def|class)\s", parsed.text, re.M):
         return False                  # code of the user's own in the session
     return bool(_WRONG_WORDS.search(parsed.text))
