@@ -723,8 +723,9 @@ ENV_SIGNATURES: list[Signature] = [
          '# or: pip install "transformers<4.31"', priority=16),
     _sig("env-non-consecutive-added-token", OLD,
          r"Non-consecutive added token '[^'\n]*' found",
-         "The tokenizer was saved by a newer transformers (4.34 reworked added tokens) than the "
-         "one loading it.", 'pip install -U "transformers>=4.34"', priority=16),
+         "The tokenizer was saved by a newer transformers (added tokens are stored "
+         "differently since 4.34) than the one loading it.", 'pip install -U transformers',
+         priority=16),
     _sig("env-rope-scaling-llama3", OLD,
          r"`rope_scaling` must be a dictionary with (?:two|with two) fields, `type` and `factor`",
          "The checkpoint's rope_scaling (Llama 3.1 and later: rope_type 'llama3') is newer than "

@@ -305,8 +305,8 @@ HF_SIGNATURES: list[Signature] = [
        "Packing concatenates examples into one sequence; the completion-only collator needs "
        "one example per row.", ["data.batch-structure"],
        "SFTConfig(packing=False, ...)   # keep the completion-only loss\n"
-       "# or, with trl >= 0.20: SFTConfig(packing=True, completion_only_loss=True) on a "
-       "prompt/completion dataset", priority=14),
+       "# or, on a recent trl: a prompt/completion dataset with SFTConfig(packing=True, "
+       "completion_only_loss=True)", priority=14),
     _s("encoder-decoder-missing-decoder-inputs",
        r"You have to specify either decoder_input_ids or decoder_inputs_embeds",
        "An encoder-decoder model (T5, BART, mT5 ...) was called with encoder inputs only: its "

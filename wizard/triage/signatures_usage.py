@@ -573,7 +573,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"`quantization_config`",
        "from_pretrained got load_in_4bit/load_in_8bit and a quantization_config: the quantization "
        "is set twice.",
-       "Since transformers 4.36 the quantization goes in one BitsAndBytesConfig; the old "
+       "With a quantization_config, the quantization is described there only; the older "
        "keyword arguments beside it are refused.",
        ["model.precision-unsupported"],
        "bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n"
