@@ -865,3 +865,53 @@ def test_a_regression_since_a_release_and_a_printed_wrong_result() -> None:
         helper = "def norm(x):\n    return x.lower()\n" + script
         assert triage("Decode fails to correctly contract the string:\n" + helper
                       ).cause_id != "library-bug"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ('ValueError: Layer "model" expects 3 input(s), but it received 1 input tensors.',
+     "keras-model-input-count"),
+    ("ValueError: Tensor conversion requested dtype int32 for Tensor with dtype int64",
+     "tf-int-dtype-mismatch"),
+    ("KeyError: \"The optimizer cannot recognize variable dense/kernel:0. This usually means you "
+     "are trying to call the optimizer to update different parts of the model separately.",
+     "keras-optimizer-reused"),
+    ("ValueError: `logits` and `labels` must have the same shape, received ((None, 2) vs "
+     "(None, 1)).", "keras-shapes-incompatible"),
+    ("InvalidArgumentError: Incompatible shapes: [8,2] vs. [8]", "keras-shapes-incompatible"),
+    ("InvalidArgumentError: Cannot add tensor to the batch: number of elements does not match. "
+     "Shapes are: [tensor]: [57], [batch]: [128]", "ragged-sequences"),
+    ("ImportError: Keras cannot be imported. Check that it is installed.", "env-missing-package"),
+    ("ValueError: Exception encountered when calling layer \"tf_bert_model\".\n\nThe following "
+     "keyword arguments are not supported by this model: ['labels'].", "model-class-without-head"),
+    ("datasets.exceptions.DatasetGenerationCastError: An error occurred while generating the "
+     "dataset\n\nAll the data files must have the same columns, but at some point there are 2 "
+     "new columns", "data-files-different-columns"),
+    ("ValueError: Instruction \"train\" corresponds to no data!", "empty-dataset"),
+    ("huggingface_hub.errors.LocalTokenNotFoundError: Token is required (`token=True`), but no "
+     "token found.", "hub-not-logged-in"),
+    ("HfHubHTTPError: 403 Forbidden: You don't have the rights to create a model under the "
+     "namespace \"org\".", "hub-write-refused"),
+    ("ValueError: Invalid token passed!", "hub-invalid-token"),
+    ("safetensors_rust.SafetensorError: Error while deserializing header: "
+     "MetadataIncompleteBuffer", "incomplete-model-download"),
+    ("RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central "
+     "directory", "incomplete-model-download"),
+    ("_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default "
+     "value of the `weights_only` argument in `torch.load` from `False` to `True`.",
+     "env-version-too-new"),
+    ("ValueError: Due to a serious vulnerability issue in `torch.load`, even with "
+     "`weights_only=True`, we now require users to upgrade torch to at least v2.6",
+     "env-version-too-old"),
+    ("OSError: ./out does not appear to have a file named config.json.", "local-file-missing"),
+    ("OSError: Unable to load weights from h5 file. If you tried to load a TF 2.0 model from a "
+     "PyTorch checkpoint, please set from_pt=True.", "model-dir-missing-weights"),
+])
+def test_wordings_of_keras_datasets_hub_and_weight_files(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+
+
+def test_a_hub_id_without_config_is_not_called_a_local_folder() -> None:
+    with pastes_from_elsewhere():
+        assert triage("OSError: org/lora-adapter does not appear to have a file named "
+                      "config.json.").cause_id != "local-file-missing"

@@ -88,7 +88,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("hub-access-denied",
           "The Hub refuses access: a gated repository whose terms were not accepted, or an "
           "invalid token in use.",
-          ("hub-gated-repo", "hub-invalid-token")),
+          ("hub-gated-repo", "hub-invalid-token", "hub-not-logged-in", "hub-write-refused")),
     Cause("hub-repo-not-found",
           "The Hub has no repository of that id and type (misspelt, private, or a dataset "
           "looked up as a model).",
@@ -112,7 +112,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("data-file-unparseable",
           "The data files do not parse into one table: a column with mixed types, or a file "
           "that is not the format it is read as.",
-          ("arrow-mixed-column-types", "invalid-jsonl-format")),
+          ("arrow-mixed-column-types", "invalid-jsonl-format", "data-files-different-columns")),
     Cause("checkpoint-shape-mismatch",
           "The checkpoint's weights have other shapes than the model built to load them "
           "(another number of labels, a resized vocabulary).",

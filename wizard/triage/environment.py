@@ -746,6 +746,24 @@ ENV_SIGNATURES: list[Signature] = [
              "id": OLD, "cause": "The SavedModel was exported with a newer TensorFlow than the "
                                  "one installed (its op is unknown here).",
              "fix": "pip install -U tensorflow"}, priority=16),
+    _sig("env-torch-weights-only", NEW,
+         r"Weights only load failed\. In PyTorch 2\.6, we changed the default value of the "
+         r"`weights_only` argument",
+         "PyTorch 2.6 loads checkpoints with weights_only=True by default; this file (an "
+         "optimizer state, a pickled object of an older library) needs the old behaviour.",
+         "torch.load(path, weights_only=False)   # only for files you trust\n"
+         "# or: pip install -U transformers accelerate   # releases that load these files",
+         priority=17),
+    _sig("env-torch-load-needs-2-6", OLD,
+         r"Due to a serious vulnerability issue in `torch\.load`, even with `weights_only=True`, "
+         r"we now require users to upgrade torch to at least v2\.6",
+         "transformers refuses torch.load of .bin checkpoints with torch older than 2.6.",
+         'pip install -U "torch>=2.6"   # or load a .safetensors copy of the weights',
+         priority=17),
+    _sig("env-keras-missing", MISSING,
+         r"Keras cannot be imported\. Check that it is installed",
+         "TensorFlow's Keras (tf-keras for transformers' TF models) is not installed.",
+         "pip install tf-keras   # then: export TF_USE_LEGACY_KERAS=1", priority=16),
     _sig("env-restart-runtime", SETUP,
          r"(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
          r"restart the runtime in order to use newly installed",

@@ -158,7 +158,8 @@ SIGNATURES: list[Signature] = [
         r"stack expects each tensor to be equal size, but got \[(?P<expected2>[\d, ]+)\] at "
         r"entry \d+ and \[(?P<got2>[\d, ]+)\] at entry \d+|"
         # TensorFlow: lists of different lengths to tf.constant / convert_to_tensor
-        r"Can't convert non-rectangular Python sequence to Tensor",
+        r"Can't convert non-rectangular Python sequence to Tensor|Cannot add tensor to the batch:"
+        r" number of elements does not match",
         "A list of sequences of different lengths was turned into a tensor without padding.",
         "torch.tensor needs every row to have the same length; tokenized examples differ in length "
         "until a collator pads them.",
@@ -361,7 +362,9 @@ SIGNATURES: list[Signature] = [
         "keras-shapes-incompatible",
         r"Shapes \((?P<shape_a>[^()\n]*)\) and \((?P<shape_b>[^()\n]*)\) are incompatible|"
         r"Error when checking target: expected \w+ to have shape \((?P<expected>[^()\n]*)\) but got "
-        r"array with shape \((?P<got>[^()\n]*)\)|logits and labels must have the same shape "
+        r"array with shape \((?P<got>[^()\n]*)\)|`?logits`? and `?labels`? must have the same "
+        r"shape,? (?:received )?\(\((?P<logits2>[^()\n]*)\) vs \((?P<labels2>[^()\n]*)\)\)|"
+        r"Incompatible shapes: \[\d+,\d+\] vs\. \[\d+\]|logits and labels must have the same shape "
         r"\(\((?P<logits>[^()\n]*)\) vs \((?P<labels>[^()\n]*)\)\)|Can not squeeze dim\[1\], "
         r"expected a dimension of 1, got \d+|"
         # Keras 3's words

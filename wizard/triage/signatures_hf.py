@@ -130,7 +130,8 @@ HF_SIGNATURES: list[Signature] = [
        "# script authors: use dl_manager.iter_archive(...) for files inside archives"),
     _s("hub-invalid-token",
        r"Invalid user token|Invalid username or password|Invalid credentials in Authorization "
-       r"header|token (?:is )?(?:not valid|invalid|expired)",
+       r"header|token (?:is )?(?:not valid|invalid|expired)|Invalid token passed|401 Client Error:"
+       r" Unauthorized for url: https://huggingface\.co/api/(?:repos/create|whoami)",
        "The token in use is invalid (revoked, mistyped, or an HF_TOKEN variable that overrides "
        "the one saved by login).",
        "HF_TOKEN in the environment takes priority over huggingface-cli login.",
@@ -232,7 +233,8 @@ HF_SIGNATURES: list[Signature] = [
        "bert = TFAutoModel.from_pretrained('bert-base-cased')"),
     _s("model-class-without-head",
        r"You have to specify either decoder_input_ids or decoder_inputs_embeds|The current model "
-       r"class \(\w+\) is not compatible with `\.generate\(\)`",
+       r"class \(\w+\) is not compatible with `\.generate\(\)`|The following keyword arguments "
+       r"are not supported by this model: \['labels?'\]",
        "The model class has no head for the task (AutoModel gives the bare encoder-decoder), so "
        "generate()/training cannot build decoder inputs.",
        "Generation and seq2seq training need ...ForConditionalGeneration / AutoModelForSeq2SeqLM,"
@@ -339,6 +341,53 @@ HF_SIGNATURES: list[Signature] = [
                   "distinct from EOS silences it; left padding stays right for generation"}
        if re.search(r"pad_token(?:_id)?\s*=\s*(?:tokenizer\.|self\.tokenizer\.)?eos_token|"
                     r"pad_token_id\s*(?:==|is|equals?)\s*(?:the )?eos", parsed.text) else None),
+    _s("folder-without-config",
+       r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
+       r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",
+       "The folder has no usable config.json: it holds only an adapter (LoRA: "
+       "adapter_config.json), a training checkpoint of something else, or nothing was saved "
+       "there.", "from_pretrained builds the model from config.json, then loads the weights.",
+       ["environment.hub-file-missing"],
+       "ls <the folder>   # adapter_config.json only: PeftModel.from_pretrained(base_model, "
+       "folder)\n# else save it: model.save_pretrained(folder)", priority=11,
+       family="local-file-missing",
+       refine=lambda ev, parsed: None if re.match(r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])",
+                                                  str(ev.get("path") or ev.get("path2") or ""))
+       else {"reject": True}),
+    _s("hub-not-logged-in",
+       r"LocalTokenNotFoundError|Token is required \(`token=True`\), but no token found",
+       "The call needs a Hugging Face token (a push, a private or gated repo) and none is "
+       "saved or set on this machine.", "huggingface_hub reads the token from HF_TOKEN or the "
+       "login cache.", ["environment.hub-auth-required"],
+       "huggingface-cli login   # or: export HF_TOKEN=hf_...  (a token with write access to "
+       "push)", priority=14),
+    _s("hub-write-refused",
+       r"You don't have the rights to create a (?:model|dataset|space) under the namespace|"
+       r"403 Forbidden: [^\n]{0,80}(?:write|rights|permission)",
+       "The token can read but not write there: a read-only (or fine-grained) token, or a "
+       "namespace (organisation) it has no write rights in.",
+       "push_to_hub creates and writes the repository with the token's rights.",
+       ["environment.hub-auth-required"],
+       "huggingface-cli login   # with a token that has the write role\n"
+       "# or push to your own namespace: hub_model_id='<your user>/<name>'", priority=14),
+    _s("incomplete-model-download",
+       r"SafetensorError: Error while deserializing header: MetadataIncompleteBuffer|"
+       r"PytorchStreamReader failed reading zip archive: failed finding central directory|"
+       r"Unable to (?:open|synchronously open) file \(file signature not found\)",
+       "The weights file is cut or not what its name says (an interrupted download, a full "
+       "disk while saving, a Git LFS pointer or an HTML page saved under that name).",
+       "safetensors, torch.load and h5py read an index at the end or a signature at the start; "
+       "a partial file has neither.", ["environment.hub-file-missing"],
+       "ls -l <the weights file>   # far smaller than on the Hub: fetch it again\n"
+       "huggingface-cli download <repo> --force-download   # or git lfs pull in a clone",
+       priority=14, title="The weights file is incomplete"),
+    _s("data-files-different-columns",
+       r"All the data files must have the same columns",
+       "The data files (or the files of one split) do not have the same columns, so datasets "
+       "cannot read them into one table.", "load_dataset infers one schema per split from the "
+       "first file.", ["data.batch-structure"],
+       "load_dataset('json', data_files={'train': 'a.jsonl'})   # one schema per split; or fix "
+       "the files so their columns agree", priority=14),
     _s("wrong-argument-type",
        r"has no attribute '?(?:modules|named_parameters|named_modules)\b",
        "An object that is not a torch module (e.g. a Python function) was passed where the "
@@ -361,7 +410,8 @@ HF_SIGNATURES: list[Signature] = [
     _s("model-dir-missing-weights",
        r"Error no file named \[?'?(?:pytorch_model\.bin|tf_model\.h5|model\.safetensors)|does not "
        r"appear to have a file named (?:pytorch_model\.bin|tf_model\.h5|model\.safetensors|"
-       r"flax_model\.msgpack)",
+       r"flax_model\.msgpack)|Unable to load weights from h5 file\. If you tried to load a TF 2\.0 "
+       r"model from a PyTorch checkpoint",
        "The folder has no weights in a format from_pretrained reads (e.g. training checkpoints "
        "instead of a save_pretrained folder, or only the other framework's weights).",
        "from_pretrained looks for model.safetensors / pytorch_model.bin / tf_model.h5 in the "

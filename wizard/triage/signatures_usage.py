@@ -533,6 +533,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
        r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty|"
        r"Please pass `features` or at least one example when writing data|"
+       r"Instruction \"?\w+\"? corresponds to no data|"
        # Keras 3 / TF >= 2.13: fit() ran an epoch in which the dataset yielded no batch
        r"Unexpected result of `train_function` \(Empty logs\)",
        "The dataset is empty: a filter or map removed every row, the split or data_files matched "
@@ -686,7 +687,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"Please pick one among the available configs",
        "The dataset has several configurations (subsets) and none, or a wrong one, was named.",
        "load_dataset(path, name) picks a configuration; the error lists those that exist.",
-       ["data.batch-structure"],
+       ["environment.dataset-config"],
        "from datasets import get_dataset_config_names\nprint(get_dataset_config_names(path))\n"
        "ds = load_dataset(path, '<one of them>')", priority=12,
        title="Which configuration of the dataset?"),
@@ -793,5 +794,32 @@ USAGE_SIGNATURES: list[Signature] = [
        "df -h ~/.cache /tmp .   # which is full\nexport HF_HOME=/big/disk/hf   # or: "
        "huggingface-cli delete-cache; TrainingArguments(save_total_limit=2)",
        priority=13, title="No space left on device"),
-
+    _u("keras-model-input-count",
+       r"Layer \"?\w+\"? expects (?P<expected>\d+) input\(s\), but it received (?P<got>\d+) input "
+       r"tensors",
+       "The Keras model takes several named inputs (input_ids, attention_mask ...) and fit() or "
+       "call() got another number of them: a bare array instead of a dict, or columns missing.",
+       "A functional model with several Input layers takes a dict keyed by their names (or a "
+       "list in their order).", ["data.batch-structure"],
+       "model.fit({'input_ids': ids, 'attention_mask': mask}, labels)   # one entry per Input",
+       priority=13, framework="tensorflow", title="Another number of inputs than the model has"),
+    _u("tf-int-dtype-mismatch",
+       r"Tensor conversion requested dtype (?P<wanted>int32|int64) for Tensor with dtype "
+       r"(?P<got>int32|int64)",
+       "The token ids are int64 where the model's inputs (or a layer) are int32, or the reverse: "
+       "NumPy arrays default to int64, Keras Input layers to what they were declared.",
+       "TensorFlow does not cast between integer dtypes implicitly.",
+       ["data.batch-structure"],
+       "ids = tf.cast(ids, tf.int32)   # or Input(shape=(None,), dtype=tf.int64) to match",
+       priority=12, framework="tensorflow", title="int32 and int64 token ids"),
+    _u("keras-optimizer-reused",
+       r"The optimizer cannot recognize variable (?P<var>\S+)\. This usually means you are trying "
+       r"to call the optimizer to update different parts of the model separately",
+       "One Keras optimizer (Keras >= 2.11) was built for other variables: the same optimizer "
+       "object reused for a second model or a second compile, or a model rebuilt after it.",
+       "The new Keras optimizers create their slots for the variables of the first model they "
+       "update.", ["hyperparameters.keras3-optimizer"],
+       "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # a new optimizer per model\n"
+       "# or: tf.keras.optimizers.legacy.Adam(3e-5)", priority=13, framework="tensorflow",
+       title="A Keras optimizer reused for other variables"),
 ]
