@@ -915,3 +915,19 @@ def test_a_hub_id_without_config_is_not_called_a_local_folder() -> None:
     with pastes_from_elsewhere():
         assert triage("OSError: org/lora-adapter does not appear to have a file named "
                       "config.json.").cause_id != "local-file-missing"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("AttributeError: 'SentencePieceBPETokenizer' object has no attribute 'pad'",
+     "tokenizers-object-not-wrapped"),
+    ("AttributeError: 'Tokenizer' object has no attribute 'pad_token_id'",
+     "tokenizers-object-not-wrapped"),
+    ("TypeError: argument 'files': 'BpeTrainer' object cannot be converted to 'Sequence'",
+     "tokenizer-train-argument-order"),
+])
+def test_tokenizers_library_objects_and_calls(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == cause
+    # a transformers tokenizer missing an attribute is another matter
+    assert triage("AttributeError: 'BertTokenizerFast' object has no attribute 'pad'").cause_id \
+        != "tokenizers-object-not-wrapped"
