@@ -928,6 +928,9 @@ def test_a_hub_id_without_config_is_not_called_a_local_folder() -> None:
 def test_tokenizers_library_objects_and_calls(paste: str, cause: str) -> None:
     with pastes_from_elsewhere():
         assert triage(paste).cause_id == cause
-    # a transformers tokenizer missing an attribute is another matter
-    assert triage("AttributeError: 'BertTokenizerFast' object has no attribute 'pad'").cause_id \
-        != "tokenizers-object-not-wrapped"
+
+
+def test_a_transformers_tokenizer_is_not_taken_for_a_tokenizers_one() -> None:
+    with pastes_from_elsewhere():
+        assert triage("AttributeError: 'BertTokenizerFast' object has no attribute 'pad'"
+                      ).cause_id != "tokenizers-object-not-wrapped"

@@ -657,6 +657,17 @@ _ARCHITECTURES = frozenset({
     "paligemma", "mllama", "modernbert", "gpt_oss", "glm", "glm4", "exaone", "internlm2"})
 
 
+def refine_tf_op(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A text op (tensorflow-text registers them) is a missing package; any other op is one of
+    a newer TensorFlow than installed."""
+    if re.search(r"UTF8|Wordpiece|Sentencepiece|Regex|Normalize|Whitespace|Unicode|"
+                 r"BertTokenizer|Split|CaseFold", str(ev.get("op", ""))):
+        return None
+    return {"id": OLD, "cause": "The SavedModel was exported with a newer TensorFlow than the one "
+                                "installed (its op is unknown here).",
+            "fix": "pip install -U tensorflow"}
+
+
 def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """KeyError: 'mistral' where transformers maps a config's model_type to its class."""
     model_type = str(ev.get("model_type", ""))
@@ -740,12 +751,7 @@ ENV_SIGNATURES: list[Signature] = [
          r"Op type not registered '(?P<op>\w+)'",
          "The SavedModel uses a TensorFlow op that no installed package registers.",
          "pip install tensorflow-text   # then: import tensorflow_text  (before loading)",
-         refine=lambda ev, parsed: None if re.search(
-             r"UTF8|Wordpiece|Sentencepiece|Regex|Normalize|Whitespace|Unicode|BertTokenizer|"
-             r"Split|CaseFold", str(ev.get("op", ""))) else {
-             "id": OLD, "cause": "The SavedModel was exported with a newer TensorFlow than the "
-                                 "one installed (its op is unknown here).",
-             "fix": "pip install -U tensorflow"}, priority=16),
+         refine=refine_tf_op, priority=16),
     _sig("env-torch-weights-only", NEW,
          r"Weights only load failed\. In PyTorch 2\.6, we changed the default value of the "
          r"`weights_only` argument",

@@ -139,8 +139,8 @@ _OFFICIAL_EXAMPLE = re.compile(
     re.I)
 _OWN_SCRIPT = re.compile(r"\[x\]\s*my own (?:modified )?scripts?", re.I)
 # a link to a line of a library's own source (the reporter pointing at the code that fails)
-_SOURCE_LINK = re.compile(r"github\.com/(?:huggingface|keras-team|tensorflow|pytorch)/[\w.-]+/blob/"
-                          r"[\w.-]+/[\w/.-]+\.py")
+_BLOB = r"github\.com/{org}/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py"
+_SOURCE_LINK = re.compile(_BLOB.format(org="(?:huggingface|keras-team|tensorflow|pytorch)"))
 # the library writing a file it cannot parse back: `x.save("p")` ... `from_file("p")` fails on
 # the content
 # a link to a commit of a library (the reporter pointing at the change that broke it)
@@ -273,21 +273,21 @@ _IMPORT_LINE = re.compile(r"\s*(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
 _ARITY = re.compile(r"(?<!\w)(?P<callee>\w{1,100})\(\) (?:takes (?:from )?\d+ (?:to \d+ )?positional arguments? but "
                     r"\d+ (?:were|was) given|missing \d+ required positional arguments?)")
 # a link to a line of a repository's source beside words blaming that line
-_BLAMED_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py#L\d+[\s\S]{0,400}?"
+_SOURCE_LINE = re.compile(_BLOB.format(org=r"[\w.-]+") + r"#L\d+")
+_BLAMED_LINE = re.compile(_SOURCE_LINE.pattern + r"[\s\S]{0,400}?"
                           r"\b(?:this line|the line|(?:could|would|will|may) cause|causes?|is a bug|"
                           r"should be|revise|remove)\b|\b(?:revise|remove|change) \[?line \d+\]?\(",
                           re.I)
 _CHANGE_ASKED = re.compile(r"\b(?:revise|remove|delete|change) (?:\[?line \d+\]?|this line|that "
                            r"line)", re.I)
-_SOURCE_LINE = re.compile(r"github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[\w/.-]+\.py#L\d+")
 # the reporter editing that line: "Replaced it with ... and the error was gone"
 _EDITED = re.compile(r"\b(?:replac\w+|chang\w+|edit\w+|modif\w+|patch\w+) (?:it|this|that|the "
                      r"line|this line|it to|line \d+)\b[^\n]{0,200}?\b(?:error|problem|issue|crash)"
                      r" (?:was|is|went) (?:gone|away|fixed|solved|resolved)", re.I)
 # interactive sessions: the call and its printed result side by side
 _SESSION = re.compile(r"^\s*(?:>>>|\(Pdb\)|In \[\d+\]:)\s*\S", re.M)
-_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|incorrect (?:spacing|"
-                          r"offsets?|results?|output|tokens?|decoding)|fails to correctly|(?:go|goes|went) off the "
+_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|incorrect(?:ly)? \w+|"
+                          r"fails? to (?:correctly|properly)|(?:go|goes|went) off the "
                           r"rails|(?:gives?|returns?|prints?) (?:the )?wrong|wrong (?:result|output|"
                           r"offsets?|values?))\b", re.I)
 
@@ -317,10 +317,8 @@ def _silent_wrong_output(parsed: ParsedError) -> bool:
         r"\.from_pretrained\(\s*['\"]|Tokenizer\(", parsed.text)
     if parsed.exc_type or (len(_SESSION.findall(parsed.text)) < 2 and not printed):
         return False
-    if re.search(r"^\s*(?:def|class)\s", parsed.text, re.M):
+    if re.search(r"^\s*(?:(?:>>>|\(Pdb\))\s*)?(?:def|class)\s", parsed.text, re.M):
         return False                  # code of the user's own in between
-    if re.search(r"^\s*(?:>>>|\(Pdb\))\s*(?:def|class)\s", parsed.text, re.M):
-        return False                  # code of the user's own in the session
     return bool(_WRONG_WORDS.search(parsed.text))
 
 

@@ -33,15 +33,46 @@ _BARE_MODEL = re.compile(r"\b(?:TF)?AutoModel\.from_pretrained|\b(?:TF)?[A-Z]\w*
                          r"(?<!For)Model\b|\.generate\(")
 
 
-def refine_decoder_inputs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """Decoder inputs missing: the model's class when the paste loads a bare model (AutoModel,
-    T5Model) or generates with one; else the call (encoder inputs only, no labels)."""
-    bare = bool(_BARE_MODEL.search(parsed.text)) and not re.search(
+def _bare_model(parsed: ParsedError) -> bool:
+    """The paste loads (or generates with) a model class without a seq2seq head."""
+    return bool(_BARE_MODEL.search(parsed.text)) and not re.search(
         r"\b\w+For(?:ConditionalGeneration|Seq2SeqLM)\b", parsed.text)
+
+
+def refine_head_missing(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Decoder inputs missing: the model's class when the paste loads a bare model (AutoModel,
+    T5Model) or generates with one (the signature's other messages always)."""
     decoder = "decoder_input_ids or decoder_inputs_embeds" in parsed.text
-    if ev.get("_sig") == "head":
-        return None if bare or not decoder else {"reject": True}
-    return {"reject": True} if bare else None
+    return None if not decoder or _bare_model(parsed) else {"reject": True}
+
+
+def refine_decoder_call(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Decoder inputs missing from the call (encoder inputs only, no labels) of a model that
+    has its head."""
+    return {"reject": True} if _bare_model(parsed) else None
+
+
+def refine_padding_side(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """With pad_token_id set to eos_token_id, a prompt ending in EOS looks right-padded: the
+    warning can be a false alarm on a left-padded batch."""
+    if not re.search(r"pad_token(?:_id)?\s*=\s*(?:tokenizer\.|self\.tokenizer\.)?eos_token|"
+                     r"pad_token_id\s*(?:==|is|equals?)\s*(?:the )?eos", parsed.text):
+        return None
+    return {"id": "pad-equals-eos-false-warning",
+            "cause": "pad_token_id equals eos_token_id, so a prompt that ends with EOS looks "
+                     "right-padded to generate(): the warning can fire on left-padded batches.",
+            "fix": "tokenizer.pad_token = tokenizer.unk_token or '<|pad|>'   # a pad token "
+                   "distinct from EOS silences it; left padding stays right for generation"}
+
+
+# a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
+_LOCAL_PATH = r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])"
+
+
+def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only for a local path (a Hub id without the file is another matter)."""
+    return None if re.match(_LOCAL_PATH, str(ev.get("path") or ev.get("path2") or "")) else \
+        {"reject": True}
 
 
 def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -55,7 +86,7 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
     path = str(ev.get("path") or ev.get("path2") or "")
-    if re.match(r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])", path) or path.count("/") > 1:
+    if re.match(_LOCAL_PATH, path) or path.count("/") > 1:
         return {"id": "local-file-missing",
                 "cause": f"The folder {path} does not hold the files to load (a model saved "
                          "without its tokenizer, a checkpoint folder, or a path relative to "
@@ -240,7 +271,7 @@ HF_SIGNATURES: list[Signature] = [
        "Generation and seq2seq training need ...ForConditionalGeneration / AutoModelForSeq2SeqLM,"
        " which shift the labels into decoder inputs.",
        ["model.no-loss"], "model = AutoModelForSeq2SeqLM.from_pretrained(checkpoint)",
-       refine=lambda ev, parsed: refine_decoder_inputs({**ev, "_sig": "head"}, parsed)),
+       refine=refine_head_missing),
     _s("fp16-weights-with-amp", r"Attempting to unscale FP16 gradients",
        "The trainable weights are fp16 (model loaded with torch_dtype=float16) and fp16 AMP is "
        "on; the GradScaler needs float32 master weights.",
@@ -317,7 +348,7 @@ HF_SIGNATURES: list[Signature] = [
        "or decoder inputs the decoder has nothing to read.", ["model.forward"],
        "outputs = model(input_ids=ids, attention_mask=mask, labels=label_ids)\n"
        "# features only: model.get_encoder()(input_ids=ids, attention_mask=mask)",
-       priority=14, refine=refine_decoder_inputs),
+       priority=14, refine=refine_decoder_call),
     _s("packing-dataset-too-small",
        r"Error occurred while packing the dataset\. Make sure that your dataset has enough "
        r"samples to at least yield one packed sequence",
@@ -333,14 +364,7 @@ HF_SIGNATURES: list[Signature] = [
        "after the pad tokens.", "generate() continues from the last position of each row; "
        "left padding puts every prompt's end there.", ["data.no-pad-token"],
        "tokenizer.padding_side = 'left'   # for batched generation (right is right for training)",
-       priority=12, refine=lambda ev, parsed: {
-           "id": "pad-equals-eos-false-warning",
-           "cause": "pad_token_id equals eos_token_id, so a prompt that ends with EOS looks "
-                    "right-padded to generate(): the warning can fire on left-padded batches.",
-           "fix": "tokenizer.pad_token = tokenizer.unk_token or '<|pad|>'   # a pad token "
-                  "distinct from EOS silences it; left padding stays right for generation"}
-       if re.search(r"pad_token(?:_id)?\s*=\s*(?:tokenizer\.|self\.tokenizer\.)?eos_token|"
-                    r"pad_token_id\s*(?:==|is|equals?)\s*(?:the )?eos", parsed.text) else None),
+       priority=12, refine=refine_padding_side),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",
@@ -350,10 +374,7 @@ HF_SIGNATURES: list[Signature] = [
        ["environment.hub-file-missing"],
        "ls <the folder>   # adapter_config.json only: PeftModel.from_pretrained(base_model, "
        "folder)\n# else save it: model.save_pretrained(folder)", priority=11,
-       family="local-file-missing",
-       refine=lambda ev, parsed: None if re.match(r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])",
-                                                  str(ev.get("path") or ev.get("path2") or ""))
-       else {"reject": True}),
+       family="local-file-missing", refine=refine_local_folder),
     _s("hub-not-logged-in",
        r"LocalTokenNotFoundError|Token is required \(`token=True`\), but no token found",
        "The call needs a Hugging Face token (a push, a private or gated repo) and none is "
@@ -425,8 +446,8 @@ HF_SIGNATURES: list[Signature] = [
        # datasets' data_files that match nothing
        r"Unable to find '(?P<path3>[^'\n]{1,300})'|"
        # a local path that does not exist, which from_pretrained then reads as a Hub repo id
-       r"Repo id must (?:be in the form|use alphanumeric chars)[^\n]{0,200}?: '(?P<path4>(?:[/~.]|"
-       r"[A-Za-z]:[\\/])[^'\n]{0,300})'",
+       r"Repo id must (?:be in the form|use alphanumeric chars)[^\n]{0,200}?: '(?P<path4>"
+       + _LOCAL_PATH + r"[^'\n]{0,300})'",
        "A file the code or the loader reads is not at the path given: it was never downloaded "
        "or saved there, the path is relative to another working directory, or the name is "
        "misspelt.",

@@ -837,9 +837,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "unk_token='[UNK]')", priority=12, title="A tokenizers object where transformers needs "
        "its tokenizer"),
     _u("tokenizer-train-argument-order",
-       r"argument 'files': '\w*Trainer' object cannot be converted to 'Sequence'|"
-       r"\.train\(\s*trainer\s*,\s*\[?[^)\n]*\)[^\n]*\n?[^\n]{0,200}?(?:doesn't work|does not work|"
-       r"fails|error)",
+       r"argument 'files': '\w*Trainer' object cannot be converted to 'Sequence'",
        "Tokenizer.train takes the files first and the trainer second (since tokenizers 0.10); "
        "train(trainer, files) is the order of older releases and their docs.",
        "The trainer became an optional second argument.", ["data.batch-structure"],
