@@ -32,7 +32,7 @@ from wizard.core.findings import Finding, Verdict
 from wizard.core.optimizer import parse_optimizer
 from wizard.engine.plan import Step
 from wizard.engine.session import Session
-from wizard.errors import CaseError, InputError
+from wizard.errors import InputError
 from wizard.frontends.terminal.console import (
     finding_line,
     finding_panel,
@@ -245,13 +245,7 @@ def _case_of(case: Case | Mapping[str, Any] | str | Path) -> Case:
         return Case.from_dict(case.to_dict(), validate=False)
     if isinstance(case, Mapping):
         return Case.from_dict(dict(case), validate=False)
-    path = Path(case)
-    if not path.is_file():
-        raise CaseError(f"The case file {str(path)!r} does not exist; check the path.")
-    loaded = Case.from_yaml(path.read_text(encoding="utf-8"), base_dir=path.parent,
-                            validate=False)
-    loaded.source = str(path)
-    return loaded
+    return Case.from_file(case, validate=False)
 
 
 def _probe_name(check: str, transformers: bool) -> str:

@@ -192,7 +192,7 @@ class Case:
         return case
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Case":
+    def from_file(cls, path: str | Path, validate: bool = True) -> "Case":
         p = Path(path)
         if not p.is_file():
             raise CaseError(f"The case file {str(p)!r} does not exist; check the path.")
@@ -200,7 +200,7 @@ class Case:
             text = p.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise CaseError(f"The case file {str(p)!r} is not UTF-8 text; save it as a YAML text file.")
-        case = cls.from_yaml(text, base_dir=p.parent)
+        case = cls.from_yaml(text, base_dir=p.parent, validate=validate)
         case.source = str(p)
         return case
 

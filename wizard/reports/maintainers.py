@@ -60,8 +60,7 @@ DEFAULT_REPOSITORY = REPOSITORIES["transformers"]
 
 def issue_repository(package: str | None) -> str:
     """The GitHub repository where a bug in `package` is filed (transformers' when unknown)."""
-    return REPOSITORIES.get((package or "").split(".")[0].replace("-", "_").lower(),
-                            DEFAULT_REPOSITORY)
+    return REPOSITORIES.get(_library(package), DEFAULT_REPOSITORY)
 
 
 # the libraries whose own GitHub bug-report form has a template (github_<library>.md.j2); a
@@ -71,5 +70,10 @@ ISSUE_FORMS: tuple[str, ...] = ("transformers", "datasets", "accelerate", "trl",
 
 def issue_form(package: str | None) -> str:
     """The report template of the bug-report form of `package` (transformers' when it has none)."""
-    name = (package or "").split(".")[0].replace("-", "_").lower()
+    name = _library(package)
     return f"github_{name if name in ISSUE_FORMS else 'transformers'}.md.j2"
+
+
+def _library(package: str | None) -> str:
+    """A package or module name as the tables key it: "huggingface-hub" -> "huggingface_hub"."""
+    return (package or "").split(".")[0].replace("-", "_").lower()
