@@ -934,3 +934,96 @@ def test_a_transformers_tokenizer_is_not_taken_for_a_tokenizers_one() -> None:
     with pastes_from_elsewhere():
         assert triage("AttributeError: 'BertTokenizerFast' object has no attribute 'pad'"
                       ).cause_id != "tokenizers-object-not-wrapped"
+
+
+def _py(version: str) -> str:
+    return f"/usr/local/lib/python{version}/dist-packages"
+
+
+@pytest.mark.parametrize("paste, needs", [
+    # a SyntaxError at a library's f-string under Python 3.5
+    ("Traceback (most recent call last):\n"
+     '  File "train.py", line 2, in <module>\n    import transformers\n'
+     f'  File "{_py("3.5")}/transformers/__init__.py", line 40\n'
+     '    logger.info(f"loaded {name}")\n                              ^\n'
+     "SyntaxError: invalid syntax\n", "3.6"),
+    # the same traceback cut at the line that does not parse (a variable annotation)
+    ("Traceback (most recent call last):\n"
+     '  File "run.py", line 186, in <module>\n    from kashgari.embeddings import BERTEmbedding\n'
+     f'  File "{_py("3.5")}/kashgari/embeddings/embeddings.py", line 70\n'
+     "    self._token2idx: Dict[str, int] = None\n", "3.6"),
+    # built-in generics evaluated by Python 3.8
+    (_tb(("train.py", 1, "<module>", "from trl import SFTTrainer"),
+         (f"{_py('3.8')}/trl/trainer/utils.py", 88, "<module>",
+          "def pad(tensors: list[torch.Tensor], padding_value: int = 0):"),
+         error="TypeError: 'type' object is not subscriptable"), "3.9"),
+    # X | Y unions evaluated by Python 3.9
+    (_tb(("train.py", 1, "<module>", "import peft"),
+         (f"{_py('3.9')}/peft/tuners/lora/config.py", 60, "LoraConfig",
+          "target_modules: list[str] | str | None = field(default=None)"),
+         error="TypeError: unsupported operand type(s) for |: 'types.GenericAlias' and 'type'"),
+     "3.10"),
+])
+def test_a_library_written_for_a_newer_python(paste: str, needs: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "env-version-too-old" and t.primary.signature.id == "env-python-too-old"
+    assert f"Python {needs}" in t.primary.cause and f"python>={needs}" not in t.primary.fix
+    assert f"Python >= {needs}" in t.primary.fix.replace("python", "Python")
+
+
+@pytest.mark.parametrize("paste", [
+    # the user's own file does not parse: their typo, not the Python
+    ("Traceback (most recent call last):\n"
+     '  File "/content/train.py", line 12\n    x = f"{a"\n        ^\nSyntaxError: invalid syntax\n'),
+    # a library's f-string under a Python that has f-strings: something else
+    ("Traceback (most recent call last):\n"
+     '  File "train.py", line 2, in <module>\n    import transformers\n'
+     f'  File "{_py("3.11")}/transformers/__init__.py", line 40\n'
+     '    logger.info(f"loaded {name}")\n                              ^\n'
+     "SyntaxError: invalid syntax\n"),
+    # a library line subscripting a type it built, on a Python that has the generics
+    (_tb(("train.py", 3, "<module>", "trainer.train()"),
+         (f"{_py('3.11')}/transformers/trainer.py", 88, "train", "x = batch[0]"),
+         error="TypeError: 'type' object is not subscriptable")),
+])
+def test_syntax_and_typing_errors_that_are_not_an_old_python(paste: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.primary is None or t.primary.signature.id != "env-python-too-old"
+
+
+def test_a_keras_2_layer_added_to_a_keras_3_model() -> None:
+    hub = ("ValueError: Only instances of `keras.Layer` can be added to a Sequential model. "
+           "Received: <tensorflow_hub.keras_layer.KerasLayer object at 0x28ac6d4d0> (of type "
+           "<class 'tensorflow_hub.keras_layer.KerasLayer'>)")
+    own = ("ValueError: Only instances of `keras.Layer` can be added to a Sequential model. "
+           "Received: <__main__.Scaler object at 0x7f> (of type <class '__main__.Scaler'>)")
+    with pastes_from_elsewhere():
+        t = triage(hub)
+        assert t.cause_id == "keras-3-installed" and "TF_USE_LEGACY_KERAS" in t.primary.fix
+        assert triage(own).cause_id != "keras-3-installed"
+
+
+def test_the_older_trainers_key_error_on_the_loss() -> None:
+    paste = _tb(("m1.py", 122, "<module>", "trainer.train()"),
+                (f"{LIB}/transformers/trainer.py", 1105, "compute_loss",
+                 'return outputs["loss"] if isinstance(outputs, dict) else outputs[0]'),
+                error="KeyError: 'loss'")
+    keras = _tb(("fit.py", 30, "<module>", "plt.plot(history.history['loss'])"),
+                error="KeyError: 'loss'")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == "model-returned-no-loss"
+        assert triage(keras).cause_id != "model-returned-no-loss"
+
+
+@pytest.mark.parametrize("path, cause", [
+    ("./data/ckpt/init/uncased_base/bert_model.ckpt", "env-setup-step-skipped"),
+    ("biobert/model.ckpt-1000000.index", "tf-checkpoint-prefix-wrong"),
+])
+def test_a_tensorflow_checkpoint_path_with_no_files(path: str, cause: str) -> None:
+    paste = f"tensorflow.python.framework.errors_impl.NotFoundError: Unsuccessful " \
+            f"TensorSliceReader constructor: Failed to find any matching files for {path}"
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == cause and path in t.primary.cause

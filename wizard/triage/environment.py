@@ -16,6 +16,7 @@ from typing import Any
 
 from wizard.triage.arguments import in_no_release
 from wizard.triage.parse import ParsedError
+from wizard.triage.python_syntax import refine_python_too_old
 from wizard.triage.signature import Signature
 from wizard.triage.versions import (
     ApiChange,
@@ -700,6 +701,22 @@ def refine_tokenizers_format(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
                    "tokenizer.pre_tokenizer = Whitespace()   # before training; then save and load"}
 
 
+def refine_tf_checkpoint(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """No files at a TensorFlow checkpoint path: one of the checkpoint's own files given where
+    its prefix belongs, else files that were never downloaded there."""
+    path = str(ev.get("path", "")).rstrip(".,;:'\"`")
+    m = re.search(r"^(?P<prefix>.+?)\.(?:index|meta|data-\d+-of-\d+)$", path)
+    if m:
+        return {"id": "tf-checkpoint-prefix-wrong",
+                "cause": f"{path} is one of a TensorFlow checkpoint's files; a checkpoint is "
+                         f"addressed by its prefix ({m.group('prefix')}).",
+                "fix": f"init_checkpoint = '{m.group('prefix')}'   # the prefix, without "
+                       ".index/.meta/.data-*"}
+    return {"cause": f"There are no checkpoint files at {path or 'that path'}: the checkpoint "
+                     "the script expects was never downloaded or unpacked there (or the path "
+                     "points elsewhere)."}
+
+
 def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
          priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
     return Signature(rule_id, pattern, cause,
@@ -888,6 +905,19 @@ ENV_SIGNATURES: list[Signature] = [
          r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
          "Keras 3 no longer accepts an argument of Keras 2.", "pip install tf-keras",
          refine=refine_keras_kwargs, priority=16),
+    _sig("env-python-too-old", OLD,
+         r"SyntaxError: (?:invalid syntax|f-string)|'type' object is not subscriptable|"
+         r"unsupported operand type\(s\) for \|: '|"
+         r"\A\Z",     # no exception line: a traceback cut at the line that does not parse
+         "A library needs a newer Python than the one running it.",
+         "# use a newer Python (a new environment)", refine=refine_python_too_old, priority=16),
+    _sig("env-tf-checkpoint-missing", SETUP,
+         r"(?:Failed to get matching files on|Failed to find any matching files for) "
+         r"(?P<path>[^\s]+)",
+         "No TensorFlow checkpoint files at the path given.",
+         "ls <checkpoint prefix>*   # expect .index and .data-* files\n"
+         "# download and unpack the checkpoint the README names, then point the flag at its prefix",
+         refine=refine_tf_checkpoint, priority=15),
     _sig("env-no-module", MISSING,
          rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}",
          "A module cannot be imported.", "pip install <package>", refine=refine_no_module),

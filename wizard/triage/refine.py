@@ -197,6 +197,11 @@ def refine_batch_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 
 def refine_no_loss(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Which part of the loss went missing (the labels, or a head that computes it); a bare
+    KeyError 'loss' only when the Trainer read it."""
+    if ev.pop("old", None) and not re.search(r"trainer\.py|compute_loss|\bTrainer\b|"
+                                             r"outputs\[[\"']loss", parsed.text):
+        return {"reject": True}
     inputs = [x.strip() for x in str(ev.get("inputs", "")).split(",") if x.strip()]
     keys = [x.strip() for x in str(ev.get("keys", "")).split(",") if x.strip()]
     if inputs:

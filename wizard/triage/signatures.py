@@ -196,7 +196,9 @@ SIGNATURES: list[Signature] = [
     Signature(
         "model-returned-no-loss",
         r"The model did not return a loss from the inputs(?:, only the following keys: "
-        r"(?P<keys>[^.\n]*)\.(?: For reference, the inputs it received are (?P<inputs>[^.\n]*))?)?",
+        r"(?P<keys>[^.\n]*)\.(?: For reference, the inputs it received are (?P<inputs>[^.\n]*))?)?|"
+        # the older Trainer's wording: its lookup of outputs["loss"] failed
+        r"(?P<old>KeyError\W{1,3}'loss')",
         "The Trainer needs the model to compute the loss, and it did not: the labels did not reach "
         "the model, or the model class has no loss.",
         "Trainer passes the batch to model(**batch) and reads outputs.loss; the model returns a "

@@ -472,6 +472,20 @@ USAGE_SIGNATURES: list[Signature] = [
        "import keras\nx = keras.layers.Lambda(lambda t: tf_function(t))(inputs)   # wrap TF ops",
        title="A KerasTensor reached TensorFlow code", framework="tensorflow", priority=13,
        refine=refine_keras_tensor),
+    _u("keras-3-model-keras-2-layer",
+       r"Only instances of `?keras\.Layer`? can be added to a Sequential model\. Received: "
+       r"<(?P<module>(?:tensorflow_hub|tf_keras|transformers|keras\.engine)\b[\w.]*)",
+       "A Keras 2 layer (tf-keras: TF Hub's KerasLayer, transformers' TF models) was added to a "
+       "Keras 3 model: TensorFlow >= 2.16 makes tf.keras Keras 3, and Keras 3 accepts only its "
+       "own layers.",
+       "tf.keras is Keras 3 from TensorFlow 2.16; TF Hub layers and transformers' TF models are "
+       "built on tf-keras (Keras 2), so the two cannot be mixed in one model.",
+       ["environment.keras-3"],
+       'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
+       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow: tf.keras is tf-keras again\n"
+       "# or build the model with tf-keras itself: import tf_keras as keras",
+       title="A Keras 2 layer in a Keras 3 model", framework="tensorflow", priority=14,
+       family="keras-3-installed"),
     _u("decode-negative-ids",
        r"out of range integral type conversion attempted|piece id is out of range",
        "Token ids that are not ids reached decode(): labels still hold -100 (the ignored "
