@@ -897,7 +897,7 @@ def test_signature_catalogue_is_well_formed() -> None:
         assert s.benign or (s.fix and s.probes), s.id
         for p in s.probes:
             assert p.split(".", 1)[0] in ("data", "model", "hyperparameters", "memory",
-                                          "environment", "training", "curves"), p
+                                          "environment", "training", "curves", "script"), p
     for id_ in ("triage.known-error", "triage.unknown-error", "triage.possible-library-bug"):
         assert CHECKS[id_].category == "triage"
     # ids the signatures name that other checks are expected to provide

@@ -1027,3 +1027,60 @@ def test_a_tensorflow_checkpoint_path_with_no_files(path: str, cause: str) -> No
     with pastes_from_elsewhere():
         t = triage(paste)
     assert t.cause_id == cause and path in t.primary.cause
+
+
+_UNK = ("tokenizer = Tokenizer(BPE({args}))\ntokenizer.pre_tokenizer = Whitespace()\n"
+        'trainer = BpeTrainer(special_tokens=["[UNK]", "[PAD]"])\n'
+        "tokenizer.train(files, trainer)\nprint(tokenizer.encode('hello שלום').tokens)\n"
+        "['hello']\n{says}\n")
+
+
+@pytest.mark.parametrize("paste, cause", [
+    (_UNK.format(args="", says="The Hebrew word is silently ignored. Why?"),
+     "tokenizer-unk-token-not-set"),
+    ('from tokenizers.pre_tokenizers import Split\n'
+     'tok.pre_tokenizer = Split(pattern=r"\\s+|\\p{P}", behavior="isolated")\n'
+     "print(tok.pre_tokenizer.pre_tokenize_str('a b, c'))\n[('a b, c', (0, 7))]\n"
+     "The text is not split at all.", "split-pattern-str-not-regex"),
+    ("tok = BertWordPieceTokenizer()\ntok.train('corpus.txt')\n"
+     "print(tok.encode('café résumé').tokens)\n['cafe', 'resume']\n"
+     "The accents are removed, the words are changed.", "tokenizer-strip-accents-default"),
+])
+def test_tokenizer_pitfalls_read_from_the_code_and_the_symptom(paste: str, cause: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == cause, t.cause_id
+    assert t.primary.probes == ["script.run"]
+
+
+@pytest.mark.parametrize("paste", [
+    # the model has its unk_token: nothing is dropped for that reason
+    _UNK.format(args='unk_token="[UNK]"', says="The Hebrew word is silently ignored. Why?"),
+    # the code alone, with no symptom described
+    _UNK.format(args="", says="Training takes 2 minutes on my laptop."),
+    # a literal separator, and a regular expression wrapped in Regex
+    'from tokenizers.pre_tokenizers import Split\ntok.pre_tokenizer = Split(" ", "removed")\n'
+    "It does not split the way I want.",
+    "from tokenizers import Regex\nfrom tokenizers.pre_tokenizers import Split\n"
+    'tok.pre_tokenizer = Split(pattern=Regex(r"\\s+"), behavior="isolated")\nIt does not work.',
+    # re.split in the user's own code is no tokenizers Split
+    'import re\nparts = re.split(r"\\s+|,", line)\nThe tokenizers output is wrong.',
+    # accents kept on purpose
+    "tok = BertWordPieceTokenizer(strip_accents=False, lowercase=False)\n"
+    "print(tok.encode('café').tokens)\nThe tokens changed.",
+])
+def test_tokenizer_pitfall_code_without_its_symptom_or_done_right(paste: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id not in {"tokenizer-unk-token-not-set", "split-pattern-str-not-regex",
+                              "tokenizer-strip-accents-default"}, t.cause_id
+
+
+def test_a_failure_with_a_release_is_no_regression() -> None:
+    failing = ("The docs say a str works. A `str` does not work, using tokenizers 0.19.1:\n"
+               "ValueError: something odd\n")
+    fixed_by_old = ("It works with tokenizers 0.13.3 and fails on 0.19.1:\n"
+                    "ValueError: something odd\n")
+    with pastes_from_elsewhere():
+        assert triage(failing).bug is None
+        assert triage(fixed_by_old).bug is not None

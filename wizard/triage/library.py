@@ -75,6 +75,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
 _PANIC = re.compile(r"panicked at|PanicException|RUST_BACKTRACE", re.I)
 _NODEDEF = re.compile(r"errors? while building NodeDef", re.I)
 _REGRESSION = [re.compile(p, re.I) for p in (
+    # "works with 4.30" (not "does not work, using 0.19": that is the failure, not the fix)
+    r"(?<!not )(?<!n't )(?<!never )(?<!no longer )"
     r"(?:works?|worked|working|runs? fine|no (?:issue|problem|error)s?|resolves?|resolved|"
     r"goes away|went away)\b[^.\n]{0,40}?\b(?:with|on|in|using|after downgrad\w*(?: to)?)\s+"
     r"(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?v?\d+\.\d+",

@@ -1,0 +1,93 @@
+"""Pitfalls of building a tokenizer with the tokenizers library, read from the code in the paste:
+documented behaviours that surprise people who train their own tokenizer. Each needs both the
+code that sets the pitfall up and the symptom it produces, described or printed in the paste;
+the code alone is no fault.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature
+
+_DROPPED = re.compile(r"\b(?:ignor|dropp|skipp|disappear|vanish|miss|lost|los[et]s?|remov|"
+                      r"silently|omitt)\w*\b|no \[?UNK\]?|not (?:in|show|appear)", re.I)
+_CHANGED = re.compile(r"\b(?:chang|convert|turn|replac|become|different|lost|los[et]s?|strip|"
+                      r"remov|wrong|encoded to|normaliz)\w*\b", re.I)
+_REGEX_LIKE = re.compile(r"\\[sdwpSDWP]|\\p\{|\(\?[:=!<]|\[[^\]]+\][+*?]|[^\\]\|")
+
+
+def refine_unk_not_set(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A model built without unk_token drops what its vocabulary lacks: only when the paste
+    says characters went missing."""
+    text = parsed.text
+    call = re.search(r"\b(?:BPE|WordPiece|WordLevel)\((?P<args>[^()\n]*)\)", text)
+    if not call or "unk_token" in call.group("args") or not _DROPPED.search(text):
+        return {"reject": True}
+    return None
+
+
+def refine_split_str(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Split(pattern=<str>) matches the string literally: only when the string is a regular
+    expression and is not wrapped in tokenizers.Regex."""
+    if not re.search(r"\btokenizers\b|pre_tokenizer", parsed.text):
+        return {"reject": True}
+    pattern = str(ev.get("pattern", ""))
+    name = ev.get("name")
+    if name:      # Split(pattern=NAME): the string that NAME holds
+        m = re.search(rf"^\s*{re.escape(str(name))}\s*=\s*r?(?P<q>\"\"\"|'''|\"|')(?P<s>.*?)(?P=q)",
+                      parsed.text, re.M | re.S)
+        if not m or re.search(rf"{re.escape(str(name))}\s*=\s*Regex\(", parsed.text):
+            return {"reject": True}
+        pattern = m.group("s")
+    return None if _REGEX_LIKE.search(pattern) else {"reject": True}
+
+
+def refine_strip_accents(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The BERT normalizer strips accents (with lowercase on): only when the paste has text with
+    accents or marks and says characters changed."""
+    text = parsed.text
+    if re.search(r"strip_accents\s*=\s*False", text) or not _CHANGED.search(text):
+        return {"reject": True}
+    if not re.search(r"[\u00c0-\u024f\u0300-\u036f\u3040-\u30ff\u1e00-\u1eff]", text):
+        return {"reject": True}
+    return None
+
+
+def _t(sig_id: str, pattern: str, cause: str, explanation: str, fix: str, refine: Any,
+       title: str, family: str | None = None) -> Signature:
+    """A pitfall; running the user's snippet (script.run) shows its symptom."""
+    return Signature(sig_id, pattern, cause, explanation, ["script.run"], fix, title=title,
+                     priority=9, refine=refine, family=family)
+
+
+TOKENIZER_SIGNATURES: list[Signature] = [
+    _t("tokenizer-model-without-unk",
+       r"(?-i:\bTokenizer\(\s*(?:models\.)?(?:BPE|WordPiece|WordLevel)\()",
+       "The tokenizer's model was built without an unk_token, so text its vocabulary cannot "
+       "cover is dropped instead of becoming [UNK]; listing [UNK] among the trainer's special "
+       "tokens does not make it the model's unknown token.",
+       "tokenizers maps an unknown piece to the model's unk_token when one is set, and skips it "
+       "when none is.",
+       'tokenizer = Tokenizer(BPE(unk_token="[UNK]"))   # and keep "[UNK]" in the trainer\'s '
+       "special_tokens", refine_unk_not_set, "No unk_token on the tokenizer's model",
+       family="tokenizer-unk-token-not-set"),
+    _t("split-pattern-str-not-regex",
+       r"(?-i:\bSplit)\(\s*(?:pattern\s*=\s*)?(?:r?(?P<q>\"\"\"|'''|\"|')(?P<pattern>.*?)(?P=q)|"
+       r"(?P<name>[A-Za-z_]\w*)\s*,)",
+       "pre_tokenizers.Split matches a str pattern literally, as a substring; a regular "
+       "expression given as a str matches nothing, so the text is not split.",
+       "Split takes a str (literal) or a tokenizers.Regex (regular expression).",
+       "from tokenizers import Regex\n"
+       "Split(pattern=Regex(PATTERN), behavior='isolated')", refine_split_str,
+       "A regular expression given to Split as a str"),
+    _t("tokenizer-strip-accents-default",
+       r"(?-i:\bBert(?:WordPiece\w*|Normalizer))\((?![^)\n]*strip_accents\s*=\s*False)",
+       "The BERT normalizer strips accents by default when it lowercases, which also removes "
+       "the marks that tell characters apart in many scripts (é→e, バ→ハ).",
+       "BertNormalizer(strip_accents=None) follows lowercase; lowercase is on by default.",
+       "BertWordPieceTokenizer(strip_accents=False, lowercase=False)   # or "
+       "normalizers.BertNormalizer(strip_accents=False)", refine_strip_accents,
+       "The BERT normalizer strips accents"),
+]
