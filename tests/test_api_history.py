@@ -1,0 +1,180 @@
+"""The API-history table: facts checked by hand against the released wheels' sources."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from wizard.triage import api_history as ah
+
+
+def test_table_loads_fast_and_every_span_is_within_its_releases():
+    ah._data.cache_clear()
+    start = time.perf_counter()
+    data = ah._data()
+    assert time.perf_counter() - start < 1.0
+    assert ah._DATA.stat().st_size < 1_600_000
+    rels = data["releases"]
+    assert set(rels) == {"transformers", "peft", "trl", "datasets", "accelerate", "huggingface_hub"}
+    for pkg, versions in rels.items():
+        keys = [ah._version(v) for v in versions]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys), pkg
+
+    def check(pkg: str, pair: list[int]) -> None:
+        assert 0 <= pair[0] <= pair[1] < len(rels[pkg]), (pkg, pair)
+
+    for section in ("top", "modules"):
+        for pkg, table in data[section].items():
+            for pair in table.values():
+                check(pkg, pair)
+    for key, table in data["kwargs"].items():
+        pkg = key.split(".")[0]
+        check(pkg, data["callables"][key])
+        for pair in table.values():
+            check(pkg, pair)
+    for key, runs in data["varkw"].items():
+        for pair in runs:
+            check(key.split(".")[0], pair)
+    for section in ("top_gaps", "module_gaps"):
+        for pkg, table in data[section].items():
+            for name, runs in table.items():
+                first, last = data[section.replace("_gaps", "s").replace("tops", "top")][pkg][name]
+                assert all(first < a <= b < last for a, b in runs), (pkg, name)
+    for key, table in data["kwarg_gaps"].items():
+        for arg, runs in table.items():
+            first, last = data["kwargs"][key][arg]
+            assert all(first < a <= b < last for a, b in runs), (key, arg)
+    for key, base in data["bases"].items():
+        assert key in data["kwargs"] and base in data["kwargs"]
+    # compact and with sorted keys, so rebuilds diff cleanly
+    text = ah._DATA.read_text()
+    assert text.strip() == json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def test_package_spellings_and_versions():
+    assert ah.releases("huggingface-hub") == ah.releases("huggingface_hub") != []
+    assert ah.releases("transformers")[0] == "4.0.1"
+    assert "4.41.2" in ah.releases("transformers")
+    assert ah.releases("no-such-package") == []
+    assert ah._version("4.41.0") < ah._version("4.100.0")
+    assert ah._version("v0.9.0rc1") == (0, 9, 0)
+    assert ah.top_name("huggingface-hub", "hf_hub_download").package == "huggingface-hub"
+
+
+def test_removed_top_level_names():
+    # peft/__init__.py of 0.9.0 imports it; 0.10.0's does not
+    span = ah.top_name("peft", "prepare_model_for_int8_training")
+    assert span.last == "0.9.0" and span.removed == "0.10.0"
+    # transformers/__init__.py lists "AdamW" in 4.49.0, not in 4.50.x
+    span = ah.top_name("transformers", "AdamW")
+    assert (span.first, span.last) == ("4.0.1", "4.49.0")
+    assert span.removed.startswith("4.50.")
+
+
+def test_added_top_level_names():
+    span = ah.top_name("trl", "SFTConfig")  # not in trl 0.8.6's __init__, in 0.9.6's
+    assert span.first.startswith("0.9.") and span.removed is None
+    # a model exported through transformers' dynamic import structure (models/*/__all__)
+    span = ah.top_name("transformers", "LlamaForCausalLM")
+    assert span.last == span.latest and span.removed is None
+    assert ah.top_name("transformers", "TFAutoModel").last.startswith("4.57.")  # TF gone in v5
+
+
+def test_names_in_no_release():
+    assert ah.top_name("transformers", "LlamaForCasualLM") is None
+    assert ah.top_name("peft", "LoRAConfig") is None
+    assert ah.module("transformers.models.lama") is None
+    assert ah.owner("NoSuchTrainer") is None
+    assert ah.kwarg("trl.SFTTrainer", "no_such_argument") is None
+
+
+def test_modules():
+    # transformers/generation_utils.py is in the 4.39.3 wheel, not in 4.40.2's
+    span = ah.module("transformers.generation_utils")
+    assert span.last == "4.39.3" and span.removed == "4.40.2"
+    assert ah.module("transformers.models.llama.modeling_llama").removed is None
+    assert ah.module("huggingface-hub.hf_api").package == "huggingface-hub"
+    assert ah.top_name("transformers", "models") is not None  # a submodule imports too
+
+
+def test_owner_spellings():
+    assert ah.owner("SFTTrainer.__init__") == "trl.SFTTrainer"
+    assert ah.owner("SFTTrainer") == "trl.SFTTrainer"
+    assert ah.owner("trl.SFTConfig") == "trl.SFTConfig"
+    assert ah.owner("trl.trainer.sft_trainer.SFTTrainer") == "trl.SFTTrainer"
+    assert ah.owner("TrainingArguments.__init__") == "transformers.TrainingArguments"
+    assert ah.owner("Dataset.map") == "datasets.Dataset.map"
+    assert ah.owner("huggingface-hub.hf_hub_download") == "huggingface_hub.hf_hub_download"
+
+
+def test_training_arguments_strategy_rename():
+    # training_args.py: `eval_strategy` field from 4.41 (absent in 4.40.2); `evaluation_strategy`
+    # kept as a deprecated field through 4.50.3 and gone in 4.51.3 (its warning had said 4.46)
+    new = ah.kwarg("transformers.TrainingArguments", "eval_strategy")
+    assert new.first == "4.41.2" and new.removed is None
+    old = ah.kwarg("transformers.TrainingArguments", "evaluation_strategy")
+    assert old.first == "4.0.1" and old.last == "4.50.3" and old.removed == "4.51.3"
+    assert not ah.takes_any_kwarg("transformers.TrainingArguments")
+    assert ah.kwarg_in_no_release("transformers.TrainingArguments", "learnin_rate")
+
+
+def test_sft_trainer_never_took_torch_dtype():
+    # SFTTrainer.__init__ in 0.7.11, 0.8.6, 0.12.2, 0.13.0 and 1.16.0 has no `torch_dtype` and no
+    # **kwargs; up to 0.12.x it took `model_init_kwargs` (where torch_dtype belongs), 0.13.0 not
+    assert ah.kwarg("trl.SFTTrainer", "torch_dtype") is None
+    assert not ah.takes_any_kwarg("trl.SFTTrainer")
+    assert not ah.takes_any_kwarg("trl.SFTTrainer", "0.8.6")
+    assert ah.kwarg_in_no_release("trl.SFTTrainer", "torch_dtype")
+    span = ah.kwarg("trl.SFTTrainer", "model_init_kwargs")
+    assert span.last == "0.12.2" and span.removed == "0.13.0" and span.owner == "trl.SFTTrainer"
+    assert ah.kwarg("trl.SFTConfig", "model_init_kwargs").removed is None
+
+
+def test_config_inherits_training_arguments():
+    assert ah._data()["bases"]["trl.SFTConfig"] == "transformers.TrainingArguments"
+    span = ah.kwarg("trl.SFTConfig", "learning_rate")
+    assert span is not None and span.package == "transformers"
+    assert span.owner == "transformers.TrainingArguments" and span.first == "4.0.1"
+    span = ah.kwarg("trl.SFTConfig", "dataset_text_field")
+    assert span.owner == "trl.SFTConfig" and span.package == "trl"
+    assert not ah.kwarg_in_no_release("trl.SFTConfig", "learning_rate")
+    assert ah.kwarg_in_no_release("trl.SFTConfig", "torch_dtype_x")
+
+
+def test_varkw_callables():
+    # BitsAndBytesConfig.__init__(..., **kwargs) in 4.41.2; GenerationConfig(**kwargs) pops its keys
+    assert ah.takes_any_kwarg("transformers.BitsAndBytesConfig", "4.41.0")
+    assert ah.takes_any_kwarg("transformers.GenerationConfig")
+    assert ah.kwarg("transformers.GenerationConfig", "max_new_tokens") is not None
+    assert not ah.kwarg_in_no_release("transformers.GenerationConfig", "anything_at_all")
+    assert not ah.kwarg_in_no_release("no.Such", "x")
+
+
+@pytest.mark.parametrize("key", ["transformers.Trainer", "peft.LoraConfig", "datasets.Dataset.map",
+                                 "accelerate.Accelerator", "huggingface_hub.HfApi.create_repo"])
+def test_common_callables_have_their_usual_arguments(key):
+    usual = {"transformers.Trainer": "train_dataset", "peft.LoraConfig": "target_modules",
+             "datasets.Dataset.map": "batched", "accelerate.Accelerator": "mixed_precision",
+             "huggingface_hub.HfApi.create_repo": "private"}
+    span = ah.kwarg(key, usual[key])
+    assert span is not None and span.removed is None
+
+
+def test_gaps_between_first_and_last():
+    # huggingface_hub/__init__.py imports `login` from hf_api in 0.5.1, lacks it in 0.10.1 (only
+    # notebook_login) and imports it from ._login again in 0.11.1
+    span = ah.top_name("huggingface_hub", "login")
+    assert span.first == "0.5.1" and span.removed is None and span.gaps
+    assert span.present_in("0.5.1") and span.present_in("0.11.0") and span.present_in("2.4.0")
+    assert not span.present_in("0.10.1")
+    assert ah.top_name("peft", "prepare_model_for_int8_training").present_in("0.9.0")
+    assert not ah.top_name("peft", "prepare_model_for_int8_training").present_in("0.10.0")
+
+
+def test_legacy_module_aliases_of_transformers_5():
+    # transformers 5.x's __init__ serves tokenization_utils_fast etc. from new modules
+    # (_LEGACY_MODULE_ALIASES, _LEGACY_FAST_IMAGE_PROCESSOR_MODULE)
+    assert ah.module("transformers.tokenization_utils_fast").removed is None
+    assert ah.module("transformers.models.vit.image_processing_vit_fast").removed is None

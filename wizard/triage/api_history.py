@@ -1,0 +1,224 @@
+"""The API history of the Hugging Face libraries: in which releases a name existed.
+
+Reads ``api_history.json`` (built from the released wheels by ``scripts/build_api_history.py``; see
+its docstring for what is recorded and the approximations) so triage can tell, for
+"cannot import name 'X'", "No module named 'pkg.sub'" and "got an unexpected keyword argument 'k'",
+whether the name was added later (upgrade), removed (pin below the removing release or use the
+replacement), or never existed in any release (a typo or the wrong class: no upgrade helps).
+
+Only the latest patch of each minor release is scanned: ``first`` and ``last`` are such releases, so
+"first == 4.41.2" means "from 4.41 on". A name missing from some releases between its first and last
+has those runs in ``Span.gaps``; ``Span.present_in(version)`` accounts for them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+_DATA = Path(__file__).with_name("api_history.json")
+
+_PIP_NAMES = {"huggingface_hub": "huggingface-hub"}
+
+
+@dataclass(frozen=True)
+class Span:
+    """Releases of ``package`` that have ``name``, between ``first`` and ``last``."""
+
+    package: str  # pip name
+    name: str
+    first: str  # first scanned release that has it
+    last: str  # last scanned release that has it
+    latest: str  # newest scanned release of the package
+    owner: str | None = None  # for a keyword argument: the callable (maybe a base) that has it
+    gaps: tuple[tuple[str, str], ...] = ()  # runs of releases between first and last without it
+
+    @property
+    def removed(self) -> str | None:
+        """The scanned release right after ``last``; None while the newest release has it."""
+        if self.last == self.latest:
+            return None
+        rels = releases(self.package)
+        return rels[rels.index(self.last) + 1]
+
+    def present_in(self, version: str) -> bool:
+        """Whether release ``version`` (matched to its scanned minor release) has the name."""
+        idx = _release_index(_import_name(self.package), version)
+        if idx is None:
+            return False
+        rels = releases(self.package)
+        if not rels.index(self.first) <= idx <= rels.index(self.last):
+            return False
+        return not any(rels.index(a) <= idx <= rels.index(b) for a, b in self.gaps)
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    return json.loads(_DATA.read_text(encoding="utf-8"))
+
+
+def _import_name(package: str) -> str:
+    """``huggingface-hub`` / ``Huggingface_Hub`` -> ``huggingface_hub``."""
+    return package.strip().lower().replace("-", "_").replace(".", "_")
+
+
+def _pip_name(package: str) -> str:
+    imp = _import_name(package)
+    return _PIP_NAMES.get(imp, imp)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``"4.41.0"`` -> ``(4, 41, 0)``; stops at the first part that is not a plain number."""
+    parts: list[int] = []
+    for piece in text.strip().lstrip("vV").split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+        if len(digits) != len(piece):
+            break
+    return tuple(parts)
+
+
+def releases(package: str) -> list[str]:
+    """The scanned releases of ``package`` (import or pip spelling), oldest first."""
+    return list(_data()["releases"].get(_import_name(package), []))
+
+
+def _span(package: str, name: str, pair: list[int], owner: str | None = None,
+          gaps: list[list[int]] | None = None) -> Span:
+    rels = _data()["releases"][package]
+    holes = tuple((rels[a], rels[b]) for a, b in gaps or ())
+    return Span(_pip_name(package), name, rels[pair[0]], rels[pair[1]], rels[-1], owner, holes)
+
+
+def top_name(package: str, name: str) -> Span | None:
+    """When ``from package import name`` worked (a submodule counts too); None if never."""
+    pkg = _import_name(package)
+    data = _data()
+    pair = data["top"].get(pkg, {}).get(name)
+    if pair is not None:
+        return _span(pkg, name, pair, gaps=data["top_gaps"].get(pkg, {}).get(name))
+    pair = data["modules"].get(pkg, {}).get(f"{pkg}.{name}")
+    if pair is not None:
+        return _span(pkg, name, pair, gaps=data["module_gaps"].get(pkg, {}).get(f"{pkg}.{name}"))
+    return None
+
+
+def module(path: str) -> Span | None:
+    """When the module ``path`` (``"transformers.generation_utils"``) existed; None if never."""
+    pkg = _import_name(path.split(".", 1)[0])
+    dotted = ".".join([pkg, *path.split(".")[1:]])
+    pair = _data()["modules"].get(pkg, {}).get(dotted)
+    if pair is None:
+        return None
+    return _span(pkg, dotted, pair, gaps=_data()["module_gaps"].get(pkg, {}).get(dotted))
+
+
+def owner(name: str) -> str | None:
+    """The key of the recorded callable that ``name`` denotes, or None.
+
+    Accepts ``"SFTTrainer"``, ``"SFTTrainer.__init__"``, ``"trl.SFTConfig"``, ``"Dataset.map"`` or a
+    full path such as ``"trl.trainer.sft_trainer.SFTTrainer"``.
+    """
+    name = name.strip().removesuffix("()")
+    name = name.removesuffix(".__init__")
+    keys = _data()["kwargs"]
+    if name in keys:
+        return name
+    parts = name.split(".")
+    if parts and _import_name(parts[0]) in _data()["releases"]:
+        parts[0] = _import_name(parts[0])
+        if ".".join(parts) in keys:
+            return ".".join(parts)
+        for i in range(1, len(parts)):  # drop submodule parts: trl.trainer.sft_trainer.SFTTrainer
+            key = ".".join([parts[0], *parts[i:]])
+            if key in keys:
+                return key
+        return None
+    for i in range(len(parts)):  # no package: match the qualified name in any package
+        tail = ".".join(parts[i:])
+        for pkg in _data()["releases"]:
+            if f"{pkg}.{tail}" in keys:
+                return f"{pkg}.{tail}"
+    return None
+
+
+def _package_of(owner_key: str) -> str:
+    return owner_key.split(".", 1)[0]
+
+
+def _base_chain(owner_key: str) -> list[str]:
+    chain = [owner_key]
+    bases = _data()["bases"]
+    while chain[-1] in bases and bases[chain[-1]] not in chain:
+        chain.append(bases[chain[-1]])
+    return chain
+
+
+def kwarg(owner_key: str, arg: str) -> Span | None:
+    """When the callable ``owner_key`` accepted keyword ``arg`` (its own or a base class's).
+
+    An argument a class inherits from a base of another package (``trl.SFTConfig`` from
+    ``transformers.TrainingArguments``) and later redeclares itself is reported from the base, whose
+    span (in the base's releases) is the wider truth; ``Span.owner`` names the callable that had it.
+    """
+    found: list[tuple[str, list[int]]] = []
+    for key in _base_chain(owner_key):
+        pair = _data()["kwargs"].get(key, {}).get(arg)
+        if pair is not None:
+            found.append((key, pair))
+    if not found:
+        return None
+    key, pair = found[0]
+    callable_first = _data()["callables"].get(key, pair)[0]
+    if len(found) > 1 and pair[0] > callable_first:
+        key, pair = found[1]
+    gaps = _data()["kwarg_gaps"].get(key, {}).get(arg)
+    return _span(_package_of(key), arg, pair, owner=key, gaps=gaps)
+
+
+def _release_index(package: str, version: str) -> int | None:
+    """Index of the scanned release for ``version``: same minor, else the newest one before it."""
+    rels = _data()["releases"].get(package, [])
+    want = _version(version)
+    best = None
+    for i, rel in enumerate(rels):
+        have = _version(rel)
+        if have[:2] == want[:2]:
+            return i
+        if have <= want:
+            best = i
+    return best
+
+
+def takes_any_kwarg(owner_key: str, version: str | None = None) -> bool:
+    """Whether the callable took ``**kwargs`` (so any keyword passed) in ``version`` (default:
+    the newest scanned release); a base class of another package is checked in its newest release.
+    """
+    for n, key in enumerate(_base_chain(owner_key)):
+        pkg = _package_of(key)
+        rels = _data()["releases"].get(pkg, [])
+        if not rels:
+            continue
+        idx = len(rels) - 1 if version is None or n else _release_index(pkg, version)
+        if idx is None:
+            continue
+        if any(a <= idx <= b for a, b in _data()["varkw"].get(key, [])):
+            return True
+    return False
+
+
+def kwarg_in_no_release(owner_key: str, arg: str) -> bool:
+    """True when ``owner_key`` is a recorded callable, ``arg`` is in none of its scanned releases
+    (nor its bases'), and no release of it (or its bases) took ``**kwargs``."""
+    if owner_key not in _data()["kwargs"] or kwarg(owner_key, arg) is not None:
+        return False
+    return not any(_data()["varkw"].get(key) for key in _base_chain(owner_key))
