@@ -71,7 +71,7 @@ OUT = Path(__file__).resolve().parent.parent / "wizard" / "triage" / "api_histor
 
 # import name -> (pip name, first minor release scanned)
 PACKAGES: dict[str, tuple[str, str]] = {
-    "transformers": ("transformers", "4.0"),
+    "transformers": ("transformers", "3.0"),
     "peft": ("peft", "0.2"),
     "trl": ("trl", "0.4"),
     "datasets": ("datasets", "1.0"),

@@ -55,7 +55,7 @@ def test_table_loads_fast_and_every_span_is_within_its_releases():
 
 def test_package_spellings_and_versions():
     assert ah.releases("huggingface-hub") == ah.releases("huggingface_hub") != []
-    assert ah.releases("transformers")[0] == "4.0.1"
+    assert ah.releases("transformers")[0] == "3.0.2"
     assert "4.41.2" in ah.releases("transformers")
     assert ah.releases("no-such-package") == []
     assert ah._version("4.41.0") < ah._version("4.100.0")
@@ -69,7 +69,7 @@ def test_removed_top_level_names():
     assert span.last == "0.9.0" and span.removed == "0.10.0"
     # transformers/__init__.py lists "AdamW" in 4.49.0, not in 4.50.x
     span = ah.top_name("transformers", "AdamW")
-    assert (span.first, span.last) == ("4.0.1", "4.49.0")
+    assert (span.first, span.last) == ("3.0.2", "4.49.0")
     assert span.removed.startswith("4.50.")
 
 
@@ -115,7 +115,10 @@ def test_training_arguments_strategy_rename():
     new = ah.kwarg("transformers.TrainingArguments", "eval_strategy")
     assert new.first == "4.41.2" and new.removed is None
     old = ah.kwarg("transformers.TrainingArguments", "evaluation_strategy")
-    assert old.first == "4.0.1" and old.last == "4.50.3" and old.removed == "4.51.3"
+    assert old.first == "3.2.0" and old.last == "4.50.3" and old.removed == "4.51.3"
+    # its predecessor, evaluate_during_training, lived beside it from 3.2 and left with 4.0
+    before = ah.kwarg("transformers.TrainingArguments", "evaluate_during_training")
+    assert (before.first, before.last, before.removed) == ("3.0.2", "3.5.1", "4.0.1")
     assert not ah.takes_any_kwarg("transformers.TrainingArguments")
     assert ah.kwarg_in_no_release("transformers.TrainingArguments", "learnin_rate")
 
@@ -136,7 +139,7 @@ def test_config_inherits_training_arguments():
     assert ah._data()["bases"]["trl.SFTConfig"] == "transformers.TrainingArguments"
     span = ah.kwarg("trl.SFTConfig", "learning_rate")
     assert span is not None and span.package == "transformers"
-    assert span.owner == "transformers.TrainingArguments" and span.first == "4.0.1"
+    assert span.owner == "transformers.TrainingArguments" and span.first == "3.0.2"
     span = ah.kwarg("trl.SFTConfig", "dataset_text_field")
     assert span.owner == "trl.SFTConfig" and span.package == "trl"
     assert not ah.kwarg_in_no_release("trl.SFTConfig", "learning_rate")

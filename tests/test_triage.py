@@ -1147,7 +1147,8 @@ def test_environment_direction_follows_the_stated_version() -> None:
     base = ("TypeError: __init__() got an unexpected keyword argument 'evaluation_strategy'\n"
             "training_args = TrainingArguments(output_dir='out', evaluation_strategy='steps')")
     assert triage(base + "\n- `transformers` version: 3.3.1").cause_id == "env-version-too-old"
-    assert triage(base + "\n- `transformers` version: 4.48.0").cause_id == "env-version-too-new"
+    # the field left TrainingArguments with 4.51 (the released wheels say so)
+    assert triage(base + "\n- `transformers` version: 4.52.0").cause_id == "env-version-too-new"
     tf = ("ImportError: cannot import name 'TFBertModel' from 'transformers' (unknown location)")
     assert triage(tf).cause_id == "env-missing-package"
     assert "tensorflow" in triage(tf).primary.fix

@@ -432,8 +432,10 @@ def test_an_argument_no_release_of_the_config_class_takes() -> None:
         assert triage(paste("LoraConfig", "use_dora")).cause_id == "env-version-too-old"
         assert cause_of(triage(paste("TrainingArguments", "evaluation_strategy")).cause_id) == \
             "version-mismatch"
-        # a class the table does not know keeps the version answer
-        assert triage(paste("IA3Config", "use_original_init")).cause_id == "env-version-too-old"
+        assert triage(paste("IA3Config", "use_original_init")).cause_id == \
+            "invalid-config-argument"
+        # a class the history does not record keeps the version answer
+        assert triage(paste("VeraConfig", "use_original_init")).cause_id == "env-version-too-old"
 
 
 def test_a_tokenizer_the_same_code_saved_and_cannot_load_back() -> None:
@@ -1084,3 +1086,31 @@ def test_a_failure_with_a_release_is_no_regression() -> None:
     with pastes_from_elsewhere():
         assert triage(failing).bug is None
         assert triage(fixed_by_old).bug is not None
+
+
+def test_names_and_arguments_the_released_wheels_date() -> None:
+    collator = _tb(("/content/sft.py", 3, "<module>",
+                    "from trl import SFTTrainer, DataCollatorForCompletionOnlyLM"),
+                   error="ImportError: cannot import name 'DataCollatorForCompletionOnlyLM' from "
+                         "'trl' (/usr/local/lib/python3.11/dist-packages/trl/__init__.py)")
+    moved = _tb(("/content/sft.py", 30, "<module>",
+                 "trainer = SFTTrainer(model, train_dataset=ds, packing=True)"),
+                error="TypeError: __init__() got an unexpected keyword argument 'packing'")
+    with pastes_from_elsewhere():
+        t = triage(collator)
+        assert t.cause_id == "env-version-too-new" and 'trl<0.20.0' in t.primary.fix
+        t = triage(moved)      # the class is read from the call that passes the argument
+        assert t.cause_id == "env-version-too-new", t.cause_id
+        assert "SFTConfig(..., packing=...)" in t.primary.fix and "trl<0.13.0" in t.primary.fix
+
+
+def test_arguments_no_release_has_asked_of_a_projects_authors() -> None:
+    paste = ("Hi, could you tell me the version of trl you used? since i found it not mentioned "
+             "in requirements.txt.\nAnd i met with the following errors:\n"
+             "DPOTrainer.__init__() got an unexpected keyword argument 'gamma'\n")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "requires-forked-package" and "pip uninstall trl" in t.primary.fix
+        # the same error in the user's own script: an argument of no release
+        own = paste.split("\n", 2)[2]
+        assert triage(own).cause_id == "invalid-config-argument"

@@ -108,7 +108,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause("nonexistent-name",
           "The code names an import path, argument or option that no release has (misspelt or "
           "invented).",
-          ("wrong-import-path", "invalid-config-argument", "misspelt-argument")),
+          ("wrong-import-path", "invalid-config-argument", "misspelt-argument",
+           "unsupported-trainer-argument")),
     Cause("data-file-unparseable",
           "The data files do not parse into one table: a column with mixed types, or a file "
           "that is not the format it is read as.",

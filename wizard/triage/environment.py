@@ -14,13 +14,14 @@ import difflib
 import re
 from typing import Any
 
-from wizard.triage.arguments import in_no_release
+from wizard.triage import api_history
 from wizard.triage.parse import ParsedError
 from wizard.triage.python_syntax import refine_python_too_old
 from wizard.triage.signature import Signature
 from wizard.triage.versions import (
     ApiChange,
     api_change,
+    argument_change,
     dist_key,
     installed_version,
     paste_versions,
@@ -313,14 +314,16 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         return {"id": "wrong-import-path",
                 "cause": f"{name} belongs to {home}, not to {module}.",
                 "fix": f"from {home} import {name}"}
+    prefix = next((p for p in _BACKENDS if name.startswith(p) and name[len(p):len(p) + 1]
+                   .isupper()), None) if top == "transformers" else None
+    if prefix and change is not None and change.removed == "5.0.0":
+        change = None                 # transformers 4 exports them only beside their backend
     if change is None and module:
         change = api_change(module)
     if change is not None:
         return _from_change(change, f"{name} ({module or change.package})", parsed, ev,
                             _importer(parsed))
     if top == "transformers":
-        prefix = next((p for p in _BACKENDS if name.startswith(p) and name[len(p):len(p) + 1]
-                       .isupper()), None)
         tf_ver = _stated(parsed, "tensorflow")
         if prefix and version_lt(_stated(parsed, "transformers"), "5.0.0") is False:
             return _answer(NEW, "transformers", f"transformers 5 removed its {prefix} classes; "
@@ -428,6 +431,12 @@ def _typo_of(arg: str) -> str | None:
     return close[0] if close else None
 
 
+# the reporter asks a project's authors which release they ran (their code, not the user's)
+_AUTHORS_VERSION = re.compile(r"\b(?:which|what) version of `?[\w-]+`? (?:did |do )?you (?:use|used|"
+                              r"run)|\bversion of `?[\w-]+`? you used\b|not (?:mentioned|listed|"
+                              r"pinned) in (?:the )?requirements", re.I)
+
+
 def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
     if internal_call_mismatch(parsed):
@@ -444,11 +453,25 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                        "input_ids, attention_mask=None, labels=None): ... compute the loss"}
     if not owner_cls:
         method = callee
+        if callee == "__init__":      # the class of the call that passes the argument
+            m = re.search(rf"(?<![\w.])(?P<cls>[A-Z]\w*)\([^()]*?\b{re.escape(arg)}\s*=", parsed.text)
+            owner_cls = m.group("cls") if m else ""
     owner = _libclass(owner_cls) if owner_cls else None
-    change = api_change(arg, owner) if owner else api_change(arg)
+    change = (api_change(arg, owner) if owner else api_change(arg)) or \
+        argument_change(owner_cls or callee, arg)
     typo = _typo_of(arg) if change is None else None
     cls = owner_cls.rpartition(".")[2]
-    if typo is None and change is None and method == "__init__" and in_no_release(cls, arg):
+    key = api_history.owner(cls) if cls else None
+    if typo is None and change is None and method == "__init__" and key and \
+            api_history.kwarg_in_no_release(key, arg):
+        if _AUTHORS_VERSION.search(parsed.text):
+            pkg = pip_name(key.split(".", 1)[0])
+            return {"id": "requires-forked-package",
+                    "cause": f"No release of {pkg} gives {cls} the argument {arg}: the project's "
+                             f"code was written against a modified {pkg} (a fork or a copy it "
+                             "ships), not the one on PyPI.",
+                    "fix": f"pip uninstall {pkg}   # then install the project's own copy, e.g.\n"
+                           f"pip install -e ./{pkg}   # or the fork its README or requirements name"}
         return {"id": "invalid-config-argument",
                 "cause": f"{arg} is not an argument of {cls} in any release (misspelt, invented or "
                          "taken from another class): no upgrade or pin makes it valid.",

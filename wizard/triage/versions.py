@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Iterator
 
+from wizard.triage import api_history
+
 # import name (or a common spelling in prose) -> the name pip installs
 _PIP = {
     "sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "Pillow", "yaml": "PyYAML",
@@ -152,7 +154,7 @@ API_CHANGES: tuple[ApiChange, ...] = (
     # transformers
     ApiChange("transformers", "top_k_top_p_filtering", removed="4.39.0",
               replacement="upgrade the package that imports it (e.g. trl)"),
-    ApiChange("transformers", "evaluation_strategy", added="3.4.0", removed="4.46.0",
+    ApiChange("transformers", "evaluation_strategy", added="3.2.0", removed="4.51.0",
               replacement="eval_strategy=..."),
     ApiChange("transformers", "num_items_in_batch", added="4.46.0",
               replacement="def compute_loss(self, model, inputs, return_outputs=False, "
@@ -255,7 +257,8 @@ API_CHANGES: tuple[ApiChange, ...] = (
 
 
 def api_change(name: str, package: str | None = None) -> ApiChange | None:
-    """The table entry for a name (module paths match their tail), of `package` when given."""
+    """The table entry for a name (module paths match their tail), of `package` when given;
+    else what the released wheels show (history_change)."""
     name = (name or "").strip().strip("'\"")
     want = dist_key(package) if package else None
     for c in API_CHANGES:
@@ -263,4 +266,51 @@ def api_change(name: str, package: str | None = None) -> ApiChange | None:
             continue
         if name == c.name or (("." in c.name) and (name == c.name or name.startswith(c.name + "."))):
             return c
-    return None
+    return history_change(name, package)
+
+
+def _minor(version: str | None) -> str | None:
+    """'4.51.3' -> '4.51.0': the history scans one patch per minor release."""
+    v = parse_version(version)
+    return f"{v[0]}.{v[1] if len(v) > 1 else 0}.0" if v else None
+
+
+def _span_change(span: "api_history.Span | None", name: str,
+                 replacement: str = "") -> ApiChange | None:
+    """A Span as an ApiChange: added when the first scanned release lacked it, removed when
+    the newest lacks it; None for a name every scanned release has."""
+    if span is None:
+        return None
+    first = api_history.releases(span.package)[0]
+    added = _minor(span.first) if span.first != first else None
+    removed = _minor(span.removed) if span.removed else None
+    if not (added or removed):
+        return None
+    return ApiChange(span.package, name, added=added, removed=removed, replacement=replacement)
+
+
+def history_change(name: str, package: str | None = None) -> ApiChange | None:
+    """The change the released wheels show for a top-level name of `package` or a module path
+    (api_history), for the names the hand-written table does not list."""
+    name = (name or "").strip().strip("'\"")
+    span = api_history.top_name(package, name) if package and "." not in name else None
+    if span is None and "." in name:
+        span = api_history.module(name)
+    return _span_change(span, name)
+
+
+def argument_change(callee: str, arg: str) -> ApiChange | None:
+    """The change of keyword argument `arg` of a callable the history records ('SFTTrainer',
+    'TrainingArguments.__init__', 'trl.SFTConfig')."""
+    key = api_history.owner(callee)
+    if not key:
+        return None
+    span = api_history.kwarg(key, arg)
+    moved = ""
+    if span is not None and span.removed and key.endswith("Trainer"):
+        # trl moved its trainers' options into their config classes
+        config = api_history.kwarg(key[: -len("Trainer")] + "Config", arg)
+        if config is not None and config.removed is None:
+            cls = key.rsplit(".", 1)[-1][: -len("Trainer")] + "Config"
+            moved = f"{cls}(..., {arg}=...) passed as args= (it moved there in {config.first})"
+    return _span_change(span, arg, moved)
