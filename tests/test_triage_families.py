@@ -1114,3 +1114,33 @@ def test_arguments_no_release_has_asked_of_a_projects_authors() -> None:
         # the same error in the user's own script: an argument of no release
         own = paste.split("\n", 2)[2]
         assert triage(own).cause_id == "invalid-config-argument"
+
+
+def test_a_package_found_only_as_a_folder() -> None:
+    broken = "ImportError: cannot import name 'get_peft_config' from 'peft' (unknown location)"
+    whole = ("ImportError: cannot import name 'get_peft_config' from 'peft' "
+             "(/usr/local/lib/python3.10/dist-packages/peft/__init__.py)")
+    with pastes_from_elsewhere():
+        t = triage(broken)
+        assert t.cause_id == "broken-package-install" and "pip uninstall -y peft" in t.primary.fix
+        assert triage(whole).cause_id != "broken-package-install"
+
+
+@pytest.mark.parametrize("paste, removed", [
+    ("trl 0.13.0 has put `model_init_kwargs` and some other parameters into the SFTConfig and "
+     "that causes errors. A fix for now is to use trl < 0.13.0", "0.13.0"),
+    ("After upgrading to trl==0.12.1 my script fails:\n"
+     "trainer = DPOTrainer(model, ref_model, tokenizer=tokenizer, args=args)", "0.12.0"),
+])
+def test_a_release_named_beside_an_argument_it_took_out(paste: str, removed: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "env-version-too-new" and f"trl<{removed}" in t.primary.fix
+
+
+def test_a_release_named_beside_arguments_it_kept_is_no_answer() -> None:
+    # tokenizer= left the trl trainers in 0.12; with 0.11.4 it is still accepted
+    paste = ("trl==0.11.4\ntrainer = DPOTrainer(model, ref_model, tokenizer=tokenizer, args=args)\n"
+             "The loss is 0.693 and never moves.")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id != "env-version-too-new"

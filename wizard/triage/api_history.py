@@ -222,3 +222,9 @@ def kwarg_in_no_release(owner_key: str, arg: str) -> bool:
     if owner_key not in _data()["kwargs"] or kwarg(owner_key, arg) is not None:
         return False
     return not any(_data()["varkw"].get(key) for key in _base_chain(owner_key))
+
+
+def callables(package: str) -> list[str]:
+    """The keys of the recorded callables of ``package`` (``"trl.SFTTrainer"``, ...)."""
+    prefix = _import_name(package) + "."
+    return [k for k in _data()["kwargs"] if k.startswith(prefix)]

@@ -304,6 +304,14 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     top = _top(module) if module else ""
     if not name:
         return {"reject": True}
+    if "unknown location" in str(ev.get("loc", "")) and top in LIBRARIES and top != "transformers":
+        pkg = pip_name(top)
+        return {"id": "broken-package-install",
+                "cause": f"Python found {top} only as a folder without its package files (a "
+                         f"namespace package, hence 'unknown location'): the {pkg} install is "
+                         f"broken, or a folder named {top} in the working directory shadows it.",
+                "fix": f'python -c "import {top}; print({top}.__path__)"   # where it is found\n'
+                       f"pip uninstall -y {pkg} && pip install --no-cache-dir {pkg}"}
     change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
     if change is not None and change.removed and not change.added and \
             version_lt(_installed_in_paste(parsed, change.package), change.removed):
@@ -740,6 +748,30 @@ def refine_tf_checkpoint(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                      "points elsewhere)."}
 
 
+_NAMED_IDENT = re.compile(r"`(?P<a>[a-z_][a-z0-9_]{3,})`|\b(?P<b>[a-z_][a-z0-9_]{3,})\s*=(?!=)")
+
+
+def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste names a release and an argument (in backticks, or passed as a keyword) that
+    this very release took out of one of the package's classes: the code predates it."""
+    pkg, version = str(ev.get("pkg", "")), str(ev.get("ver", ""))
+    minor = ".".join(version.split(".")[:2])
+    names = {m.group("a") or m.group("b") for m in _NAMED_IDENT.finditer(parsed.text)}
+    for key in api_history.callables(pkg):
+        for name in sorted(names):
+            change = argument_change(key, name)
+            if change and change.removed and change.removed.startswith(minor + "."):
+                cls = key.rsplit(".", 1)[-1]
+                ev.update(name=name, callable=cls)
+                fix = _pin(change.package, change.removed)
+                if change.replacement:
+                    fix += f"   # or: {change.replacement}"
+                return _answer(NEW, change.package, f"{change.package} {change.removed} took "
+                               f"{name} out of {cls}; the code was written for an older release.",
+                               fix, ev)
+    return {"reject": True}
+
+
 def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
          priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
     return Signature(rule_id, pattern, cause,
@@ -941,6 +973,11 @@ ENV_SIGNATURES: list[Signature] = [
          "ls <checkpoint prefix>*   # expect .index and .data-* files\n"
          "# download and unpack the checkpoint the README names, then point the flag at its prefix",
          refine=refine_tf_checkpoint, priority=15),
+    _sig("env-release-removed-argument", NEW,
+         r"(?-i:\b(?P<pkg>trl|peft|transformers|datasets|accelerate))(?:==|\s+v?|\s+version\s+)"
+         r"(?P<ver>\d+\.\d+(?:\.\d+)?)\b",
+         "A release took out an argument the code passes.", "pip install \"<package><release>\"",
+         refine=refine_release_removed, priority=4),
     _sig("env-no-module", MISSING,
          rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}",
          "A module cannot be imported.", "pip install <package>", refine=refine_no_module),
