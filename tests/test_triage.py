@@ -1440,6 +1440,12 @@ def test_known_fixed_bug_on_an_affected_version() -> None:
     # a bug that needs its affected release: a plain "Config name is missing" is the user's
     assert triage("ValueError: Config name is missing.").bug is None
     assert triage("ValueError: Config name is missing.\ndatasets 2.16.0").bug.known is not None
+    # the 8-bit optimizers' NaN losses: only on the releases that had the wrong map
+    nan = "With AdamW8bit the loss becomes nan after a few steps. bitsandbytes=={}"
+    assert triage(nan.format("0.37.0")).bug.known.fixed_in == "0.41.1"
+    for release in ("0.35.4", "0.41.1"):
+        known = triage(nan.format(release)).bug
+        assert known is None or known.known is None
 
 
 # ------------------------------------------------------------------------------------------

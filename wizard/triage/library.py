@@ -66,6 +66,11 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "4.6.0", "https://github.com/huggingface/transformers/issues/11381",
              "Trainer._remove_unused_columns returned None with remove_unused_columns=False",
              introduced="4.6.0.dev0"),
+    KnownBug("bitsandbytes", r"(?:AdamW?8bit|8-?bit ?AdamW?|adamw_bnb_8bit|paged_adamw_8bit)"
+             r"[\s\S]{0,400}?\bnan\b|\bnan\b[\s\S]{0,400}?(?:AdamW?8bit|8-?bit ?AdamW?)",
+             "0.41.1", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/227",
+             "a mis-indented block in create_dynamic_map built a wrong quantization map for the "
+             "8-bit optimizers, so their losses went NaN", introduced="0.36.0"),
     KnownBug("accelerate", r"properly initialize your accelerator via `?accelerator = "
              r"Accelerator\(\)", "1.9.0", "https://github.com/huggingface/trl/issues/2329",
              "with DeepSpeed, Accelerator() read AcceleratorState before it existed (PPO/RLOO "
