@@ -1144,3 +1144,16 @@ def test_a_release_named_beside_arguments_it_kept_is_no_answer() -> None:
              "The loss is 0.693 and never moves.")
     with pastes_from_elsewhere():
         assert triage(paste).cause_id != "env-version-too-new"
+
+
+def test_an_argument_no_release_of_a_library_function_takes() -> None:
+    paste = ("TypeError: prepare_model_for_kbit_training() got an unexpected keyword argument "
+             "'output_embedding_layer_name'")
+    moved = ("TypeError: load_dataset() got an unexpected keyword argument 'use_auth_token'\n"
+             "datasets version: 3.2.0")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "invalid-config-argument"
+        assert "prepare_model_for_kbit_training in any release" in t.primary.cause
+        # an argument a release removed stays a version answer
+        assert cause_of(triage(moved).cause_id) == "version-mismatch"

@@ -469,9 +469,10 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         argument_change(owner_cls or callee, arg)
     typo = _typo_of(arg) if change is None else None
     cls = owner_cls.rpartition(".")[2]
-    key = api_history.owner(cls) if cls else None
-    if typo is None and change is None and method == "__init__" and key and \
-            api_history.kwarg_in_no_release(key, arg):
+    name = cls if method == "__init__" else callee     # the class, or the function called
+    key = api_history.owner(name) if name else None
+    if typo is None and change is None and key and api_history.kwarg_in_no_release(key, arg):
+        cls = name
         if _AUTHORS_VERSION.search(parsed.text):
             pkg = pip_name(key.split(".", 1)[0])
             return {"id": "requires-forked-package",
