@@ -45,10 +45,33 @@ right, and the runs of releases that lacked it in between go to ``top_gaps[packa
   (trl's ``SFTConfig`` dataclass inherits transformers' ``TrainingArguments`` fields): a lookup
   unions the two. One base per class (the newest release's).
 * ``callables["pkg.Qualname"]`` -- ``[first, last]`` releases in which the callable was found.
+* ``members["pkg.Class"][name]`` -- members of a fixed list of classes (``MEMBER_CLASSES``), for
+  "'X' object has no attribute 'y'": methods (``def`` / ``async def``), properties, nested classes,
+  class-level assignments, annotated fields, names imported in the class body, ``__slots__``, and
+  attributes stored on the instance in any of its methods (``self.y = ...``, ``self.a, self.b =``,
+  ``for self.i in``, ``setattr(self, "y", ...)``); dunder names are left out. The members of its
+  bases in the same package are folded in (bases resolved through the file's imports, recursively);
+  standard-library ``dict`` / ``OrderedDict`` / ``UserDict`` / ``NamedTuple`` bases add their public
+  methods. Gaps go to ``member_gaps``; ``classes["pkg.Class"]`` is ``[first, last]`` of the class.
+  A class found only as a module-level alias (``PreTrainedTokenizer = PythonBackend`` in
+  transformers 5.x) is read from the aliased class; ``PretrainedConfig`` (renamed
+  ``PreTrainedConfig`` in 5.0) is recorded under both keys, each with the whole history.
+* ``member_bases["pkg.Class"]`` -- recorded classes of *other* packages it inherits from (trl's
+  trainers from ``transformers.Trainer``, peft's configs from ``transformers.PushToHubMixin``),
+  newest release's first, unioned over releases; a lookup walks them.
+* ``member_open["pkg.Class"][reason]`` -- runs ``[[first, last], ...]`` of releases in which no
+  attribute can be said missing: ``__getattr__`` / ``__getattribute__`` defined by it or an
+  in-package base; ``setattr`` (``setattr(self, k, v)`` or ``self.__dict__.update(...)`` with names
+  from a parameter or a loop over one -- not under ``if hasattr(self, k)`` / ``if k in KNOWN`` nor
+  after ``assert k in KNOWN``, nor in ``__setstate__``); ``base X`` (a base outside the scanned
+  packages: ``torch.nn.Module``, keras ``Model``, ...); ``subclass fields`` (``ModelOutput``, by
+  hand: its instances are always of subclasses with their own fields).
 
 Known gaps: names created at runtime (``globals()[...]``, list comprehensions over ``dir()``) are
-missed; a class found under several files is taken from the one the package ``__init__`` maps it
-to, else the shortest non-experimental/deprecated path.
+missed; members added to a class from outside it (monkey-patching, decorators that set attributes,
+``datasets``' torch ``IterableDataset`` parent added at import time) are missed, and a nested
+function's own ``self`` counts as the class's; a class found under several files is taken from the
+one the package ``__init__`` maps it to, else the shortest non-experimental/deprecated path.
 """
 
 from __future__ import annotations
@@ -110,6 +133,38 @@ TARGETS: dict[str, list[str]] = {
 CROSS_BASES = {
     name: f"{pkg}.{name}" for pkg, names in TARGETS.items() for name in names if "." not in name
 }
+
+# classes whose members (attributes and methods) are recorded; see ``members`` in the docstring
+MEMBER_CLASSES: dict[str, list[str]] = {
+    "transformers": [
+        "Trainer", "Seq2SeqTrainer", "TrainingArguments", "PreTrainedModel", "TFPreTrainedModel",
+        "PreTrainedTokenizerBase", "PreTrainedTokenizer", "PreTrainedTokenizerFast",
+        "PretrainedConfig", "PreTrainedConfig", "GenerationConfig", "BatchEncoding", "ModelOutput",
+        "Pipeline", "TrainerCallback", "TrainerState", "TrainerControl", "EvalPrediction",
+        "BitsAndBytesConfig", "ProcessorMixin",
+        "PushToHubMixin",  # a base of peft's PeftConfig and PeftModel
+    ],
+    "peft": ["PeftModel", "PeftModelForCausalLM", "LoraConfig", "PeftConfig", "LoraModel"],
+    "trl": ["SFTTrainer", "DPOTrainer", "GRPOTrainer", "RewardTrainer", "SFTConfig", "DPOConfig",
+            "GRPOConfig"],
+    "datasets": ["Dataset", "DatasetDict", "IterableDataset", "Features", "DatasetInfo"],
+    "accelerate": ["Accelerator", "PartialState"],
+    "huggingface_hub": ["HfApi", "ModelInfo"],
+}
+# one class under two names: each key holds the history of whichever name a release defines
+MEMBER_RENAMES = {"transformers.PretrainedConfig": "transformers.PreTrainedConfig",
+                  "transformers.PreTrainedConfig": "transformers.PretrainedConfig"}
+# always "open" (no attribute is ever said to be missing): ModelOutput's instances are always of a
+# subclass whose fields (loss, logits, ...) it does not know
+MEMBER_OPEN_BY_DESIGN = {"transformers.ModelOutput": "subclass fields"}
+# bases that need no resolving, and the public members of the standard-library ones
+SKIP_BASES = {"", "object", "Generic", "ABC", "Protocol"}
+BUILTIN_MEMBERS: dict[str, list[str]] = {
+    "dict": dir(dict), "OrderedDict": dir(dict) + ["move_to_end", "popitem"],
+    "UserDict": dir(dict) + ["data"], "NamedTuple": dir(tuple) + ["_asdict", "_fields", "_replace",
+                                                                   "_field_defaults", "_make"],
+}
+ALIAS_RE = r"^{}\s*=\s*([A-Za-z_]\w*)\s*$"
 
 MODEL_FILE = re.compile(
     r"/models/(?:deprecated/)?[^/]+/(?:modeling|configuration|tokenization|processing|"
@@ -518,6 +573,253 @@ def target_sig(rel: Release, target: str) -> Sig | None:
     return Sig(args, bool(varkw))
 
 
+# ---------------------------------------------------------------------------- class members
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _file_imports(rel: Release, path: str) -> dict[str, tuple[str, str | None]]:
+    """Names bound by imports in file ``path``: {local name: (module, imported name or None for a
+    module)}. A relative module is resolved to its dotted path inside the package."""
+    cache = rel.__dict__.setdefault("_imports", {})
+    if path in cache:
+        return cache[path]
+    out: dict[str, tuple[str, str | None]] = {}
+    tree = rel.tree(path)
+    for node in ast.walk(tree) if tree else []:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = (a.name if a.asname else
+                                                         a.name.split(".")[0], None)
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                parts = path[:-3].split("/")[:-node.level]
+                mod = ".".join([*parts, *([mod] if mod else [])])
+            for a in node.names:
+                if a.name != "*":
+                    out[a.asname or a.name] = (mod, a.name)
+    cache[path] = out
+    return out
+
+
+def _find_class_in(rel: Release, module: str, name: str) -> ast.ClassDef | None:
+    """Class ``name`` defined in the package module ``module`` (dotted), if that file has it."""
+    base = module.replace(".", "/")
+    for cand in (base + ".py", base + "/__init__.py"):
+        tree = rel.tree(cand) if cand in rel.files else None
+        node = _top_def(tree, name, cls=True) if tree else None
+        if node is not None:
+            rel.where[id(node)] = cand
+            return node
+    return None
+
+
+def resolve_base(rel: Release, path: str, expr: ast.expr) -> tuple[str, str, str]:
+    """What base expression ``expr`` of a class in file ``path`` names: (kind, name, module) with
+    kind "skip", "local" (a class of this package), "cross" (name: "pkg.Class" of a recorded class
+    of another scanned package), "builtin" (a standard-library base) or "external"."""
+    while isinstance(expr, ast.Subscript):  # Generic[T]
+        expr = expr.value
+    imports = _file_imports(rel, path)
+    if isinstance(expr, ast.Name):
+        name, imp = expr.id, imports.get(expr.id)
+        if name in SKIP_BASES:
+            return "skip", name, ""
+        if imp is None:  # defined in this file (or star-imported)
+            if name in BUILTIN_MEMBERS:
+                return "builtin", name, ""
+            return "local", name, path[:-3].replace("/", ".")
+        module, name = imp[0], imp[1] or name
+    elif isinstance(expr, ast.Attribute):
+        dotted = []
+        node: ast.expr = expr
+        while isinstance(node, ast.Attribute):
+            dotted.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in imports:
+            return "external", expr.attr, ""
+        mod, imported = imports[node.id]
+        module = ".".join([mod, *([imported] if imported else []), *reversed(dotted[1:])])
+        name = expr.attr
+    else:
+        return "external", _name_of(expr), ""
+    root = module.split(".")[0]
+    if name in SKIP_BASES:
+        return "skip", name, module
+    if root == rel.pkg:
+        return "local", name, module
+    if root in MEMBER_CLASSES and name in MEMBER_CLASSES[root]:
+        return "cross", f"{root}.{name}", module
+    if name in BUILTIN_MEMBERS and root in ("collections", "typing"):
+        return "builtin", name, module
+    return "external", name, module
+
+
+class Members:
+    __slots__ = ("names", "open", "seen", "xbases")
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.open: set[str] = set()  # why no attribute may be said missing
+        self.xbases: list[str] = []  # recorded classes of other packages it inherits from
+        self.seen: set[int] = set()
+
+
+def _mentions(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _method_members(fn: ast.AST, acc: Members) -> None:
+    """``self.x = ...`` (any store to ``self.x``) and ``setattr(self, "x", ...)`` in a method;
+    ``setattr(self, name, ...)`` / ``self.__dict__.update(...)`` with names from the caller (a
+    parameter, or a loop over one) make the class open ("setattr")."""
+    if "staticmethod" in _deco_names(fn):
+        return
+    restores = fn.name == "__setstate__"  # unpickling sets the attributes pickling saved
+    pos = [*fn.args.posonlyargs, *fn.args.args]
+    if not pos:
+        return
+    me = pos[0].arg
+    params = {p.arg for p in [*pos[1:], *fn.args.kwonlyargs]}
+    params |= {p.arg for p in (fn.args.vararg, fn.args.kwarg) if p}
+    tainted = set(params)
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.comprehension)) and _mentions(node.iter, params):
+            tainted |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    # under `if hasattr(self, k):` / `if k in KNOWN:` (or after `assert k in KNOWN`) only known
+    # attributes are set
+    def known(test: ast.expr) -> bool:
+        return any((isinstance(c, ast.Call) and _name_of(c.func) == "hasattr" and c.args
+                    and isinstance(c.args[0], ast.Name) and c.args[0].id == me)
+                   or (isinstance(c, ast.Compare) and isinstance(c.left, ast.Name)
+                       and isinstance(c.ops[0], ast.In) and not _mentions(c.comparators[0], params))
+                   for c in ast.walk(test))
+
+    guarded: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If) and known(node.test):
+            guarded |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+        elif isinstance(node, ast.Assert) and known(node.test):
+            tainted -= {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name) and node.value.id == me):
+            acc.names.add(node.attr)
+        elif isinstance(node, ast.Call) and not restores and id(node) not in guarded:
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id == "setattr" and len(node.args) >= 2
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id == me):
+                key = node.args[1]
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    acc.names.add(key.value)
+                elif _mentions(key, tainted):
+                    acc.open.add("setattr")
+            elif (isinstance(f, ast.Attribute) and f.attr == "update"
+                  and isinstance(f.value, ast.Attribute) and f.value.attr == "__dict__"
+                  and isinstance(f.value.value, ast.Name) and f.value.value.id == me
+                  and any(_mentions(a, params) for a in [*node.args, *node.keywords])):
+                acc.open.add("setattr")
+
+
+def _body_members(stmts: list[ast.stmt], acc: Members) -> None:
+    for stmt in stmts:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            acc.names.add(stmt.name)
+            _method_members(stmt, acc)
+        elif isinstance(stmt, ast.ClassDef):
+            acc.names.add(stmt.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                acc.names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if isinstance(t, ast.Name) and t.id == "__slots__" and stmt.value is not None:
+                    acc.names |= set(strings_in(stmt.value))
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):  # Trainer imports log_metrics & co.
+            acc.names |= {a.asname or a.name.split(".")[0] for a in stmt.names if a.name != "*"}
+        elif isinstance(stmt, ast.If):
+            _body_members(stmt.body + stmt.orelse, acc)
+        elif isinstance(stmt, ast.Try):
+            _body_members(stmt.body + stmt.orelse + stmt.finalbody
+                          + [s for h in stmt.handlers for s in h.body], acc)
+        elif isinstance(stmt, ast.With):
+            _body_members(stmt.body, acc)
+
+
+def collect_members(rel: Release, node: ast.ClassDef, acc: Members, depth: int = 0) -> None:
+    """Members of class ``node`` and of its bases in the same package (folded in), noting the
+    recorded classes of other packages it inherits from and why it may be open."""
+    if id(node) in acc.seen or depth > 12:
+        return
+    acc.seen.add(id(node))
+    _body_members(node.body, acc)
+    for hook in ("__getattr__", "__getattribute__"):
+        if hook in acc.names:
+            acc.open.add(hook)
+    path = rel.where.get(id(node), "")
+    for expr in node.bases:
+        kind, name, module = resolve_base(rel, path, expr)
+        if kind == "cross":
+            if name not in acc.xbases:
+                acc.xbases.append(name)
+        elif kind == "builtin":
+            acc.names.update(BUILTIN_MEMBERS[name])
+        elif kind == "local":
+            base = _find_class_in(rel, module, name) if module else None
+            if base is None or base is node:
+                base = find_def(rel, name, cls=True, exclude=node)
+            if base is not None:
+                collect_members(rel, base, acc, depth + 1)
+            else:
+                acc.open.add(f"base {name}")
+        elif kind == "external":
+            acc.open.add(f"base {name}")
+
+
+def find_class_or_alias(rel: Release, name: str) -> ast.ClassDef | None:
+    """Class ``name``, or the class a module-level ``name = Other`` alias points to (transformers
+    5.x: ``PreTrainedTokenizer = PythonBackend``, ``PretrainedConfig = PreTrainedConfig``)."""
+    node = find_def(rel, name, cls=True)
+    if node is not None:
+        return node
+    pattern = re.compile(ALIAS_RE.format(re.escape(name)), re.MULTILINE)
+    for path in sorted(rel.files, key=lambda p: (any(a in p for a in AVOID), len(p), p)):
+        if "/dummy_" in path or "/utils/dummy" in path:
+            continue
+        found = pattern.search(rel.files[path])
+        if found and found.group(1) != name:
+            tree = rel.tree(path)
+            node = _top_def(tree, found.group(1), cls=True) if tree else None
+            if node is None:
+                node = find_def(rel, found.group(1), cls=True)
+            if node is not None:
+                rel.where.setdefault(id(node), path)
+                return node
+    return None
+
+
+def scan_members(rel: Release) -> dict[str, dict]:
+    """{"pkg.Class": {"names": [...], "open": [...], "xbases": [...]}} for this release."""
+    out: dict[str, dict] = {}
+    for name in MEMBER_CLASSES.get(rel.pkg, []):
+        node = find_class_or_alias(rel, name)
+        if node is None:
+            continue
+        acc = Members()
+        collect_members(rel, node, acc)
+        key = f"{rel.pkg}.{name}"
+        if key in MEMBER_OPEN_BY_DESIGN:
+            acc.open.add(MEMBER_OPEN_BY_DESIGN[key])
+        out[key] = {"names": sorted(n for n in acc.names if not _dunder(n)),
+                    "open": sorted(acc.open), "xbases": acc.xbases}
+    for key, other in MEMBER_RENAMES.items():
+        if key.startswith(rel.pkg + ".") and key not in out and other in out:
+            out[key] = out[other]
+    return out
+
+
 # ---------------------------------------------------------------------------- one release
 
 
@@ -535,7 +837,7 @@ def scan_wheel(pkg: str, wheel: Path) -> dict:
         if sig is not None:
             kwargs[f"{pkg}.{target}"] = (sorted(sig.args), sig.varkw, sig.xbase)
     return {"top": sorted(top), "modules": sorted(modules_of(rel)), "kwargs": kwargs,
-            "files": len(files)}
+            "members": scan_members(rel), "files": len(files)}
 
 
 def scan_release(pkg: str, pip_name: str, candidates: list[str]) -> dict:
@@ -596,7 +898,9 @@ def main() -> None:
 
     t0 = time.time()
     data: dict = {k: {} for k in ("releases", "top", "modules", "kwargs", "varkw", "bases",
-                                  "callables", "top_gaps", "module_gaps", "kwarg_gaps")}
+                                  "callables", "top_gaps", "module_gaps", "kwarg_gaps",
+                                  "classes", "members", "member_gaps", "member_bases",
+                                  "member_open")}
     if opts.merge and opts.out.exists():
         old = json.loads(opts.out.read_text())
         for section, table in old.items():
@@ -624,7 +928,8 @@ def main() -> None:
                 print(f"[{n}/{len(jobs)}] {pkg} {version}: SKIPPED ({res['error']})", flush=True)
             else:
                 print(f"[{n}/{len(jobs)}] {pkg} {version}: {res['files']} files, "
-                      f"{len(res['top'])} top names, {len(res['kwargs'])} callables "
+                      f"{len(res['top'])} top names, {len(res['kwargs'])} callables, "
+                      f"{len(res['members'])} classes "
                       f"({time.time() - t0:.0f}s)", flush=True)
 
     for pkg in opts.packages:
@@ -660,6 +965,31 @@ def main() -> None:
                 del data["kwarg_gaps"][key]
         for key, indices in varkw_at.items():
             data["varkw"][key] = _runs(indices)
+
+        classes: dict = {}
+        members: dict = {}
+        open_at: dict = {}
+        for i, version in enumerate(scanned):
+            for key, rec in results[(pkg, version)]["members"].items():
+                _seen(classes, key, i)
+                table = members.setdefault(key, {})
+                for name in rec["names"]:
+                    _seen(table, name, i)
+                for reason in rec["open"]:
+                    _seen(open_at.setdefault(key, {}), reason, i)
+        for i, version in reversed(list(enumerate(scanned))):  # newest release's bases first
+            for key, rec in results[(pkg, version)]["members"].items():
+                bases = data["member_bases"].setdefault(key, [])
+                bases += [b for b in rec["xbases"] if b not in bases]
+        data["member_bases"] = {k: v for k, v in data["member_bases"].items() if v}
+        data["classes"].update(_finish(classes, {}))
+        for key, table in members.items():
+            gaps = data["member_gaps"].setdefault(key, {})
+            data["members"][key] = _finish(table, gaps)
+            if not gaps:
+                del data["member_gaps"][key]
+        for key, reasons in open_at.items():
+            data["member_open"][key] = {r: _runs(sorted(ix)) for r, ix in reasons.items()}
 
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     opts.out.write_text(text + "\n")

@@ -181,3 +181,119 @@ def test_legacy_module_aliases_of_transformers_5():
     # (_LEGACY_MODULE_ALIASES, _LEGACY_FAST_IMAGE_PROCESSOR_MODULE)
     assert ah.module("transformers.tokenization_utils_fast").removed is None
     assert ah.module("transformers.models.vit.image_processing_vit_fast").removed is None
+
+
+# ---------------------------------------------------------------------------- class members
+
+
+def test_member_tables_are_within_their_releases():
+    data = ah._data()
+    rels = data["releases"]
+    for key, (first, last) in data["classes"].items():
+        pkg = key.split(".")[0]
+        assert 0 <= first <= last < len(rels[pkg]), key
+        for name, (a, b) in data["members"][key].items():
+            assert first <= a <= b <= last, (key, name)
+        for name, runs in data["member_gaps"].get(key, {}).items():
+            a, b = data["members"][key][name]
+            assert all(a < x <= y < b for x, y in runs), (key, name)
+        for reason, runs in data["member_open"].get(key, {}).items():
+            assert all(first <= x <= y <= last for x, y in runs), (key, reason)
+    assert set(data["members"]) == set(data["classes"])
+    for key, bases in data["member_bases"].items():
+        assert key in data["classes"] and all(b in data["classes"] for b in bases)
+        assert all(b.split(".")[0] != key.split(".")[0] for b in bases)  # same package: folded in
+
+
+def test_member_class_spellings():
+    assert ah.member_class("Trainer") == "transformers.Trainer"
+    assert ah.member_class("transformers.Trainer") == "transformers.Trainer"
+    assert ah.member_class("SFTTrainer") == "trl.SFTTrainer"
+    assert ah.member_class("trl.trainer.sft_trainer.SFTTrainer") == "trl.SFTTrainer"
+    assert ah.member_class("huggingface-hub.HfApi") == "huggingface_hub.HfApi"
+    assert ah.member_class("Dataset") == "datasets.Dataset"
+    assert ah.member_class("NoSuchClass") is None
+    assert ah.member("NoSuchClass", "train") is None
+    assert not ah.member_in_no_release("NoSuchClass", "train")
+    # renamed PreTrainedConfig in 5.0 (configuration_utils.py keeps `PretrainedConfig = ...`)
+    assert ah.member("PretrainedConfig", "to_dict").removed is None
+    assert ah.member("PreTrainedConfig", "to_dict").removed is None
+
+
+def test_dataset_to_tf_dataset_from_datasets_1_13():
+    # arrow_dataset.py: not in 1.12.1; 1.13.3 adds TensorflowDatasetMixin.to_tf_dataset, a base of
+    # Dataset in the same package (folded into Dataset's record)
+    span = ah.member("Dataset", "to_tf_dataset")
+    assert span.first == "1.13.3" and span.owner == "datasets.Dataset"
+    assert span.package == "datasets"
+    assert not span.present_in("1.12.1") and span.present_in("2.14.0")
+
+
+def test_trainer_tokenizer_became_processing_class():
+    # trainer.py: `self.tokenizer = tokenizer` from 3.1.0 (not in 3.0.2) through 4.45.2; 4.46.3 sets
+    # `self.processing_class` and keeps `tokenizer` as a deprecated property, through 4.57.6;
+    # 5.0.0 has no `tokenizer`
+    old = ah.member("transformers.Trainer", "tokenizer")
+    assert (old.first, old.last, old.removed) == ("3.1.0", "4.57.6", "5.0.0")
+    new = ah.member("Trainer", "processing_class")
+    assert new.first == "4.46.3" and new.removed is None and new.owner == "transformers.Trainer"
+
+
+def test_apply_chat_template_from_4_34():
+    # tokenization_utils_base.py: not in 4.33.3, `def apply_chat_template` in 4.34.1
+    span = ah.member("PreTrainedTokenizerBase", "apply_chat_template")
+    assert span.first == "4.34.1" and span.removed is None
+    # the fast tokenizer inherits it from PreTrainedTokenizerBase (same package, folded in)
+    assert ah.member("PreTrainedTokenizerFast", "apply_chat_template").first == "4.34.1"
+
+
+def test_gather_for_metrics_from_accelerate_0_12():
+    # accelerator.py: `gather` only in 0.11.0, `def gather_for_metrics` in 0.12.0
+    span = ah.member("Accelerator", "gather_for_metrics")
+    assert span.first == "0.12.0" and span.removed is None and span.package == "accelerate"
+
+
+def test_merge_and_unload_lives_on_lora_model():
+    # peft: LoraModel.merge_and_unload from 0.3.0 (not in 0.2.0; in 0.21.2 on its base BaseTuner);
+    # PeftModel never defines it but forwards unknown attributes with __getattr__ (0.2.0 .. 0.21.2)
+    span = ah.member("LoraModel", "merge_and_unload")
+    assert span.first == "0.3.0" and span.removed is None and span.owner == "peft.LoraModel"
+    assert ah.member("PeftModel", "merge_and_unload") is None
+    assert "__getattr__" in ah.member_open("PeftModel")
+    assert not ah.member_in_no_release("PeftModel", "merge_and_unload")
+    assert not ah.member_in_no_release("peft.PeftModelForCausalLM", "merge_and_unload")
+
+
+def test_made_up_members_of_closed_classes_are_in_no_release():
+    # Trainer, TrainingArguments and DatasetDict (a dict subclass) define no __getattr__
+    assert ah.member("Trainer", "train_with_magic") is None
+    assert ah.member_in_no_release("Trainer", "train_with_magic")
+    assert ah.member_in_no_release("transformers.TrainingArguments", "learnin_rate")
+    assert ah.member_in_no_release("DatasetDict", "to_tf_datset")
+    assert ah.member("DatasetDict", "keys") is not None  # a dict's methods count
+    assert not ah.member_in_no_release("Trainer", "processing_class")
+
+
+def test_classes_that_forward_attributes_answer_nothing():
+    # tokenization_utils_base.py: BatchEncoding(UserDict) defines __getattr__ (3.0.2 and 5.25.0)
+    assert not ah.member_in_no_release("BatchEncoding", "anything")
+    assert "__getattr__" in ah.member_open("BatchEncoding")
+    # torch.nn.Module (itself with __getattr__) is outside the scanned packages
+    assert "base Module" in ah.member_open("PreTrainedModel")
+    assert not ah.member_in_no_release("PreTrainedModel", "lm_head")
+    # GenerationConfig(**kwargs) sets any attribute it is given
+    assert "setattr" in ah.member_open("GenerationConfig")
+    # ModelOutput has no __getattr__, but its instances are subclasses with their own fields
+    assert not ah.member_in_no_release("ModelOutput", "logits")
+
+
+def test_members_inherited_from_another_package():
+    # trl 0.4.7: `class SFTTrainer(Trainer)` (from transformers); 1.16.0: SFTTrainer(_BaseTrainer),
+    # `class _BaseTrainer(Trainer)` in trl/trainer/base_trainer.py
+    assert ah._data()["member_bases"]["trl.SFTTrainer"] == ["transformers.Trainer"]
+    span = ah.member("SFTTrainer", "processing_class")
+    assert span.owner == "transformers.Trainer" and span.package == "transformers"
+    assert span.first == "4.46.3"
+    span = ah.member("trl.SFTConfig", "learning_rate")
+    assert span.owner == "transformers.TrainingArguments"
+    assert ah.member_in_no_release("SFTTrainer", "train_with_magic")

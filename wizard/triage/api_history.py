@@ -4,7 +4,9 @@ Reads ``api_history.json`` (built from the released wheels by ``scripts/build_ap
 its docstring for what is recorded and the approximations) so triage can tell, for
 "cannot import name 'X'", "No module named 'pkg.sub'" and "got an unexpected keyword argument 'k'",
 whether the name was added later (upgrade), removed (pin below the removing release or use the
-replacement), or never existed in any release (a typo or the wrong class: no upgrade helps).
+replacement), or never existed in any release (a typo or the wrong class: no upgrade helps). For
+"'X' object has no attribute 'y'" it knows the members of a few dozen classes (``member``,
+``member_in_no_release``); classes that forward or compute attributes answer nothing there.
 
 Only the latest patch of each minor release is scanned: ``first`` and ``last`` are such releases, so
 "first == 4.41.2" means "from 4.41 on". A name missing from some releases between its first and last
@@ -228,3 +230,84 @@ def callables(package: str) -> list[str]:
     """The keys of the recorded callables of ``package`` (``"trl.SFTTrainer"``, ...)."""
     prefix = _import_name(package) + "."
     return [k for k in _data()["kwargs"] if k.startswith(prefix)]
+
+
+# ---------------------------------------------------------------------------- class members
+
+
+def member_class(name: str) -> str | None:
+    """The key (``"transformers.Trainer"``) of the recorded class ``name`` denotes, or None.
+
+    Accepts ``"Trainer"``, ``"transformers.Trainer"``, ``"trl.trainer.sft_trainer.SFTTrainer"``.
+    """
+    name = name.strip().strip("'\"").removesuffix("()")
+    keys = _data()["classes"]
+    if name in keys:
+        return name
+    parts = name.split(".")
+    if parts and _import_name(parts[0]) in _data()["releases"] and len(parts) > 1:
+        pkg = _import_name(parts[0])
+        key = f"{pkg}.{parts[-1]}"  # drop submodule parts
+        return key if key in keys else None
+    for pkg in _data()["releases"]:
+        if f"{pkg}.{parts[-1]}" in keys:
+            return f"{pkg}.{parts[-1]}"
+    return None
+
+
+def _member_chain(class_key: str) -> list[str]:
+    """``class_key`` and the recorded classes of other packages it inherits from (transitively)."""
+    chain = [class_key]
+    for key in chain:
+        chain += [b for b in _data()["member_bases"].get(key, []) if b not in chain]
+    return chain
+
+
+def member(class_key_or_name: str, attr: str) -> Span | None:
+    """When instances of the class had attribute or method ``attr``; None if in no scanned release.
+
+    Members are methods, properties, class-level assignments and annotated fields, and attributes
+    assigned as ``self.attr = ...`` in the class's methods; those of its bases in the same package
+    are folded into the class's own record. A member inherited from a recorded class of another
+    package (``trl.SFTTrainer`` from ``transformers.Trainer``) is reported from that base -- also
+    when the class itself redeclared it only later -- and ``Span.owner`` is then the base's key;
+    otherwise ``Span.owner`` is the class's own key and the span is in its package's releases.
+    """
+    key = member_class(class_key_or_name)
+    if key is None:
+        return None
+    found = [(k, _data()["members"].get(k, {}).get(attr)) for k in _member_chain(key)]
+    found = [(k, pair) for k, pair in found if pair is not None]
+    if not found:
+        return None
+    owner_key, pair = found[0]
+    if len(found) > 1 and owner_key == key and pair[0] > _data()["classes"][key][0]:
+        owner_key, pair = found[1]
+    gaps = _data()["member_gaps"].get(owner_key, {}).get(attr)
+    return _span(_package_of(owner_key), attr, pair, owner=owner_key, gaps=gaps)
+
+
+def member_open(class_key_or_name: str) -> dict[str, str]:
+    """Why no attribute of the class can be said missing: {reason: "pkg.Class"} over all its scanned
+    releases and those of its recorded bases. Reasons: ``__getattr__`` / ``__getattribute__`` (it
+    forwards or computes attributes: ``BatchEncoding``, ``PeftModel`` -> its base model,
+    ``PretrainedConfig``'s ``attribute_map``), ``setattr`` (it sets attributes named by its caller,
+    e.g. ``GenerationConfig(**kwargs)``), ``base X`` (a base outside the scanned packages, such as
+    ``torch.nn.Module`` or keras ``Model``) and ``subclass fields`` (``ModelOutput``)."""
+    key = member_class(class_key_or_name)
+    reasons: dict[str, str] = {}
+    for k in _member_chain(key) if key else []:
+        for reason in _data()["member_open"].get(k, {}):
+            reasons.setdefault(reason, k)
+    return reasons
+
+
+def member_in_no_release(class_key_or_name: str, attr: str) -> bool:
+    """True when the class is recorded, ``attr`` is a member of none of its scanned releases (nor of
+    its bases'), and the class is closed: such classes answer nothing, i.e. this is False for a
+    class that in any release defines ``__getattr__`` / ``__getattribute__``, sets attributes named
+    by its caller or has a base outside the scanned packages (see ``member_open``)."""
+    key = member_class(class_key_or_name)
+    if key is None or member(key, attr) is not None:
+        return False
+    return not member_open(key)
