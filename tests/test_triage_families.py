@@ -764,9 +764,28 @@ def test_wordings_of_outputs_datasets_workers_and_loading(paste: str, cause: str
 
 def test_the_version_skew_guess_leaves_data_objects_alone() -> None:
     with pastes_from_elsewhere():
+        # (IterableDataset.column_names came with datasets 2.11: on 2.14 it is no version gap)
         for paste in ("AttributeError: 'BatchEncoding' object has no attribute 'shape'",
-                      "AttributeError: 'IterableDataset' object has no attribute 'column_names'"):
+                      "AttributeError: 'IterableDataset' object has no attribute 'column_names'"
+                      "\ndatasets 2.14.0"):
             assert triage(paste).cause_id != "env-version-too-old", paste
+
+
+@pytest.mark.parametrize("paste, cause, fix", [
+    # a member the class gained later, on a release before it
+    ("AttributeError: 'IterableDataset' object has no attribute 'column_names'\ndatasets 2.10.0",
+     "env-version-too-old", 'datasets>=2.11.0'),
+    ("AttributeError: 'Dataset' object has no attribute 'to_tf_dataset'", "env-version-too-old",
+     'datasets>=1.13.0'),
+    # a member a release took away, read by code written before it
+    ('Traceback (most recent call last):\n  File "t.py", line 9, in <module>\n'
+     "    tok = trainer.tokenizer\nAttributeError: 'Trainer' object has no attribute 'tokenizer'"
+     "\ntransformers version: 5.1.0", "env-version-too-new", 'transformers<5.0.0'),
+])
+def test_members_the_released_wheels_date(paste: str, cause: str, fix: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == cause and fix in t.primary.fix and not t.primary.guess
 
 
 @pytest.mark.parametrize("paste, cause", [

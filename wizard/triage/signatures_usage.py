@@ -9,6 +9,7 @@ from typing import Any
 
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
+from wizard.triage.versions import dist_key, member_change, paste_versions, version_lt
 
 _HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
 
@@ -93,16 +94,42 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
                    "pip install -U <the package whose code reads it>   # upgrade them together"}
 
 
+def _dated_member(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any] | None:
+    """A member the released wheels show another release of the class's package had: added
+    later (upgrade) or removed (pin, or what replaced it), whoever's code reads it."""
+    change = member_change(cls, attr)
+    if change is None:
+        return None
+    pkg, stated = change.package, paste_versions(parsed.text).get(dist_key(change.package))
+    removed = change.removed and (stated is None or version_lt(stated, change.removed) is False)
+    if removed:
+        return {"id": "env-version-too-new",
+                "cause": f"{pkg} {change.removed} removed {cls}.{attr}; the code that reads it "
+                         "was written for an older release.",
+                "fix": f'pip install "{pkg}<{change.removed}"   # or read what replaced it in '
+                       f"{pkg} {change.removed}'s release notes"}
+    if change.added and (stated is None or version_lt(stated, change.added)):
+        return {"id": "env-version-too-old",
+                "cause": f"{cls}.{attr} exists from {pkg} {change.added} on; the {pkg} that ran "
+                         "the code is older.",
+                "fix": f'pip install -U "{pkg}>={change.added}"'}
+    return None
+
+
 def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Your own code reads an attribute that an object a library gave it does not have: only
     when the innermost frame is yours (library code failing on its own object is another
-    matter) and the class is not one the paste defines."""
+    matter) and the class is not one the paste defines. A member another release had is a
+    version answer."""
     cls, attr = str(ev.get("cls", "")), str(ev.get("attr", ""))
     relevant = [f for f in parsed.frames if f.kind != "other"]
     if cls in _NOT_INTERFACES:
         return {"reject": True}
     if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M):
         return {"reject": True}
+    dated = _dated_member(cls, attr, parsed)
+    if dated is not None:
+        return dated
     if not relevant and cls not in _HANDED_TO_YOU:
         return _version_skew(cls, attr, parsed)
     if relevant and not relevant[-1].is_user:

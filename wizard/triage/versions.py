@@ -314,3 +314,9 @@ def argument_change(callee: str, arg: str) -> ApiChange | None:
             cls = key.rsplit(".", 1)[-1][: -len("Trainer")] + "Config"
             moved = f"{cls}(..., {arg}=...) passed as args= (it moved there in {config.first})"
     return _span_change(span, arg, moved)
+
+
+def member_change(cls: str, attr: str) -> ApiChange | None:
+    """The change of attribute or method `attr` of a class the history records ('Trainer',
+    'Dataset', 'SFTTrainer'): added or removed, in the releases of the package that has it."""
+    return _span_change(api_history.member(cls, attr), f"{cls}.{attr}")
