@@ -823,12 +823,35 @@ def scan_members(rel: Release) -> dict[str, dict]:
 # ---------------------------------------------------------------------------- one release
 
 
+# the dependencies whose required ranges are recorded (Requires-Dist without an extra)
+DEPENDENCIES = ("transformers", "peft", "trl", "datasets", "accelerate", "huggingface-hub",
+                "tokenizers", "torch", "safetensors")
+
+
+def requirements(metadata: str) -> dict[str, str]:
+    """{dependency: specifier} of a wheel's METADATA, for DEPENDENCIES, extras left out."""
+    out: dict[str, str] = {}
+    for line in metadata.splitlines():
+        m = re.match(r"Requires-Dist:\s*([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*\(?([^;)]*)\)?\s*(;.*)?$",
+                     line)
+        if not m or (m.group(3) and "extra" in m.group(3)):
+            continue
+        name = re.sub(r"[-_.]+", "-", m.group(1)).lower()
+        if name in DEPENDENCIES and m.group(2).strip():     # several lines for one: all hold
+            spec = m.group(2).replace(" ", "")
+            out[name] = f"{out[name]},{spec}" if name in out else spec
+    return out
+
+
 def scan_wheel(pkg: str, wheel: Path) -> dict:
     files: dict[str, str] = {}
+    requires: dict[str, str] = {}
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
             if info.filename.startswith(pkg + "/") and info.filename.endswith(".py"):
                 files[info.filename] = zf.read(info).decode("utf-8", errors="replace")
+            elif info.filename.endswith(".dist-info/METADATA"):
+                requires = requirements(zf.read(info).decode("utf-8", errors="replace"))
     rel = Release(pkg, files)
     top = read_init(rel) | dynamic_model_exports(rel)
     kwargs: dict[str, tuple[list[str], bool, str | None]] = {}
@@ -837,7 +860,7 @@ def scan_wheel(pkg: str, wheel: Path) -> dict:
         if sig is not None:
             kwargs[f"{pkg}.{target}"] = (sorted(sig.args), sig.varkw, sig.xbase)
     return {"top": sorted(top), "modules": sorted(modules_of(rel)), "kwargs": kwargs,
-            "members": scan_members(rel), "files": len(files)}
+            "members": scan_members(rel), "files": len(files), "requires": requires}
 
 
 def scan_release(pkg: str, pip_name: str, candidates: list[str]) -> dict:
@@ -900,7 +923,7 @@ def main() -> None:
     data: dict = {k: {} for k in ("releases", "top", "modules", "kwargs", "varkw", "bases",
                                   "callables", "top_gaps", "module_gaps", "kwarg_gaps",
                                   "classes", "members", "member_gaps", "member_bases",
-                                  "member_open")}
+                                  "member_open", "requires")}
     if opts.merge and opts.out.exists():
         old = json.loads(opts.out.read_text())
         for section, table in old.items():
@@ -936,6 +959,8 @@ def main() -> None:
         scanned = sorted((v for p, v in results if p == pkg and "error" not in results[(p, v)]),
                          key=vkey)
         data["releases"][pkg] = scanned
+        data["requires"][pkg] = {v: results[(pkg, v)]["requires"] for v in scanned
+                                 if results[(pkg, v)]["requires"]}
         top: dict = {}
         mods: dict = {}
         calls: dict = {}

@@ -297,3 +297,13 @@ def test_members_inherited_from_another_package():
     span = ah.member("trl.SFTConfig", "learning_rate")
     assert span.owner == "transformers.TrainingArguments"
     assert ah.member_in_no_release("SFTTrainer", "train_with_magic")
+
+
+def test_requirements_of_a_release_from_its_wheel_metadata():
+    # Requires-Dist of the wheels (extras left out), read for the release's scanned minor
+    assert ah.requirements("transformers", "4.41.0")["tokenizers"] == "<0.20,>=0.19"
+    assert ah.requirements("peft", "0.10.0")["accelerate"] == ">=0.21.0"
+    assert ah.requirements("trl", "0.12.1")["transformers"] == "<4.47.0"     # 0.12.2's pin
+    assert ah.requirements("trl", "0.12.1")["accelerate"] == ">=0.34.0"
+    assert ah.requirements("transformers", "2.11.0") == {}      # before the first scanned release
+    assert ah.requirements("no-such-package", "1.0") == {}

@@ -1155,6 +1155,9 @@ def test_a_release_named_beside_an_argument_it_took_out(paste: str, removed: str
     with pastes_from_elsewhere():
         t = triage(paste)
     assert t.cause_id == "env-version-too-new" and f"trl<{removed}" in t.primary.fix
+    # the class the paste names (SFTConfig: SFTTrainer), and where the option went
+    if "SFTConfig" in paste:
+        assert "out of SFTTrainer" in t.primary.cause and "SFTConfig(" in t.primary.fix
 
 
 def test_a_release_named_beside_arguments_it_kept_is_no_answer() -> None:
@@ -1176,3 +1179,20 @@ def test_an_argument_no_release_of_a_library_function_takes() -> None:
         assert "prepare_model_for_kbit_training in any release" in t.primary.cause
         # an argument a release removed stays a version answer
         assert cause_of(triage(moved).cause_id) == "version-mismatch"
+
+
+def test_a_library_beside_a_dependency_release_it_does_not_support() -> None:
+    block = ("### System Info\n- `transformers` version: {t}\n- `trl` version: 0.12.1\n"
+             "- `accelerate` version: {a}\n- Python version: 3.10.12\n\nTraining stops at the "
+             "first step with a strange error in the trainer.\n")
+    with pastes_from_elsewhere():
+        # trl 0.12's wheel requires accelerate>=0.34.0 and transformers<4.47.0
+        t = triage(block.format(t="4.46.3", a="0.30.1"))
+        assert t.cause_id == "env-version-too-old", t.cause_id
+        assert 'pip install "accelerate>=0.34.0"' in t.primary.fix
+        assert "trl 0.12.1 requires accelerate" in t.primary.cause
+        t = triage(block.format(t="4.48.0", a="1.2.0"))
+        assert t.cause_id == "env-version-too-new" and 'transformers<4.47.0' in t.primary.fix
+        # the same block with releases that go together: no such answer
+        assert cause_of(triage(block.format(t="4.46.3", a="1.2.0")).cause_id) != \
+            "version-mismatch"

@@ -311,3 +311,15 @@ def member_in_no_release(class_key_or_name: str, attr: str) -> bool:
     if key is None or member(key, attr) is not None:
         return False
     return not member_open(key)
+
+
+def requirements(package: str, version: str) -> dict[str, str]:
+    """What the release of ``package`` matching ``version`` (its scanned minor release) requires
+    of the other recorded libraries and torch: {dependency pip name: specifier}, from the wheel's
+    Requires-Dist (extras left out); {} for a release before the first scanned one."""
+    pkg = _import_name(package)
+    idx = _release_index(pkg, version)
+    rels = releases(pkg)
+    if idx is None or (_version(version)[:2] != _version(rels[idx])[:2] and idx == 0):
+        return {}
+    return dict(_data().get("requires", {}).get(pkg, {}).get(rels[idx], {}))

@@ -26,6 +26,7 @@ from wizard.triage.versions import (
     installed_version,
     paste_versions,
     pip_name,
+    satisfies,
     version_lt,
 )
 
@@ -758,7 +759,12 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     pkg, version = str(ev.get("pkg", "")), str(ev.get("ver", ""))
     minor = ".".join(version.split(".")[:2])
     names = {m.group("a") or m.group("b") for m in _NAMED_IDENT.finditer(parsed.text)}
-    for key in api_history.callables(pkg):
+    def named(key: str) -> bool:      # the paste names the class or its Trainer/Config pair
+        stem = re.sub(r"(?:Trainer|Config)$", "", key.rsplit(".", 1)[-1])
+        return bool(stem) and re.search(rf"\b{re.escape(stem)}(?:Trainer|Config)\b",
+                                        parsed.text) is not None
+
+    for key in sorted(api_history.callables(pkg), key=lambda k: not named(k)):
         for name in sorted(names):
             change = argument_change(key, name)
             if change and change.removed and change.removed.startswith(minor + "."):
@@ -770,6 +776,33 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
                 return _answer(NEW, change.package, f"{change.package} {change.removed} took "
                                f"{name} out of {cls}; the code was written for an older release.",
                                fix, ev)
+    return {"reject": True}
+
+
+_RECORDED = ("transformers", "trl", "peft", "datasets", "accelerate", "huggingface-hub")
+
+
+def refine_requirement_violated(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste states the versions of a library and of one of its dependencies, and that
+    release of the library requires another range of the dependency (its wheel's
+    Requires-Dist): the environment is inconsistent, whatever else went wrong."""
+    stated = paste_versions(parsed.text)
+    for pkg in _RECORDED:
+        if pkg not in stated:
+            continue
+        for dep, spec in sorted(api_history.requirements(pkg, stated[pkg]).items()):
+            have = stated.get(dep)
+            if not have or satisfies(have, spec) is not False:
+                continue
+            low = re.search(r">=?\s*(\d[\w.]*)", spec)
+            old = bool(low and version_lt(have, low.group(1)))
+            ev.update(package=dep, required=spec, by=f"{pkg} {stated[pkg]}", found=have)
+            return _answer(OLD if old else NEW, dep,
+                           f"{pkg} {stated[pkg]} requires {dep}{spec}, and the paste runs {dep} "
+                           f"{have}: the two were installed separately (--no-deps, conda, a "
+                           f"second pip install of one of them).",
+                           f'pip install "{dep}{spec}"   # or: pip install -U {pkg} {dep}, '
+                           "together", ev)
     return {"reject": True}
 
 
@@ -974,6 +1007,12 @@ ENV_SIGNATURES: list[Signature] = [
          "ls <checkpoint prefix>*   # expect .index and .data-* files\n"
          "# download and unpack the checkpoint the README names, then point the flag at its prefix",
          refine=refine_tf_checkpoint, priority=15),
+    _sig("env-requirement-violated", OLD,
+         r"(?-i:\b(?:trl|peft|transformers|datasets|accelerate|huggingface[-_]hub|Huggingface_hub))"
+         r"`?(?:==|:|\s+v?|\s+version:?\s*)\s*\d+\.\d+",
+         "A library runs beside a release of its dependency that it does not support.",
+         "pip install -U <the library> <the dependency>   # together", priority=3,
+         refine=refine_requirement_violated),
     _sig("env-release-removed-argument", NEW,
          r"(?-i:\b(?P<pkg>trl|peft|transformers|datasets|accelerate))(?:==|\s+v?|\s+version\s+)"
          r"(?P<ver>\d+\.\d+(?:\.\d+)?)\b",

@@ -320,3 +320,25 @@ def member_change(cls: str, attr: str) -> ApiChange | None:
     """The change of attribute or method `attr` of a class the history records ('Trainer',
     'Dataset', 'SFTTrainer'): added or removed, in the releases of the package that has it."""
     return _span_change(api_history.member(cls, attr), f"{cls}.{attr}")
+
+
+def satisfies(version: str, specifier: str) -> bool | None:
+    """Whether `version` meets a requirement specifier ('>=4.46.0,<5'); None when a part cannot
+    be read (wildcards, non-numeric versions)."""
+    ok = True
+    for part in filter(None, (p.strip() for p in specifier.split(","))):
+        m = re.fullmatch(r"(>=|<=|==|!=|~=|>|<)\s*(\d[\w.]*)", part)
+        if not m:
+            return None
+        op, bound = m.groups()
+        lt, gt = version_lt(version, bound), version_lt(bound, version)
+        if lt is None:
+            return None
+        if op == "~=":            # ~=X.Y.Z: >= X.Y.Z and < X.(Y+1)
+            head = [int(x) for x in re.findall(r"\d+", bound)][:-1] or [0]
+            upper = ".".join(map(str, head[:-1] + [head[-1] + 1]))
+            ok &= not lt and bool(version_lt(version, upper))
+            continue
+        ok &= {">=": not lt, "<=": not gt, ">": gt, "<": lt, "==": not lt and not gt,
+               "!=": lt or gt}[op]
+    return ok
