@@ -1196,3 +1196,9 @@ def test_a_library_beside_a_dependency_release_it_does_not_support() -> None:
         # the same block with releases that go together: no such answer
         assert cause_of(triage(block.format(t="4.46.3", a="1.2.0")).cause_id) != \
             "version-mismatch"
+
+
+def test_the_matmul_dtype_wording_of_torch_mm() -> None:
+    with pastes_from_elsewhere():
+        t = triage("RuntimeError: self and mat2 must have the same dtype")
+        assert t.cause_id == "mixed-dtypes" and "autocast" in t.primary.fix
