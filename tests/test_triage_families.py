@@ -639,6 +639,11 @@ def test_a_line_of_library_source_blamed_or_edited() -> None:
         # the same error without the link to the library's line: the user's setup
         assert triage("ValueError: Target modules ['q_proj'] not found in the base model."
                       ).cause_id == "peft-target-modules-not-found"
+        # blamed in Chinese ("this line should be changed to ..., otherwise SFT errors")
+        assert triage(f"{link}\n这一行应该改成根据 fp16 来设置, 不然 SFT 会报错").cause_id == \
+            "library-bug"
+        # the link with a question only ("what does this line do?") blames nothing
+        assert triage(f"{link}\n请问这里是什么意思?").cause_id != "library-bug"
 
 
 def test_a_library_failing_while_only_imported_or_calling_itself_wrongly() -> None:

@@ -282,9 +282,12 @@ _ARITY = re.compile(r"(?<!\w)(?P<callee>\w{1,100})\(\) (?:takes (?:from )?\d+ (?
 # a link to a line of a repository's source beside words blaming that line
 _SOURCE_LINE = re.compile(_BLOB.format(org=r"[\w.-]+") + r"#L\d+")
 _BLAMED_LINE = re.compile(_SOURCE_LINE.pattern + r"[\s\S]{0,400}?"
-                          r"\b(?:this line|the line|(?:could|would|will|may) cause|causes?|is a bug|"
-                          r"should be|revise|remove)\b|\b(?:revise|remove|change) \[?line \d+\]?\(",
-                          re.I)
+                          r"(?:\b(?:this line|the line|(?:could|would|will|may) cause|causes?|is a "
+                          r"bug|should be|revise|remove)\b|"
+                          # the same in Chinese: should, needs to, modify, change to, causes, this
+                          # line, has a problem, is a bug
+                          r"应该|应当|需要|修改|改成|改为|导致|这一?行|有问题|是一?个?bug)|"
+                          r"\b(?:revise|remove|change) \[?line \d+\]?\(", re.I)
 _CHANGE_ASKED = re.compile(r"\b(?:revise|remove|delete|change) (?:\[?line \d+\]?|this line|that "
                            r"line)", re.I)
 # the reporter editing that line: "Replaced it with ... and the error was gone"
