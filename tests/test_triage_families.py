@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from wizard.triage.causes import cause_of
-from wizard.triage.match import triage
+from wizard.core.case import Case
+from wizard.triage.match import probe_triage, triage
 from wizard.triage.versions import pastes_from_elsewhere
 
 LIB = "/usr/local/lib/python3.10/dist-packages"
@@ -1198,6 +1199,9 @@ def test_a_library_beside_a_dependency_release_it_does_not_support() -> None:
         assert "trl 0.12.1 requires accelerate" in t.primary.cause
         t = triage(block.format(t="4.48.0", a="1.2.0"))
         assert t.cause_id == "env-version-too-new" and 'transformers<4.47.0' in t.primary.fix
+        # the finding's title keeps the releases whole (no cut at 0.12.1's first dot)
+        f, = probe_triage(Case(model="m", traceback=block.format(t="4.46.3", a="0.30.1")), None)
+        assert "trl 0.12.1 requires accelerate>=0.34.0" in f.title
         # the same block with releases that go together: no such answer
         assert cause_of(triage(block.format(t="4.46.3", a="1.2.0")).cause_id) != \
             "version-mismatch"

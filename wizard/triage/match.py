@@ -4,6 +4,7 @@ findings.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,7 +223,8 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
             ev["also_matches"] = others
         title = m.signature.title or m.signature.id
         if m.cause_id in FAMILY:
-            title = f"Environment ({m.cause_id}): {m.cause.split(':')[0].split('.')[0][:120]}"
+            first = re.split(r":\s|\.(?:\s|$)", m.cause, maxsplit=1)[0]   # not 4.46.0's dots
+            title = f"Environment ({m.cause_id}): {first[:120]}"
             if m.evidence.get("installed"):
                 ev["installed"] = m.evidence["installed"]
         return [Finding("triage.known-error", "info", f"The error is a known one: {title}",
