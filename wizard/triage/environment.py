@@ -151,7 +151,7 @@ def _direction(change: ApiChange, stated: str | None) -> str:
     return NEW if change.removed else OLD
 
 
-def _from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
+def answer_from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
                  importer: str | None = None) -> dict[str, Any]:
     """The answer for a name the API table knows (none for a library's use of another's internal:
     a library bug, see `removed_internal_user`)."""
@@ -271,7 +271,7 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                        "# with the pip of the Python that runs the code", ev)
     change = api_change(module)
     if change is not None:
-        return _from_change(change, f"The module {module}", parsed, ev, _importer(parsed))
+        return answer_from_change(change, f"The module {module}", parsed, ev, _importer(parsed))
     if len(parts) > 1 and top in LIBRARIES:
         if ".models." in f".{module}." and top == "transformers":
             return _answer(OLD, top, f"{module} is a model the installed transformers does not "
@@ -330,7 +330,7 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if change is None and module:
         change = api_change(module)
     if change is not None:
-        return _from_change(change, f"{name} ({module or change.package})", parsed, ev,
+        return answer_from_change(change, f"{name} ({module or change.package})", parsed, ev,
                             _importer(parsed))
     if top == "transformers":
         tf_ver = _stated(parsed, "tensorflow")
@@ -394,7 +394,7 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         change = api_change(name, "tensorflow")
     importer = _importer(parsed)
     if change is not None:
-        return _from_change(change, f"{module}.{name}", parsed, ev, importer)
+        return answer_from_change(change, f"{module}.{name}", parsed, ev, importer)
     if ev.get("kind") == "type" and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
@@ -520,7 +520,7 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if owner is None and caller is None and change is None and not _HF_NAMED.search(parsed.text):
         return {"reject": True}           # a function of the user's own code
     if change is not None and (owner is None or dist_key(change.package) == dist_key(owner)):
-        return _from_change(change, f"The argument {arg} of {callee}()", parsed, ev, caller)
+        return answer_from_change(change, f"The argument {arg} of {callee}()", parsed, ev, caller)
     pkg = owner or caller or ""
     if owner and caller and dist_key(caller) != dist_key(owner):
         return _answer(OLD, owner, f"{caller} passes {arg} to {callee}(), which the installed "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage.environment import answer_from_change
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import dist_key, member_change, paste_versions, version_lt
@@ -94,26 +95,18 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
                    "pip install -U <the package whose code reads it>   # upgrade them together"}
 
 
-def _dated_member(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any] | None:
+def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A member the released wheels show another release of the class's package had: added
-    later (upgrade) or removed (pin, or what replaced it), whoever's code reads it."""
+    later (upgrade) or removed (pin), whoever's code reads it; None when the release the paste
+    runs has it, or the history does not record the class."""
     change = member_change(cls, attr)
     if change is None:
         return None
-    pkg, stated = change.package, paste_versions(parsed.text).get(dist_key(change.package))
-    removed = change.removed and (stated is None or version_lt(stated, change.removed) is False)
-    if removed:
-        return {"id": "env-version-too-new",
-                "cause": f"{pkg} {change.removed} removed {cls}.{attr}; the code that reads it "
-                         "was written for an older release.",
-                "fix": f'pip install "{pkg}<{change.removed}"   # or read what replaced it in '
-                       f"{pkg} {change.removed}'s release notes"}
-    if change.added and (stated is None or version_lt(stated, change.added)):
-        return {"id": "env-version-too-old",
-                "cause": f"{cls}.{attr} exists from {pkg} {change.added} on; the {pkg} that ran "
-                         "the code is older.",
-                "fix": f'pip install -U "{pkg}>={change.added}"'}
-    return None
+    stated = paste_versions(parsed.text).get(dist_key(change.package))
+    if stated and (change.removed is None or version_lt(stated, change.removed)) and \
+            (change.added is None or version_lt(stated, change.added) is False):
+        return None                   # that release has it: something else
+    return answer_from_change(change, f"{cls}.{attr}", parsed, ev)
 
 
 def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -127,7 +120,7 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         return {"reject": True}
     if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M):
         return {"reject": True}
-    dated = _dated_member(cls, attr, parsed)
+    dated = _dated_member(cls, attr, ev, parsed)
     if dated is not None:
         return dated
     if not relevant and cls not in _HANDED_TO_YOU:
