@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from wizard.triage.causes import CAUSES, cause_of, same_cause
-from wizard.triage.environment import FAMILY
+from wizard.triage.env_answers import FAMILY
 from wizard.triage.match import triage
 from wizard.triage.signatures import SIGNATURES
 from wizard.triage.versions import pastes_from_elsewhere

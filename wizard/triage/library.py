@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from wizard.triage.environment import (
+from wizard.triage.env_answers import (
     FAMILY,
     LIBRARIES,
     internal_call_mismatch,

@@ -10,7 +10,7 @@ from typing import Any
 
 from wizard.core.findings import Finding
 from wizard.triage.causes import cause_of
-from wizard.triage.environment import FAMILY
+from wizard.triage.env_answers import FAMILY
 from wizard.triage.library import LibraryBug, assess_library_bug
 from wizard.triage.normalize import to_int
 from wizard.triage.parse import ParsedError, parse_traceback

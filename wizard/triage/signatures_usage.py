@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wizard.triage.environment import answer_from_change
+from wizard.triage.env_answers import answer_from_change
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import dist_key, member_change, paste_versions, version_lt

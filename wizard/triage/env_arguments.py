@@ -1,0 +1,228 @@
+"""Environment rules for keyword arguments: an argument a function or class does not take in the
+release that ran it (added later, removed, moved to a config class, misspelt, or in no release at
+all), and an argument a named release took out.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from wizard.triage import api_history
+from wizard.triage.env_answers import (
+    _HF_NAMED,
+    _HOOKS,
+    _USER_CLASS,
+    NEW,
+    OLD,
+    _answer,
+    _importer,
+    _libclass,
+    _pin,
+    _upgrade,
+    answer_from_change,
+    internal_call_mismatch,
+)
+from wizard.triage.parse import ParsedError
+from wizard.triage.versions import (
+    api_change,
+    argument_change,
+    dist_key,
+    paste_versions,
+    pip_name,
+)
+
+# arguments of the APIs fine-tuning calls most (TrainingArguments, from_pretrained, the tokenizer,
+# LoraConfig, SFTConfig, Keras compile/fit): a near miss of one of them is a typo, not a version
+_COMMON_ARGS = (
+    "output_dir", "learning_rate", "num_train_epochs", "per_device_train_batch_size",
+    "per_device_eval_batch_size", "gradient_accumulation_steps", "weight_decay", "warmup_steps",
+    "warmup_ratio", "logging_steps", "save_steps", "eval_steps", "save_strategy",
+    "eval_strategy", "evaluation_strategy", "logging_dir", "load_best_model_at_end",
+    "metric_for_best_model", "save_total_limit", "max_steps", "lr_scheduler_type", "fp16",
+    "bf16", "gradient_checkpointing", "report_to", "push_to_hub", "remove_unused_columns",
+    "label_names", "seed", "max_grad_norm", "optim", "dataloader_num_workers",
+    "num_labels", "id2label", "label2id", "torch_dtype", "device_map", "trust_remote_code",
+    "ignore_mismatched_sizes", "cache_dir", "revision", "token", "quantization_config",
+    "truncation", "padding", "max_length", "return_tensors", "add_special_tokens",
+    "is_split_into_words", "return_offsets_mapping", "stride", "r", "lora_alpha",
+    "lora_dropout", "target_modules", "task_type", "bias", "modules_to_save",
+    "dataset_text_field", "max_seq_length", "packing", "optimizer", "loss", "metrics",
+    "epochs", "batch_size", "validation_data", "callbacks", "train_dataset", "eval_dataset",
+    "data_collator", "compute_metrics", "tokenizer", "processing_class", "max_new_tokens",
+    "do_sample", "temperature", "top_p", "top_k", "num_beams")
+
+
+def _typo_of(arg: str) -> str | None:
+    """The common argument `arg` is a near miss of (not a name of its own), or None."""
+    if arg in _COMMON_ARGS or len(arg) < 4:
+        return None
+    close = difflib.get_close_matches(arg, _COMMON_ARGS, n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
+# the reporter asks a project's authors which release they ran (their code, not the user's)
+_AUTHORS_VERSION = re.compile(r"\b(?:which|what) version of `?[\w-]+`? (?:did |do )?you (?:use|used|"
+                              r"run)|\bversion of `?[\w-]+`? you used\b|not (?:mentioned|listed|"
+                              r"pinned) in (?:the )?requirements", re.I)
+
+
+def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
+    if internal_call_mismatch(parsed):
+        return {"reject": True}       # the library's own call: see library.py
+    owner_cls, _, method = callee.rpartition(".")
+    if method == "forward" and arg in ("labels", "label", "label_ids") and _base_model(owner_cls,
+                                                                                 parsed):
+        return {"id": "model-class-without-head",
+                "cause": f"The batch carries {arg}, and {owner_cls or 'the model'}.forward() takes "
+                         "none: a base model without a task head (AutoModel) or your own forward "
+                         "cannot compute a loss from labels in any release.",
+                "fix": "model = AutoModelForSequenceClassification.from_pretrained(name, "
+                       "num_labels=N)   # a class with the task's head\n# or: def forward(self, "
+                       "input_ids, attention_mask=None, labels=None): ... compute the loss"}
+    if not owner_cls:
+        method = callee
+        if callee == "__init__":      # the class of the call that passes the argument
+            m = re.search(rf"(?<![\w.])(?P<cls>[A-Z]\w*)\([^()]*?\b{re.escape(arg)}\s*=", parsed.text)
+            owner_cls = m.group("cls") if m else ""
+    owner = _libclass(owner_cls) if owner_cls else None
+    change = (api_change(arg, owner) if owner else api_change(arg)) or \
+        argument_change(owner_cls or callee, arg)
+    typo = _typo_of(arg) if change is None else None
+    cls = owner_cls.rpartition(".")[2]
+    name = cls if method == "__init__" else callee     # the class, or the function called
+    key = api_history.owner(name) if name else None
+    if typo is None and change is None and key and api_history.kwarg_in_no_release(key, arg):
+        cls = name
+        if _AUTHORS_VERSION.search(parsed.text):
+            pkg = pip_name(key.split(".", 1)[0])
+            return {"id": "requires-forked-package",
+                    "cause": f"No release of {pkg} gives {cls} the argument {arg}: the project's "
+                             f"code was written against a modified {pkg} (a fork or a copy it "
+                             "ships), not the one on PyPI.",
+                    "fix": f"pip uninstall {pkg}   # then install the project's own copy, e.g.\n"
+                           f"pip install -e ./{pkg}   # or the fork its README or requirements name"}
+        return {"id": "invalid-config-argument",
+                "cause": f"{arg} is not an argument of {cls} in any release (misspelt, invented or "
+                         "taken from another class): no upgrade or pin makes it valid.",
+                "fix": f"{cls}(...)   # drop {arg}; see help({cls}) for the arguments it takes"}
+    if typo is not None:
+        ev["did_you_mean"] = typo
+        return {"id": "misspelt-argument",
+                "cause": f"{arg} is not an argument of {callee}() in any release: it is a "
+                         f"misspelling of {typo}.",
+                "fix": f"{callee}(..., {typo}=...)   # not {arg}"}
+    if arg == "token_type_ids" and method in ("forward", "call", "__call__"):
+        return {"id": "unsupported-token-type-ids",
+                "cause": "The model has no segment (token type) embeddings (DistilBERT, RoBERTa-"
+                         "style, BART, T5, decoder LLMs), so its forward takes no token_type_ids; "
+                         "code or a tokenizer written for BERT passes them.",
+                "fix": "batch.pop('token_type_ids', None)   # or: tokenizer(..., "
+                       "return_token_type_ids=False)"}
+    caller = _importer(parsed, owner) if owner else _importer(parsed)
+    if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
+        return {"id": "callback-signature-mismatch",
+                "cause": f"{caller} calls your function {callee}() with the keyword argument "
+                         f"{arg}, which its signature does not declare: a function handed to a "
+                         f"library must accept the arguments the library passes.",
+                "fix": f"def {callee}(..., **kwargs):   # accept {arg} and the other keywords "
+                       f"{caller} passes"}
+    if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls) or
+                                        re.search(r"trainer$", owner_cls, re.I)):
+        pkg = caller or (change.package if change else "transformers")
+        note = f" (added in {pkg} {change.added})" if change and change.added else ""
+        return _answer(NEW, pkg, f"{pkg} now calls your override {callee}() with the new "
+                       f"argument {arg}{note}; the override has the older signature.",
+                       (change.replacement if change and change.replacement else
+                        f"def {method}(self, ..., {arg}=None, **kwargs):  # accept the new "
+                        "argument") + f"\n# or: {_pin(pkg, change.added if change else None)}",
+                       ev)
+    if owner is None and caller is None and change is None and not _HF_NAMED.search(parsed.text):
+        return {"reject": True}           # a function of the user's own code
+    if change is not None and (owner is None or dist_key(change.package) == dist_key(owner)):
+        return answer_from_change(change, f"The argument {arg} of {callee}()", parsed, ev, caller)
+    pkg = owner or caller or ""
+    if owner and caller and dist_key(caller) != dist_key(owner):
+        return _answer(OLD, owner, f"{caller} passes {arg} to {callee}(), which the installed "
+                       f"{owner} does not have: {owner} is older than {caller} needs.",
+                       f'pip install "{caller}[{owner}]"   # the {owner} version {caller} pins\n'
+                       f"# or: {_upgrade(owner)}", ev, (caller,))
+    if not pkg:
+        mentioned = [k for k in paste_versions(parsed.text) if k in
+                     ("transformers", "trl", "peft", "datasets", "accelerate", "tokenizers")]
+        pkg = mentioned[0] if mentioned else ""
+    if not pkg and method != "forward":
+        return _answer(OLD, "", f"{callee}() has no argument {arg} in the installed release: "
+                       "the code follows the documentation of a newer release.",
+                       "pip install -U <the package of " + callee + ">", ev)
+    pkg = pkg or "transformers"
+    return _answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
+                   " the code follows the documentation of a newer release (check the version "
+                   "the docs are for).", _upgrade(pkg), ev)
+
+
+def _base_model(owner_cls: str, parsed: ParsedError) -> bool:
+    """Whether the model is a base model without a task head (BertModel, AutoModel): the class
+    named in the error, else the class the paste loads; a class with a head (...ForMaskedLM)
+    takes labels, so an error there is about its release."""
+    if owner_cls:
+        return bool(re.fullmatch(r"[A-Z]\w*Model", owner_cls)) and "For" not in owner_cls
+    text = parsed.text
+    return bool(re.search(r"\b(?:AutoModel|[A-Z]\w*(?<!For)Model)\.from_pretrained", text)) and \
+        not re.search(r"\b\w+For[A-Z]\w*\.from_pretrained", text)
+
+
+def _your_function(name: str, parsed: ParsedError) -> bool:
+    """Whether the paste shows `name` as a function of the user's code: defined there, handed
+    to a library as a value (reward_funcs=[name], compute_metrics=name), or called by library
+    code through a variable (the library's line calls `reward_func(...)`, not `name(...)`)."""
+    if name.startswith("_") or name in _HOOKS or name in ("forward", "generate"):
+        return False                  # a method of a model or trainer, not a free function
+    n = re.escape(name)
+    lib = [f for f in parsed.frames if f.kind != "other"]
+    code = lib[-1].code or "" if lib and lib[-1].is_library else ""
+    if code and re.search(r"(?<![\w.])[a-z_]\w*\(", code) and not re.search(rf"\b{n}\(", code):
+        return True
+    return bool(re.search(rf"^\s*def {n}\s*\(|\w+\s*=\s*\[?[^\n=]*?(?<![\w.]){n}\s*[,\])\n]",
+                          parsed.text, re.M))
+
+
+def refine_keras_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    arg = str(ev.get("arg", ""))
+    change = api_change(arg, "keras")
+    return _answer(NEW, "keras", f"Keras 3 (TensorFlow >= 2.16) no longer accepts {arg}"
+                   f"{' in ' + str(ev['callee']) if ev.get('callee') else ''}; the code was "
+                   "written for Keras 2.",
+                   (f"# {change.replacement}\n" if change else "") +
+                   'pip install "tf-keras~=2.16"  # Keras 2, with: export TF_USE_LEGACY_KERAS=1',
+                   ev, ("tensorflow",))
+
+
+_NAMED_IDENT = re.compile(r"`(?P<a>[a-z_][a-z0-9_]{3,})`|\b(?P<b>[a-z_][a-z0-9_]{3,})\s*=(?!=)")
+
+
+def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The paste names a release and an argument (in backticks, or passed as a keyword) that
+    this very release took out of one of the package's classes: the code predates it."""
+    pkg, version = str(ev.get("pkg", "")), str(ev.get("ver", ""))
+    minor = ".".join(version.split(".")[:2])
+    names = {m.group("a") or m.group("b") for m in _NAMED_IDENT.finditer(parsed.text)}
+    def named(key: str) -> bool:      # the paste names the class or its Trainer/Config pair
+        stem = re.sub(r"(?:Trainer|Config)$", "", key.rsplit(".", 1)[-1])
+        return bool(stem) and re.search(rf"\b{re.escape(stem)}(?:Trainer|Config)\b",
+                                        parsed.text) is not None
+
+    for key in sorted(api_history.callables(pkg), key=lambda k: not named(k)):
+        for name in sorted(names):
+            change = argument_change(key, name)
+            if change and change.removed and change.removed.startswith(minor + "."):
+                cls = key.rsplit(".", 1)[-1]
+                ev.update(name=name, callable=cls)
+                fix = _pin(change.package, change.removed)
+                if change.replacement:
+                    fix += f"   # or: {change.replacement}"
+                return _answer(NEW, change.package, f"{change.package} {change.removed} took "
+                               f"{name} out of {cls}; the code was written for an older release.",
+                               fix, ev)
+    return {"reject": True}
