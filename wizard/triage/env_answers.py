@@ -1,8 +1,8 @@
 """The environment family's causes and how its answers are written: the fix as a command (pip
 install, the pin, the upgrade), the versions installed here, the direction of a version change,
 and whose code calls what (the importer of a name, a library's call of its own function, a
-library using another package's removed internal). Its helpers (the _-prefixed names) serve the
-family's rule modules: environment.py, env_imports.py and env_arguments.py.
+library using another package's removed internal). Its public names serve the family's rule
+modules: environment.py, env_imports.py and env_arguments.py.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from wizard.triage.versions import (
     version_lt,
 )
 
-_Q = r"['\"`]?"                     # an optional quote around a name in a message
+QUOTE = r"['\"`]?"                     # an optional quote around a name in a message
 MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"
 BINARY, SETUP = "env-binary-incompatible", "env-setup-step-skipped"
 FAMILY = (MISSING, OLD, NEW, BINARY, SETUP)
@@ -32,13 +32,13 @@ LIBRARIES = frozenset({
     "flax", "vllm", "deepspeed", "diffusers", "torchvision", "torchaudio", "sentencepiece",
     "tensorflow_hub", "tensorflow_text", "keras_nlp", "keras_hub", "unsloth", "optimum",
     "xformers", "flash_attn", "auto_gptq"})
-_BACKENDS = {"TF": "tensorflow", "Flax": "flax"}
-_HOME = {"PartialState": "accelerate", "Accelerator": "accelerate", "AcceleratorState": "accelerate",
+BACKENDS = {"TF": "tensorflow", "Flax": "flax"}
+HOME = {"PartialState": "accelerate", "Accelerator": "accelerate", "AcceleratorState": "accelerate",
          "load_dataset": "datasets", "Dataset": "datasets", "DatasetDict": "datasets",
          "hf_hub_download": "huggingface_hub", "snapshot_download": "huggingface_hub",
          "LoraConfig": "peft", "get_peft_model": "peft", "SFTTrainer": "trl",
          "DPOTrainer": "trl"}
-_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step", "evaluation_loop",
+HOOKS = frozenset({"compute_loss", "training_step", "prediction_step", "evaluation_loop",
                     "train_step", "test_step", "predict_step", "call", "get_train_dataloader",
                     "get_eval_dataloader", "create_optimizer", "create_scheduler", "log",
                     "_save", "save_model", "compute_metrics", "on_step_end", "on_log",
@@ -56,19 +56,19 @@ _LIB_CLASS = [
                 r"Model|Pipeline|Processor|FeatureExtractor|Collator\w*)|[A-Z]\w*For[A-Z]\w*)$"),
      "transformers"),
 ]
-_HF_NAMED = re.compile(r"\b(?:transformers?|datasets|tokenizers|accelerate|peft|trl|keras|"
+HF_NAMED = re.compile(r"\b(?:transformers?|datasets|tokenizers|accelerate|peft|trl|keras|"
                        r"SentenceTransformer|"
                        r"tensorflow|torch|diffusers|sentence.transformers|from_pretrained|"
                        r"TrainingArguments|Trainer|AutoModel\w*|AutoTokenizer|LoraConfig)\b",
                        re.I)
-_USER_CLASS = re.compile(r"^(?:Custom|My|Our|New)|Custom|Wrapper$")
+USER_CLASS = re.compile(r"^(?:Custom|My|Our|New)|Custom|Wrapper$")
 
 
-def _libclass(name: str) -> str | None:
+def libclass(name: str) -> str | None:
     return next((pkg for rx, pkg in _LIB_CLASS if rx.match(name or "")), None)
 
 
-def _top(module: str) -> str:
+def top_of(module: str) -> str:
     top = (module or "").split(".", 1)[0]
     return "tensorflow" if top == "tensorflow_core" else top
 
@@ -89,11 +89,11 @@ def _here(installed: dict[str, str]) -> str:
             if installed else "")
 
 
-def _stated(parsed: ParsedError, package: str) -> str | None:
+def stated_version(parsed: ParsedError, package: str) -> str | None:
     return paste_versions(parsed.text).get(dist_key(package))
 
 
-def _installed_in_paste(parsed: ParsedError, package: str) -> str | None:
+def installed_in_paste(parsed: ParsedError, package: str) -> str | None:
     """The release the paste installs (`pip install X==v`) or reports running (an environment
     block's `X` version: v), not one it merely mentions."""
     name = re.escape(pip_name(package)).replace("\\-", "[-_]")
@@ -102,8 +102,8 @@ def _installed_in_paste(parsed: ParsedError, package: str) -> str | None:
     return (m.group("v") or m.group("v2")) if m else None
 
 
-def _answer(cause_id: str, package: str, cause: str, fix: str, ev: dict,
-            extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def answer(cause_id: str, package: str, cause: str, fix: str, ev: dict,
+           extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """A refine result: the cause id, cause (with the installed versions) and the fix."""
     inst = _installed(package, *extra)
     if inst:
@@ -112,12 +112,12 @@ def _answer(cause_id: str, package: str, cause: str, fix: str, ev: dict,
     return {"id": cause_id, "cause": cause + _here(inst), "fix": fix}
 
 
-def _upgrade(package: str, version: str | None = None) -> str:
+def upgrade(package: str, version: str | None = None) -> str:
     spec = f"{pip_name(package)}>={version}" if version else pip_name(package)
     return f'pip install -U "{spec}"'
 
 
-def _pin(package: str, version: str | None) -> str:
+def pin(package: str, version: str | None) -> str:
     version = _release(version)
     return f'pip install "{pip_name(package)}<{version}"' if version else \
         f"pip install <an older {pip_name(package)}>"
@@ -147,22 +147,22 @@ def answer_from_change(change: ApiChange, what: str, parsed: ParsedError, ev: di
     a library bug, see `removed_internal_user`)."""
     if change.private and removed_internal_user(parsed) is not None:
         return {"reject": True}
-    direction = _direction(change, _stated(parsed, change.package))
+    direction = _direction(change, stated_version(parsed, change.package))
     pkg = change.package
     if direction == NEW:
         cause = (f"{what} was removed from {pkg} in {change.removed}"
                  + (f"; the code that uses it ({importer}) was written for an older {pkg}"
                     if importer else "; the code was written for an older release") + ".")
-        fix = (f"{_pin(pkg, change.removed)}   # or: {change.replacement}"
-               if change.replacement else _pin(pkg, change.removed))
-        return _answer(NEW, pkg, cause, fix, ev, (importer or "",))
+        fix = (f"{pin(pkg, change.removed)}   # or: {change.replacement}"
+               if change.replacement else pin(pkg, change.removed))
+        return answer(NEW, pkg, cause, fix, ev, (importer or "",))
     cause = (f"{what} exists only from {pkg} {change.added} on; the {pkg} that ran the code is "
              "older" + (f" than {importer} needs" if importer else "") + ".")
     here = installed_version(pkg)
     if here and change.added and version_lt(here, change.added) is False:
         cause += (f" The {pkg} installed here has it: the code ran in another "
                   "environment (another venv or notebook kernel), which needs the upgrade.")
-    return _answer(OLD, pkg, cause, _upgrade(pkg, change.added), ev, (importer or "",))
+    return answer(OLD, pkg, cause, upgrade(pkg, change.added), ev, (importer or "",))
 
 
 _KWARG = re.compile(r"(?<![A-Za-z0-9_.])(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
@@ -179,14 +179,14 @@ def internal_call_mismatch(parsed: ParsedError) -> str | None:
     if m is None or not relevant or not relevant[-1].is_library:
         return None
     owner_cls = m.group("callee").rpartition(".")[0]
-    owner, caller = _libclass(owner_cls), relevant[-1].package
+    owner, caller = libclass(owner_cls), relevant[-1].package
     named = re.search(rf"\b{re.escape(m.group('arg'))}\s*=", relevant[-1].code or "")
-    if owner and caller and named and dist_key(owner) == dist_key(_top(caller)):
+    if owner and caller and named and dist_key(owner) == dist_key(top_of(caller)):
         return pip_name(owner)
     return None
 
 
-def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
+def importer_of(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""
     if besides is None:
@@ -198,9 +198,9 @@ def _importer(parsed: ParsedError, besides: str | None = None) -> str | None:
     return None
 
 
-_MISSING_NAME = re.compile(rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}|"
-                           rf"\b[Mm]odule {_Q}(?P<owner>[A-Za-z_][\w.]*){_Q} has no attribute "
-                           rf"{_Q}(?P<attr>\w+)")
+_MISSING_NAME = re.compile(rf"No module (?:named|found) {QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE}|"
+                           rf"\b[Mm]odule {QUOTE}(?P<owner>[A-Za-z_][\w.]*){QUOTE} has no "
+                           rf"attribute {QUOTE}(?P<attr>\w+)")
 _HF_IMPORT = re.compile(r"^\W*(?:from|import)\s+(?P<lib>transformers|datasets|peft|trl|accelerate|"
                         r"sentence_transformers|deepspeed|diffusers)\b", re.M)
 
@@ -215,13 +215,13 @@ def removed_internal_user(parsed: ParsedError) -> tuple[str, ApiChange, str] | N
     if m is None:
         return None
     module, attr = m.group("module") or m.group("owner"), m.group("attr")
-    change = ((api_change(attr, _top(module)) or api_change(f"{module}.{attr}")) if attr
+    change = ((api_change(attr, top_of(module)) or api_change(f"{module}.{attr}")) if attr
               else None) or api_change(module)
     if change is None or not change.private:
         return None
     name = f"{module}.{attr}" if attr else module
     for f in reversed(parsed.library_frames):
-        if f.package and _top(f.package) not in (_top(module), _top(change.package)):
+        if f.package and top_of(f.package) not in (top_of(module), top_of(change.package)):
             return pip_name(f.package), change, name
     if parsed.frames:
         return None
@@ -231,7 +231,7 @@ def removed_internal_user(parsed: ParsedError) -> tuple[str, ApiChange, str] | N
     return (pip_name(lib.group("lib")), change, name) if lib and not used else None
 
 
-def _fold(ev: dict, keys: tuple[str, ...]) -> None:
+def fold_groups(ev: dict, keys: tuple[str, ...]) -> None:
     """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
     for k in keys:
         for alt in (f"{k}{n}" for n in range(2, 10)):
@@ -240,6 +240,6 @@ def _fold(ev: dict, keys: tuple[str, ...]) -> None:
 
 
 # words a message puts where a name goes ("requires the latest", "install them")
-_STOP = frozenset({"the", "it", "a", "an", "latest", "this", "from", "with", "using", "them",
+NOT_NAMES = frozenset({"the", "it", "a", "an", "latest", "this", "from", "with", "using", "them",
                    "version", "required", "all", "these", "that", "and", "or", "to", "package",
                    "packages", "dependencies", "again", "manually"})

@@ -10,18 +10,18 @@ from typing import Any
 
 from wizard.triage import api_history
 from wizard.triage.env_answers import (
-    _HF_NAMED,
-    _HOOKS,
-    _USER_CLASS,
+    HF_NAMED,
+    HOOKS,
     NEW,
     OLD,
-    _answer,
-    _importer,
-    _libclass,
-    _pin,
-    _upgrade,
+    USER_CLASS,
+    answer,
     answer_from_change,
+    importer_of,
     internal_call_mismatch,
+    libclass,
+    pin,
+    upgrade,
 )
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import (
@@ -86,7 +86,7 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         if callee == "__init__":      # the class of the call that passes the argument
             m = re.search(rf"(?<![\w.])(?P<cls>[A-Z]\w*)\([^()]*?\b{re.escape(arg)}\s*=", parsed.text)
             owner_cls = m.group("cls") if m else ""
-    owner = _libclass(owner_cls) if owner_cls else None
+    owner = libclass(owner_cls) if owner_cls else None
     change = (api_change(arg, owner) if owner else api_change(arg)) or \
         argument_change(owner_cls or callee, arg)
     typo = _typo_of(arg) if change is None else None
@@ -120,7 +120,7 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          "code or a tokenizer written for BERT passes them.",
                 "fix": "batch.pop('token_type_ids', None)   # or: tokenizer(..., "
                        "return_token_type_ids=False)"}
-    caller = _importer(parsed, owner) if owner else _importer(parsed)
+    caller = importer_of(parsed, owner) if owner else importer_of(parsed)
     if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
         return {"id": "callback-signature-mismatch",
                 "cause": f"{caller} calls your function {callee}() with the keyword argument "
@@ -128,38 +128,38 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          f"library must accept the arguments the library passes.",
                 "fix": f"def {callee}(..., **kwargs):   # accept {arg} and the other keywords "
                        f"{caller} passes"}
-    if owner_cls and owner is None and (method in _HOOKS or _USER_CLASS.search(owner_cls) or
+    if owner_cls and owner is None and (method in HOOKS or USER_CLASS.search(owner_cls) or
                                         re.search(r"trainer$", owner_cls, re.I)):
         pkg = caller or (change.package if change else "transformers")
         note = f" (added in {pkg} {change.added})" if change and change.added else ""
-        return _answer(NEW, pkg, f"{pkg} now calls your override {callee}() with the new "
-                       f"argument {arg}{note}; the override has the older signature.",
-                       (change.replacement if change and change.replacement else
+        return answer(NEW, pkg, f"{pkg} now calls your override {callee}() with the new "
+                      f"argument {arg}{note}; the override has the older signature.",
+                      (change.replacement if change and change.replacement else
                         f"def {method}(self, ..., {arg}=None, **kwargs):  # accept the new "
-                        "argument") + f"\n# or: {_pin(pkg, change.added if change else None)}",
-                       ev)
-    if owner is None and caller is None and change is None and not _HF_NAMED.search(parsed.text):
+                        "argument") + f"\n# or: {pin(pkg, change.added if change else None)}",
+                      ev)
+    if owner is None and caller is None and change is None and not HF_NAMED.search(parsed.text):
         return {"reject": True}           # a function of the user's own code
     if change is not None and (owner is None or dist_key(change.package) == dist_key(owner)):
         return answer_from_change(change, f"The argument {arg} of {callee}()", parsed, ev, caller)
     pkg = owner or caller or ""
     if owner and caller and dist_key(caller) != dist_key(owner):
-        return _answer(OLD, owner, f"{caller} passes {arg} to {callee}(), which the installed "
-                       f"{owner} does not have: {owner} is older than {caller} needs.",
-                       f'pip install "{caller}[{owner}]"   # the {owner} version {caller} pins\n'
-                       f"# or: {_upgrade(owner)}", ev, (caller,))
+        return answer(OLD, owner, f"{caller} passes {arg} to {callee}(), which the installed "
+                      f"{owner} does not have: {owner} is older than {caller} needs.",
+                      f'pip install "{caller}[{owner}]"   # the {owner} version {caller} pins\n'
+                      f"# or: {upgrade(owner)}", ev, (caller,))
     if not pkg:
         mentioned = [k for k in paste_versions(parsed.text) if k in
                      ("transformers", "trl", "peft", "datasets", "accelerate", "tokenizers")]
         pkg = mentioned[0] if mentioned else ""
     if not pkg and method != "forward":
-        return _answer(OLD, "", f"{callee}() has no argument {arg} in the installed release: "
-                       "the code follows the documentation of a newer release.",
-                       "pip install -U <the package of " + callee + ">", ev)
+        return answer(OLD, "", f"{callee}() has no argument {arg} in the installed release: "
+                      "the code follows the documentation of a newer release.",
+                      "pip install -U <the package of " + callee + ">", ev)
     pkg = pkg or "transformers"
-    return _answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
-                   " the code follows the documentation of a newer release (check the version "
-                   "the docs are for).", _upgrade(pkg), ev)
+    return answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
+                  " the code follows the documentation of a newer release (check the version "
+                  "the docs are for).", upgrade(pkg), ev)
 
 
 def _base_model(owner_cls: str, parsed: ParsedError) -> bool:
@@ -177,7 +177,7 @@ def _your_function(name: str, parsed: ParsedError) -> bool:
     """Whether the paste shows `name` as a function of the user's code: defined there, handed
     to a library as a value (reward_funcs=[name], compute_metrics=name), or called by library
     code through a variable (the library's line calls `reward_func(...)`, not `name(...)`)."""
-    if name.startswith("_") or name in _HOOKS or name in ("forward", "generate"):
+    if name.startswith("_") or name in HOOKS or name in ("forward", "generate"):
         return False                  # a method of a model or trainer, not a free function
     n = re.escape(name)
     lib = [f for f in parsed.frames if f.kind != "other"]
@@ -191,12 +191,12 @@ def _your_function(name: str, parsed: ParsedError) -> bool:
 def refine_keras_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     arg = str(ev.get("arg", ""))
     change = api_change(arg, "keras")
-    return _answer(NEW, "keras", f"Keras 3 (TensorFlow >= 2.16) no longer accepts {arg}"
-                   f"{' in ' + str(ev['callee']) if ev.get('callee') else ''}; the code was "
-                   "written for Keras 2.",
-                   (f"# {change.replacement}\n" if change else "") +
-                   'pip install "tf-keras~=2.16"  # Keras 2, with: export TF_USE_LEGACY_KERAS=1',
-                   ev, ("tensorflow",))
+    return answer(NEW, "keras", f"Keras 3 (TensorFlow >= 2.16) no longer accepts {arg}"
+                  f"{' in ' + str(ev['callee']) if ev.get('callee') else ''}; the code was "
+                  "written for Keras 2.",
+                  (f"# {change.replacement}\n" if change else "") +
+                  'pip install "tf-keras~=2.16"  # Keras 2, with: export TF_USE_LEGACY_KERAS=1',
+                  ev, ("tensorflow",))
 
 
 _NAMED_IDENT = re.compile(r"`(?P<a>[a-z_][a-z0-9_]{3,})`|\b(?P<b>[a-z_][a-z0-9_]{3,})\s*=(?!=)")
@@ -219,10 +219,10 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
             if change and change.removed and change.removed.startswith(minor + "."):
                 cls = key.rsplit(".", 1)[-1]
                 ev.update(name=name, callable=cls)
-                fix = _pin(change.package, change.removed)
+                fix = pin(change.package, change.removed)
                 if change.replacement:
                     fix += f"   # or: {change.replacement}"
-                return _answer(NEW, change.package, f"{change.package} {change.removed} took "
-                               f"{name} out of {cls}; the code was written for an older release.",
-                               fix, ev)
+                return answer(NEW, change.package, f"{change.package} {change.removed} took "
+                              f"{name} out of {cls}; the code was written for an older release.",
+                              fix, ev)
     return {"reject": True}

@@ -8,24 +8,24 @@ import re
 from typing import Any
 
 from wizard.triage.env_answers import (
-    _BACKENDS,
-    _HOME,
-    _Q,
+    BACKENDS,
     BINARY,
+    HOME,
     LIBRARIES,
     MISSING,
     NEW,
     OLD,
-    _answer,
-    _fold,
-    _importer,
-    _installed_in_paste,
-    _libclass,
-    _pin,
-    _stated,
-    _top,
-    _upgrade,
+    QUOTE,
+    answer,
     answer_from_change,
+    fold_groups,
+    importer_of,
+    installed_in_paste,
+    libclass,
+    pin,
+    stated_version,
+    top_of,
+    upgrade,
 )
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import (
@@ -39,36 +39,36 @@ from wizard.triage.versions import (
 
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
-    top = _top(module)
+    top = top_of(module)
     parts = module.split(".")
     if not module:
         return {"reject": True}
     if module == "numpy._core" or module.startswith("numpy._core."):
-        return _answer(OLD, "numpy", "The data or model was saved with NumPy 2, and the installed "
-                       "NumPy 1.x cannot unpickle it (numpy._core is NumPy 2's module).",
-                       _upgrade("numpy", "2"), ev)
+        return answer(OLD, "numpy", "The data or model was saved with NumPy 2, and the installed "
+                      "NumPy 1.x cannot unpickle it (numpy._core is NumPy 2's module).",
+                      upgrade("numpy", "2"), ev)
     if (len(parts) > 1 and (parts[-1] == "_C" or parts[-1] == parts[0]
                             or parts[-1].startswith("_multiarray"))):
-        return _answer(BINARY, top, f"{module} is the compiled extension of {top}; it is missing or "
-                       "was built for another Python or platform (a source tree or another "
-                       "interpreter's install shadows the wheel).",
-                       f"pip install --force-reinstall --no-cache-dir {pip_name(top)}   "
-                       "# with the pip of the Python that runs the code", ev)
+        return answer(BINARY, top, f"{module} is the compiled extension of {top}; it is missing or "
+                      "was built for another Python or platform (a source tree or another "
+                      "interpreter's install shadows the wheel).",
+                      f"pip install --force-reinstall --no-cache-dir {pip_name(top)}   "
+                      "# with the pip of the Python that runs the code", ev)
     change = api_change(module)
     if change is not None:
-        return answer_from_change(change, f"The module {module}", parsed, ev, _importer(parsed))
+        return answer_from_change(change, f"The module {module}", parsed, ev, importer_of(parsed))
     if len(parts) > 1 and top in LIBRARIES:
         if ".models." in f".{module}." and top == "transformers":
-            return _answer(OLD, top, f"{module} is a model the installed transformers does not "
-                           "have yet (it was added in a later release).", _upgrade(top), ev)
-        importer = _importer(parsed)
-        return _answer(NEW, top, f"{module} is no longer a module of the installed {top}: a "
-                       f"release moved or removed it, and the code importing it "
-                       f"({importer or 'yours'}) was written for an older {top}.",
-                       f"{_upgrade(importer) if importer and importer != pip_name(top) else ''}"
-                       f"{'   # or: ' if importer and importer != pip_name(top) else ''}"
-                       f"pip install \"{pip_name(top)}<{installed_version(top) or 'the version it was written for'}\"",
-                       ev, (importer or "",))
+            return answer(OLD, top, f"{module} is a model the installed transformers does not "
+                          "have yet (it was added in a later release).", upgrade(top), ev)
+        importer = importer_of(parsed)
+        return answer(NEW, top, f"{module} is no longer a module of the installed {top}: a "
+                      f"release moved or removed it, and the code importing it "
+                      f"({importer or 'yours'}) was written for an older {top}.",
+                      f"{upgrade(importer) if importer and importer != pip_name(top) else ''}"
+                      f"{'   # or: ' if importer and importer != pip_name(top) else ''}"
+                      f"pip install \"{pip_name(top)}<{installed_version(top) or 'the version it was written for'}\"",
+                      ev, (importer or "",))
     pkg = pip_name(module)
     cause = f"The package {pkg} is not installed in the Python environment that runs the code."
     if top in ("torch", "tensorflow", "flax", "jax"):
@@ -76,9 +76,9 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if installed_version(module):
         cause += (" It is installed here, so the code ran with another interpreter (a notebook "
                   "kernel or venv other than this one): install it with that Python's pip.")
-        return _answer(MISSING, module, cause, f"python -m pip install {pkg}   # with the python "
-                       "that runs the code; then restart the kernel", ev)
-    return _answer(MISSING, module, cause, f"pip install {pkg}   # then restart the runtime", ev)
+        return answer(MISSING, module, cause, f"python -m pip install {pkg}   # with the python "
+                      "that runs the code; then restart the kernel", ev)
+    return answer(MISSING, module, cause, f"pip install {pkg}   # then restart the runtime", ev)
 
 
 def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -87,7 +87,7 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         m = re.search(rf"from\s+([\w.]+)\s+import\s+[^\n]*\b{re.escape(name)}\b", parsed.text)
         module = m.group(1) if m else ""
         ev["module"] = module or None
-    top = _top(module) if module else ""
+    top = top_of(module) if module else ""
     if not name:
         return {"reject": True}
     if "unknown location" in str(ev.get("loc", "")) and top in LIBRARIES and top != "transformers":
@@ -100,15 +100,15 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                        f"pip uninstall -y {pkg} && pip install --no-cache-dir {pkg}"}
     change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
     if change is not None and change.removed and not change.added and \
-            version_lt(_installed_in_paste(parsed, change.package), change.removed):
+            version_lt(installed_in_paste(parsed, change.package), change.removed):
         change = None                 # the paste's release still had it: something else
-    home = _HOME.get(name) or _libclass(name)
+    home = HOME.get(name) or libclass(name)
     if home and top and top != home and top in LIBRARIES and not (change and change.removed):
         ev["home"] = home
         return {"id": "wrong-import-path",
                 "cause": f"{name} belongs to {home}, not to {module}.",
                 "fix": f"from {home} import {name}"}
-    prefix = next((p for p in _BACKENDS if name.startswith(p) and name[len(p):len(p) + 1]
+    prefix = next((p for p in BACKENDS if name.startswith(p) and name[len(p):len(p) + 1]
                    .isupper()), None) if top == "transformers" else None
     if prefix and change is not None and change.removed == "5.0.0":
         change = None                 # transformers 4 exports them only beside their backend
@@ -116,49 +116,49 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         change = api_change(module)
     if change is not None:
         return answer_from_change(change, f"{name} ({module or change.package})", parsed, ev,
-                            _importer(parsed))
+                            importer_of(parsed))
     if top == "transformers":
-        tf_ver = _stated(parsed, "tensorflow")
-        if prefix and version_lt(_stated(parsed, "transformers"), "5.0.0") is False:
-            return _answer(NEW, "transformers", f"transformers 5 removed its {prefix} classes; "
-                           f"{name} exists only in transformers 4.", _pin("transformers", "5"),
-                           ev)
+        tf_ver = stated_version(parsed, "tensorflow")
+        if prefix and version_lt(stated_version(parsed, "transformers"), "5.0.0") is False:
+            return answer(NEW, "transformers", f"transformers 5 removed its {prefix} classes; "
+                          f"{name} exists only in transformers 4.", pin("transformers", "5"),
+                          ev)
         if prefix == "TF" and tf_ver and version_lt(tf_ver, "2.3.0"):
-            return _answer(OLD, "tensorflow", f"transformers exports its TF classes ({name}) only "
-                           f"with TensorFlow >= 2.3; TensorFlow {tf_ver} is too old.",
-                           _upgrade("tensorflow", "2.3"), ev, ("transformers",))
+            return answer(OLD, "tensorflow", f"transformers exports its TF classes ({name}) only "
+                          f"with TensorFlow >= 2.3; TensorFlow {tf_ver} is too old.",
+                          upgrade("tensorflow", "2.3"), ev, ("transformers",))
         if prefix:
-            backend = _BACKENDS[prefix]
-            return _answer(MISSING, backend, f"transformers exports {name} only when {backend} is "
-                           f"installed in the same environment, and it is not (or not "
-                           "importable).", f"pip install {backend}   # then restart the runtime",
-                           ev, ("transformers",))
+            backend = BACKENDS[prefix]
+            return answer(MISSING, backend, f"transformers exports {name} only when {backend} is "
+                          f"installed in the same environment, and it is not (or not "
+                          "importable).", f"pip install {backend}   # then restart the runtime",
+                          ev, ("transformers",))
         if "unknown location" in str(ev.get("loc", "")):
-            return _answer(MISSING, "torch", f"transformers exports its PyTorch objects ({name}) "
-                           "only when PyTorch is installed in the same environment.",
-                           "pip install torch   # or: pip install 'transformers[torch]'", ev,
-                           ("transformers",))
-    if not top or top not in LIBRARIES | {_top(k) for k in ("sentence_transformers",)}:
+            return answer(MISSING, "torch", f"transformers exports its PyTorch objects ({name}) "
+                          "only when PyTorch is installed in the same environment.",
+                          "pip install torch   # or: pip install 'transformers[torch]'", ev,
+                          ("transformers",))
+    if not top or top not in LIBRARIES | {top_of(k) for k in ("sentence_transformers",)}:
         if not top and parsed.innermost_library_package is None:
             return {"reject": True}
     pkg = (module if module and top not in LIBRARIES else top) or \
         parsed.innermost_library_package or ""
     if not pkg:
         return {"reject": True}
-    importer = _importer(parsed)
+    importer = importer_of(parsed)
     who = importer if importer and importer != pip_name(pkg) else "the code"
-    return _answer(OLD, pkg, f"{name} is not in the installed {pip_name(pkg)}: {who} needs a "
-                   f"newer release (names are added over releases; if {name} was removed "
-                   "instead, pin the release the code was written for).", _upgrade(pkg), ev,
-                   (importer or "",))
+    return answer(OLD, pkg, f"{name} is not in the installed {pip_name(pkg)}: {who} needs a "
+                  f"newer release (names are added over releases; if {name} was removed "
+                  "instead, pin the release the code was written for).", upgrade(pkg), ev,
+                  (importer or "",))
 
 
 def refine_import_line(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The paste's own import line takes a class from a library it does not belong to, and the
     paste says the import fails (the error line itself may be missing)."""
     name, module = str(ev.get("name", "")), str(ev.get("module", ""))
-    home = _HOME.get(name) or _libclass(name)
-    top = _top(module)
+    home = HOME.get(name) or libclass(name)
+    top = top_of(module)
     failed = re.search(r"ImportError|can(?:no|')t import|can not import|unable to import|"
                        r"fail(?:s|ed)? to import", parsed.text, re.I)
     if not failed or not home or top not in LIBRARIES or dist_key(top) == dist_key(home):
@@ -170,42 +170,42 @@ def refine_import_line(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
-    top = _top(module)
+    top = top_of(module)
     if top not in LIBRARIES:
         return {"reject": True}
     change = api_change(name, pip_name(top)) or api_change(f"{module}.{name}") or \
         api_change(module)
     if change is None and top in ("keras", "tensorflow"):
         change = api_change(name, "tensorflow")
-    importer = _importer(parsed)
+    importer = importer_of(parsed)
     if change is not None:
         return answer_from_change(change, f"{module}.{name}", parsed, ev, importer)
     if ev.get("kind") == "type" and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
     if private and (not importer or importer == pip_name(top)) and \
-            not re.search(rf"(?<!has no attribute ){_Q}{re.escape(name)}\b",
+            not re.search(rf"(?<!has no attribute ){QUOTE}{re.escape(name)}\b",
                           parsed.text.replace(f"attribute '{name}'", "")):
         return {"reject": True}       # the library's own private module: see library.py
     if private and importer and importer != pip_name(top):
-        return _answer(NEW, top, f"{importer} uses {module}.{name}, an internal of {top} that a "
-                       f"newer {top} moved or removed.", f"{_upgrade(importer)}   # or: "
-                       f"{_pin(top, installed_version(top))}", ev, (importer,))
-    return _answer(OLD, top, f"{module} has no {name} in the installed {pip_name(top)}: the code "
-                   "(or a library that uses it) needs a newer release.", _upgrade(top), ev,
-                   (importer or "",))
+        return answer(NEW, top, f"{importer} uses {module}.{name}, an internal of {top} that a "
+                      f"newer {top} moved or removed.", f"{upgrade(importer)}   # or: "
+                      f"{pin(top, installed_version(top))}", ev, (importer,))
+    return answer(OLD, top, f"{module} has no {name} in the installed {pip_name(top)}: the code "
+                  "(or a library that uses it) needs a newer release.", upgrade(top), ev,
+                  (importer or "",))
 
 
 
 
 def refine_name_not_defined(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    _fold(ev, ("name",))
+    fold_groups(ev, ("name",))
     name = str(ev.get("name", "")).replace(" ", "")
-    home = _HOME.get(name) or _libclass(name)
+    home = HOME.get(name) or libclass(name)
     change = api_change(name, home) if home else None
     if change is None:
         return {"reject": True}
-    return _answer(OLD, change.package, f"{name} is imported only when {change.package} >= "
-                   f"{change.added} is installed; an older (or missing) {change.package} leaves "
-                   "it undefined.", _upgrade(change.package, change.added) +
-                   "   # then restart the runtime", ev)
+    return answer(OLD, change.package, f"{name} is imported only when {change.package} >= "
+                  f"{change.added} is installed; an older (or missing) {change.package} leaves "
+                  "it undefined.", upgrade(change.package, change.added) +
+                  "   # then restart the runtime", ev)

@@ -15,18 +15,18 @@ from typing import Any
 
 from wizard.triage import api_history
 from wizard.triage.env_answers import (
-    _Q,
-    _STOP,
     BINARY,
     MISSING,
     NEW,
+    NOT_NAMES,
     OLD,
+    QUOTE,
     SETUP,
-    _answer,
-    _fold,
-    _pin,
-    _stated,
-    _upgrade,
+    answer,
+    fold_groups,
+    pin,
+    stated_version,
+    upgrade,
 )
 from wizard.triage.env_arguments import (
     refine_keras_kwargs,
@@ -55,61 +55,61 @@ from wizard.triage.versions import (
 # refine functions of the rules below (imports: env_imports.py; arguments: env_arguments.py)
 # ---------------------------------------------------------------------------------------------
 def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    _fold(ev, ("pkg", "low"))
+    fold_groups(ev, ("pkg", "low"))
     pkg = str(ev.get("pkg", "")).strip("`'\"")
     low = str(ev.get("low", "") or "")
     high = str(ev.get("high", "") or "")
     if not pkg or pkg.lower() in ("python", "the", "a"):
         return {"reject": True}
-    found = ev.get("found") or ev.get("found2") or _stated(parsed, pkg)
+    found = ev.get("found") or ev.get("found2") or stated_version(parsed, pkg)
     found = str(found) if found else None
     if found and high and version_lt(found, high) is False:
-        return _answer(NEW, pkg, f"{pip_name(pkg)} {found} is newer than the code supports "
-                       f"(< {high}).", _pin(pkg, high), ev)
+        return answer(NEW, pkg, f"{pip_name(pkg)} {found} is newer than the code supports "
+                      f"(< {high}).", pin(pkg, high), ev)
     if found and low and version_lt(found, low) is False:
-        return _answer(SETUP, pkg, f"{pip_name(pkg)} {found} satisfies >= {low}, but the running "
-                       "Python still has the old version loaded: the runtime was not restarted "
-                       "after pip install.", "# restart the runtime / kernel, then re-run "
-                       "(Colab: Runtime > Restart session)", ev)
+        return answer(SETUP, pkg, f"{pip_name(pkg)} {found} satisfies >= {low}, but the running "
+                      "Python still has the old version loaded: the runtime was not restarted "
+                      "after pip install.", "# restart the runtime / kernel, then re-run "
+                      "(Colab: Runtime > Restart session)", ev)
     fix = (f'pip install "{pip_name(pkg)}>={low},<{high}"' if low and high  # keep the upper bound
-           else _upgrade(pkg, low or None))
-    return _answer(OLD, pkg, f"{pip_name(pkg)} is older than required (>= {low}"
-                   + (f", < {high}" if high else "") + ")." if low
-                   else f"{pip_name(pkg)} is older than required.",
-                   fix + "   # then restart the runtime", ev)
+           else upgrade(pkg, low or None))
+    return answer(OLD, pkg, f"{pip_name(pkg)} is older than required (>= {low}"
+                  + (f", < {high}" if high else "") + ")." if low
+                  else f"{pip_name(pkg)} is older than required.",
+                  fix + "   # then restart the runtime", ev)
 
 
 def refine_requires_package(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    _fold(ev, ("pkg",))
+    fold_groups(ev, ("pkg",))
     pkg = str(ev.get("pkg", "")).strip("`'\".,")
-    if not re.fullmatch(r"[A-Za-z][\w.\[\]-]{1,40}", pkg) or pkg.lower() in _STOP:
+    if not re.fullmatch(r"[A-Za-z][\w.\[\]-]{1,40}", pkg) or pkg.lower() in NOT_NAMES:
         return {"reject": True}
-    return _answer(MISSING, pkg, f"The optional package {pip_name(pkg)} is needed for this "
-                   "feature and is not installed.", f"pip install {pip_name(pkg)}   # then "
-                   "restart the runtime", ev)
+    return answer(MISSING, pkg, f"The optional package {pip_name(pkg)} is needed for this "
+                  "feature and is not installed.", f"pip install {pip_name(pkg)}   # then "
+                  "restart the runtime", ev)
 
 
 def refine_binary(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     text = parsed.text
     if re.search(r"numpy|_ARRAY_API|multiarray", text, re.I):
-        return _answer(BINARY, "numpy", "A compiled package was built against NumPy 1.x and NumPy 2 "
-                       "is installed (or the other way round).",
-                       'pip install "numpy<2"   # or upgrade the package built for NumPy 1', ev)
+        return answer(BINARY, "numpy", "A compiled package was built against NumPy 1.x and NumPy 2 "
+                      "is installed (or the other way round).",
+                      'pip install "numpy<2"   # or upgrade the package built for NumPy 1', ev)
     lib = re.search(r"(?:site|dist)-packages[/\\](?P<pkg>[\w-]+)", text)
     pkg = lib.group("pkg") if lib else (parsed.innermost_library_package or "torch")
     pkg = re.sub(r"(?:_\d+)?_(?:cuda|cpu|C|ext|lib)$", "", pkg)   # flash_attn_2_cuda -> flash_attn
-    return _answer(BINARY, pkg, f"The compiled code of {pip_name(pkg)} does not match the installed "
-                   "libraries it links against (torch / CUDA / the C library): it was built for "
-                   "other versions.", f"pip install --force-reinstall --no-cache-dir "
-                   f"{pip_name(pkg)}   # a build matching the installed torch/CUDA", ev, ("torch",))
+    return answer(BINARY, pkg, f"The compiled code of {pip_name(pkg)} does not match the installed "
+                  "libraries it links against (torch / CUDA / the C library): it was built for "
+                  "other versions.", f"pip install --force-reinstall --no-cache-dir "
+                  f"{pip_name(pkg)}   # a build matching the installed torch/CUDA", ev, ("torch",))
 
 
 def refine_bnb(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     text = parsed.text
     if re.search(r"[A-Z]:\\|\.dll\b|windows", text, re.I):
-        return _answer(OLD, "bitsandbytes", "bitsandbytes before 0.43 has no Windows CUDA build: "
-                       "it falls back to the CPU library.", _upgrade("bitsandbytes", "0.43.0"),
-                       ev, ("torch",))
+        return answer(OLD, "bitsandbytes", "bitsandbytes before 0.43 has no Windows CUDA build: "
+                      "it falls back to the CPU library.", upgrade("bitsandbytes", "0.43.0"),
+                      ev, ("torch",))
     if re.search(r"/Users/|darwin|\.dylib|mac ?os|apple|\bM[1-4]\b|\bmps\b", text, re.I) or \
             re.search(r"No GPU found|GPU is (?:needed|required) for quantization", text, re.I):
         return {"id": "bnb-requires-cuda-gpu",
@@ -118,10 +118,10 @@ def refine_bnb(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "this bitsandbytes).",
                 "fix": "# run the quantized (QLoRA) training on a CUDA machine, or here load the "
                        "model without BitsAndBytesConfig (e.g. torch_dtype=torch.float16 on mps)"}
-    return _answer(BINARY, "bitsandbytes", "bitsandbytes did not find a CUDA runtime matching its "
-                   "binaries, so it loaded the CPU build.",
-                   "python -m bitsandbytes   # shows which CUDA it found\n"
-                   "pip install -U bitsandbytes", ev, ("torch",))
+    return answer(BINARY, "bitsandbytes", "bitsandbytes did not find a CUDA runtime matching its "
+                  "binaries, so it loaded the CPU build.",
+                  "python -m bitsandbytes   # shows which CUDA it found\n"
+                  "pip install -U bitsandbytes", ev, ("torch",))
 
 
 def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -133,10 +133,10 @@ def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
                          "transformers release has (a checkpoint converted with a pre-release).",
                 "fix": "# edit tokenizer_config.json: \"tokenizer_class\": \"<the released class, "
                        "e.g. LlamaTokenizer>\"\n# or load the tokenizer class directly"}
-    return _answer(OLD, "transformers", f"{cls} is named in the checkpoint's tokenizer_config.json "
-                   "but the installed transformers does not have it (it was added in a later "
-                   "release, or sentencepiece/tokenizers it needs is missing).",
-                   _upgrade("transformers") + "   # and: pip install sentencepiece", ev)
+    return answer(OLD, "transformers", f"{cls} is named in the checkpoint's tokenizer_config.json "
+                  "but the installed transformers does not have it (it was added in a later "
+                  "release, or sentencepiece/tokenizers it needs is missing).",
+                  upgrade("transformers") + "   # and: pip install sentencepiece", ev)
 
 
 # model types of architectures people fine-tune that older transformers releases lack (a bare
@@ -166,9 +166,9 @@ def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     if not re.search(r"configuration_auto|CONFIG_MAPPING|model_type", parsed.text) and \
             model_type not in _ARCHITECTURES:
         return {"reject": True}
-    return _answer(OLD, "transformers", f"The checkpoint's model_type '{model_type}' is not in "
-                   "the installed transformers: the architecture was added in a later release.",
-                   _upgrade("transformers"), ev)
+    return answer(OLD, "transformers", f"The checkpoint's model_type '{model_type}' is not in "
+                  "the installed transformers: the architecture was added in a later release.",
+                  upgrade("transformers"), ev)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,12 +226,12 @@ def refine_requirement_violated(ev: dict, parsed: ParsedError) -> dict[str, Any]
             low = re.search(r">=?\s*(\d[\w.]*)", spec)
             old = bool(low and version_lt(have, low.group(1)))
             ev.update(package=dep, required=spec, by=f"{pkg} {stated[pkg]}", found=have)
-            return _answer(OLD if old else NEW, dep,
-                           f"{pkg} {stated[pkg]} requires {dep}{spec}, and the paste runs {dep} "
-                           f"{have}: the two were installed separately (--no-deps, conda, a "
-                           f"second pip install of one of them).",
-                           f'pip install "{dep}{spec}"   # or: pip install -U {pkg} {dep}, '
-                           "together", ev)
+            return answer(OLD if old else NEW, dep,
+                          f"{pkg} {stated[pkg]} requires {dep}{spec}, and the paste runs {dep} "
+                          f"{have}: the two were installed separately (--no-deps, conda, a "
+                          f"second pip install of one of them).",
+                          f'pip install "{dep}{spec}"   # or: pip install -U {pkg} {dep}, '
+                          "together", ev)
     return {"reject": True}
 
 
@@ -448,10 +448,10 @@ ENV_SIGNATURES: list[Signature] = [
          "A release took out an argument the code passes.", "pip install \"<package><release>\"",
          refine=refine_release_removed, priority=4),
     _sig("env-no-module", MISSING,
-         rf"No module (?:named|found) {_Q}(?P<module>[A-Za-z_][\w.]*){_Q}",
+         rf"No module (?:named|found) {QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE}",
          "A module cannot be imported.", "pip install <package>", refine=refine_no_module),
     _sig("env-cannot-import", OLD,
-         rf"cannot import name {_Q}(?P<name>\w+){_Q}(?: from {_Q}(?P<module>[\w.]+){_Q}"
+         rf"cannot import name {QUOTE}(?P<name>\w+){QUOTE}(?: from {QUOTE}(?P<module>[\w.]+){QUOTE}"
          r"(?P<loc> \([^)\n]*\))?)?",
          "A name cannot be imported from a package.", "pip install -U <package>",
          refine=refine_cannot_import),
@@ -460,8 +460,8 @@ ENV_SIGNATURES: list[Signature] = [
          "A class is imported from a library it does not belong to.", "from <its library> import "
          "<name>", refine=refine_import_line, priority=5),
     _sig("env-module-attribute", OLD,
-         rf"(?P<kind>module|type object) ?{_Q}(?P<module>[A-Za-z_][\w.]*){_Q} has no attribute "
-         rf"{_Q}(?P<name>\w+)",
+         rf"(?P<kind>module|type object) ?{QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE} has no "
+         rf"attribute {QUOTE}(?P<name>\w+)",
          "A module of a library lacks a name the code uses.", "pip install -U <package>",
          refine=refine_module_attribute, priority=12),
     _sig("env-unexpected-kwarg", OLD,
