@@ -208,6 +208,7 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     pkg, version = str(ev.get("pkg", "")), str(ev.get("ver", ""))
     minor = ".".join(version.split(".")[:2])
     names = {m.group("a") or m.group("b") for m in _NAMED_IDENT.finditer(parsed.text)}
+
     def named(key: str) -> bool:      # the paste names the class or its Trainer/Config pair
         stem = re.sub(r"(?:Trainer|Config)$", "", key.rsplit(".", 1)[-1])
         return bool(stem) and re.search(rf"\b{re.escape(stem)}(?:Trainer|Config)\b",
@@ -216,7 +217,8 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     for key in sorted(api_history.callables(pkg), key=lambda k: not named(k)):
         for name in sorted(names):
             change = argument_change(key, name)
-            if change and change.removed and change.removed.startswith(minor + "."):
+            if change and change.removed and change.removed.startswith(minor + ".") and \
+                    dist_key(change.package) == dist_key(pkg):     # not a base's other package
                 cls = key.rsplit(".", 1)[-1]
                 ev.update(name=name, callable=cls)
                 fix = pin(change.package, change.removed)
