@@ -8,6 +8,7 @@ import time
 import pytest
 
 from wizard.triage import api_history as ah
+from wizard.triage.packages import parse_version
 
 
 def test_table_loads_fast_and_every_span_is_within_its_releases():
@@ -19,7 +20,7 @@ def test_table_loads_fast_and_every_span_is_within_its_releases():
     rels = data["releases"]
     assert set(rels) == {"transformers", "peft", "trl", "datasets", "accelerate", "huggingface_hub"}
     for pkg, versions in rels.items():
-        keys = [ah._version(v) for v in versions]
+        keys = [parse_version(v) for v in versions]
         assert keys == sorted(keys) and len(set(keys)) == len(keys), pkg
 
     def check(pkg: str, pair: list[int]) -> None:
@@ -58,8 +59,8 @@ def test_package_spellings_and_versions():
     assert ah.releases("transformers")[0] == "3.0.2"
     assert "4.41.2" in ah.releases("transformers")
     assert ah.releases("no-such-package") == []
-    assert ah._version("4.41.0") < ah._version("4.100.0")
-    assert ah._version("v0.9.0rc1") == (0, 9, 0)
+    assert parse_version("4.41.0") < parse_version("4.100.0")
+    assert parse_version("v0.9.0rc1") == (0, 9, 0)
     assert ah.top_name("huggingface-hub", "hf_hub_download").package == "huggingface-hub"
 
 

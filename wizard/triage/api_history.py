@@ -21,10 +21,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from wizard.triage.packages import parse_version, pip_name
+
 _DATA = Path(__file__).with_name("api_history.json")
-
-_PIP_NAMES = {"huggingface_hub": "huggingface-hub"}
-
 
 @dataclass(frozen=True)
 class Span:
@@ -62,31 +61,14 @@ def _data() -> dict[str, Any]:
     return json.loads(_DATA.read_text(encoding="utf-8"))
 
 
+def _numbers(text: str) -> tuple[int, ...]:
+    """A release's numbers ((4, 41, 0)); () when the text is not a release."""
+    return parse_version(text) or ()
+
+
 def _import_name(package: str) -> str:
     """``huggingface-hub`` / ``Huggingface_Hub`` -> ``huggingface_hub``."""
     return package.strip().lower().replace("-", "_").replace(".", "_")
-
-
-def _pip_name(package: str) -> str:
-    imp = _import_name(package)
-    return _PIP_NAMES.get(imp, imp)
-
-
-def _version(text: str) -> tuple[int, ...]:
-    """``"4.41.0"`` -> ``(4, 41, 0)``; stops at the first part that is not a plain number."""
-    parts: list[int] = []
-    for piece in text.strip().lstrip("vV").split("."):
-        digits = ""
-        for ch in piece:
-            if not ch.isdigit():
-                break
-            digits += ch
-        if not digits:
-            break
-        parts.append(int(digits))
-        if len(digits) != len(piece):
-            break
-    return tuple(parts)
 
 
 def releases(package: str) -> list[str]:
@@ -98,7 +80,7 @@ def _span(package: str, name: str, pair: list[int], owner: str | None = None,
           gaps: list[list[int]] | None = None) -> Span:
     rels = _data()["releases"][package]
     holes = tuple((rels[a], rels[b]) for a, b in gaps or ())
-    return Span(_pip_name(package), name, rels[pair[0]], rels[pair[1]], rels[-1], owner, holes)
+    return Span(pip_name(package), name, rels[pair[0]], rels[pair[1]], rels[-1], owner, holes)
 
 
 def top_name(package: str, name: str) -> Span | None:
@@ -190,10 +172,10 @@ def kwarg(owner_key: str, arg: str) -> Span | None:
 def _release_index(package: str, version: str) -> int | None:
     """Index of the scanned release for ``version``: same minor, else the newest one before it."""
     rels = _data()["releases"].get(package, [])
-    want = _version(version)
+    want = _numbers(version)
     best = None
     for i, rel in enumerate(rels):
-        have = _version(rel)
+        have = _numbers(rel)
         if have[:2] == want[:2]:
             return i
         if have <= want:
@@ -320,6 +302,6 @@ def requirements(package: str, version: str) -> dict[str, str]:
     pkg = _import_name(package)
     idx = _release_index(pkg, version)
     rels = releases(pkg)
-    if idx is None or (_version(version)[:2] != _version(rels[idx])[:2] and idx == 0):
+    if idx is None or (_numbers(version)[:2] != _numbers(rels[idx])[:2] and idx == 0):
         return {}
     return dict(_data().get("requires", {}).get(pkg, {}).get(rels[idx], {}))

@@ -10,15 +10,8 @@ import re
 from typing import Any
 
 from wizard.triage.parse import ParsedError
-from wizard.triage.versions import (
-    ApiChange,
-    api_change,
-    dist_key,
-    installed_version,
-    paste_versions,
-    pip_name,
-    version_lt,
-)
+from wizard.triage.packages import dist_key, pip_name, version_lt
+from wizard.triage.versions import ApiChange, api_change, installed_version, paste_versions
 
 QUOTE = r"['\"`]?"                     # an optional quote around a name in a message
 MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"

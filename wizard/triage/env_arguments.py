@@ -24,13 +24,8 @@ from wizard.triage.env_answers import (
     upgrade,
 )
 from wizard.triage.parse import ParsedError
-from wizard.triage.versions import (
-    api_change,
-    argument_change,
-    dist_key,
-    paste_versions,
-    pip_name,
-)
+from wizard.triage.packages import dist_key, pip_name
+from wizard.triage.versions import api_change, argument_change, paste_versions
 
 # arguments of the APIs fine-tuning calls most (TrainingArguments, from_pretrained, the tokenizer,
 # LoraConfig, SFTConfig, Keras compile/fit): a near miss of one of them is a typo, not a version

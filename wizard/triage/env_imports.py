@@ -28,13 +28,8 @@ from wizard.triage.env_answers import (
     upgrade,
 )
 from wizard.triage.parse import ParsedError
-from wizard.triage.versions import (
-    api_change,
-    dist_key,
-    installed_version,
-    pip_name,
-    version_lt,
-)
+from wizard.triage.packages import dist_key, pip_name, version_lt
+from wizard.triage.versions import api_change, installed_version
 
 
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

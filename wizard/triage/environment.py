@@ -43,12 +43,8 @@ from wizard.triage.env_imports import (
 from wizard.triage.parse import ParsedError
 from wizard.triage.python_syntax import refine_python_too_old
 from wizard.triage.signature import Signature
-from wizard.triage.versions import (
-    paste_versions,
-    pip_name,
-    satisfies,
-    version_lt,
-)
+from wizard.triage.packages import pip_name, version_lt
+from wizard.triage.versions import paste_versions, satisfies
 
 
 # ---------------------------------------------------------------------------------------------

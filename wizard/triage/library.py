@@ -23,7 +23,8 @@ from wizard.triage.env_answers import (
     removed_internal_user,
 )
 from wizard.triage.parse import ParsedError
-from wizard.triage.versions import dist_key, installed_version, paste_versions, pip_name, version_lt
+from wizard.triage.packages import dist_key, pip_name, version_lt
+from wizard.triage.versions import installed_version, paste_versions
 
 
 @dataclass(frozen=True)

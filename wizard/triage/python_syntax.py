@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from wizard.triage.parse import ParsedError
-from wizard.triage.versions import paste_versions, version_lt
+from wizard.triage.packages import version_lt
+from wizard.triage.versions import paste_versions
 
 # (a code line using it, the Python release that introduced it, its name)
 _SYNTAX = (

@@ -8,9 +8,10 @@ import re
 from typing import Any
 
 from wizard.triage.env_answers import answer_from_change
+from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
-from wizard.triage.versions import dist_key, member_change, paste_versions, version_lt
+from wizard.triage.versions import member_change, paste_versions
 
 _HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
 

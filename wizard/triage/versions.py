@@ -12,40 +12,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from wizard.triage import api_history
-
-# import name (or a common spelling in prose) -> the name pip installs
-_PIP = {
-    "sklearn": "scikit-learn", "cv2": "opencv-python", "PIL": "Pillow", "yaml": "PyYAML",
-    "tf_keras": "tf-keras", "bs4": "beautifulsoup4", "skimage": "scikit-image", "attr": "attrs",
-    "google.protobuf": "protobuf", "sentence_transformers": "sentence-transformers",
-    "dateutil": "python-dateutil", "dotenv": "python-dotenv", "faiss": "faiss-cpu",
-    "fitz": "PyMuPDF", "docx": "python-docx", "jwt": "PyJWT", "huggingface_hub": "huggingface-hub",
-    "pytorch_lightning": "pytorch-lightning", "flash_attn": "flash-attn",
-    "llama_cpp": "llama-cpp-python", "Levenshtein": "python-Levenshtein", "sentencepiece":
-    "sentencepiece", "google.colab": "google-colab", "tensorflow_datasets": "tensorflow-datasets",
-    "tensorflow_hub": "tensorflow-hub", "tensorflow_text": "tensorflow-text", "torch": "torch",
-    "pytorch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow", "transformer": "transformers",
-    "hf_transfer": "hf_transfer", "lm_eval": "lm-eval", "soundfile": "soundfile",
-    "torchaudio": "torchaudio", "torchvision": "torchvision", "bitsandbytes": "bitsandbytes",
-    "bnb": "bitsandbytes", "auto_gptq": "auto-gptq", "awq": "autoawq", "jieba": "jieba",
-    "rouge_score": "rouge-score", "sacrebleu": "sacrebleu", "nltk": "nltk", "evaluate": "evaluate",
-}
-
-
-def pip_name(module: str) -> str:
-    """The pip name that provides an import name ("sklearn" -> "scikit-learn")."""
-    module = (module or "").strip()
-    parts = module.split(".")
-    for key in (".".join(parts[:n]) for n in range(len(parts), 0, -1)):   # longest prefix first
-        if key in _PIP:
-            return _PIP[key]
-    return module.split(".", 1)[0].replace("_", "-")
-
-
-def dist_key(name: str) -> str:
-    """A package name compared across spellings: lower case, '-' for '_' and '.'."""
-    return re.sub(r"[-_.]+", "-", pip_name(name)).lower()
-
+from wizard.triage.packages import dist_key, parse_version, pip_name, version_lt
 
 _HERE = {"on": True}
 
@@ -77,23 +44,6 @@ def _installed_here(name: str) -> str | None:
         except Exception:  # noqa: BLE001 - not installed, or broken metadata
             continue
     return None
-
-
-def parse_version(text: str | None) -> tuple[int, ...] | None:
-    """'4.28.0.dev0' -> (4, 28, 0); '3,3,1' -> (3, 3, 1); None when it is not a version."""
-    m = re.match(r"\s*v?(\d{1,6}(?:[.,]\d{1,6}){0,3})", str(text or ""))
-    if not m:
-        return None
-    return tuple(int(x) for x in re.split(r"[.,]", m.group(1)))
-
-
-def version_lt(a: str | None, b: str | None) -> bool | None:
-    """a < b, comparing release numbers (None when either is not a version)."""
-    va, vb = parse_version(a), parse_version(b)
-    if va is None or vb is None:
-        return None
-    n = max(len(va), len(vb))
-    return va + (0,) * (n - len(va)) < vb + (0,) * (n - len(vb))
 
 
 _KNOWN = (r"transformers?|datasets|tokenizers|accelerate|peft|trl|torch|pytorch|tensorflow|tf|"
