@@ -1211,3 +1211,16 @@ def test_the_matmul_dtype_wording_of_torch_mm() -> None:
     with pastes_from_elsewhere():
         t = triage("RuntimeError: self and mat2 must have the same dtype")
         assert t.cause_id == "mixed-dtypes" and "autocast" in t.primary.fix
+
+
+def test_your_code_reading_an_attribute_no_release_of_the_class_had() -> None:
+    def paste(cls: str, attr: str) -> str:
+        return _tb(("/content/train.py", 12, "<module>", f"x = obj.{attr}"),
+                   error=f"AttributeError: '{cls}' object has no attribute '{attr}'")
+    with pastes_from_elsewhere():
+        t = triage(paste("Trainer", "modell"))
+        assert t.cause_id == "library-object-missing-attribute"
+        assert "No release of Trainer has had it" in t.primary.cause
+        # a class that forwards attributes (__getattr__) can say nothing of the kind
+        t = triage(paste("BatchEncoding", "modell"))
+        assert "No release" not in t.primary.cause

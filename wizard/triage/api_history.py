@@ -183,23 +183,6 @@ def _release_index(package: str, version: str) -> int | None:
     return best
 
 
-def takes_any_kwarg(owner_key: str, version: str | None = None) -> bool:
-    """Whether the callable took ``**kwargs`` (so any keyword passed) in ``version`` (default:
-    the newest scanned release); a base class of another package is checked in its newest release.
-    """
-    for n, key in enumerate(_base_chain(owner_key)):
-        pkg = _package_of(key)
-        rels = _data()["releases"].get(pkg, [])
-        if not rels:
-            continue
-        idx = len(rels) - 1 if version is None or n else _release_index(pkg, version)
-        if idx is None:
-            continue
-        if any(a <= idx <= b for a, b in _data()["varkw"].get(key, [])):
-            return True
-    return False
-
-
 def kwarg_in_no_release(owner_key: str, arg: str) -> bool:
     """True when ``owner_key`` is a recorded callable, ``arg`` is in none of its scanned releases
     (nor its bases'), and no release of it (or its bases) took ``**kwargs``."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage import api_history
 from wizard.triage.env_answers import answer_from_change
-from wizard.triage.packages import dist_key, version_lt
+from wizard.triage.packages import dist_key
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import member_change, paste_versions
@@ -104,8 +105,7 @@ def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[st
     if change is None:
         return None
     stated = paste_versions(parsed.text).get(dist_key(change.package))
-    if stated and (change.removed is None or version_lt(stated, change.removed)) and \
-            (change.added is None or version_lt(stated, change.added) is False):
+    if stated and api_history.member(cls, attr).present_in(stated):
         return None                   # that release has it: something else
     return answer_from_change(change, f"{cls}.{attr}", parsed, ev)
 
@@ -128,9 +128,11 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         return _version_skew(cls, attr, parsed)
     if relevant and not relevant[-1].is_user:
         return {"reject": True}
+    never = (f" No release of {cls} has had it." if api_history.member_in_no_release(cls, attr)
+             else "")
     return {"cause": f"Your code reads .{attr} of a {cls}, which has no attribute of that name: "
                      f"the fields of {cls} are named otherwise (a misspelling, or the name of "
-                     "another object).",
+                     f"another object).{never}",
             "fix": f"print([a for a in dir(obj) if not a.startswith('_')])   # the fields a {cls} "
                    f"has, instead of .{attr}"}
 
