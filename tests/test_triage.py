@@ -1487,6 +1487,10 @@ def test_error_inside_a_sentence_glued_fences_pytest_and_escaped_newlines() -> N
     t = triage("NameError: name \u2018PeftModel\u2019 is not defined\nIf I downgrade to 0.4.0 the "
                "issue is no longer there")
     assert t.cause_id == "library-bug"
+    # two ranks printing the same exception line at once
+    t = triage("Traceback (most recent call last):\n    \"input_ids\": feature[\"input_ids_j\"],\n"
+               "KeyErrorKeyError: : 'input_ids_j'")
+    assert t.parsed.exc_type == "KeyError" and t.parsed.message == "'input_ids_j'"
 
 
 def test_only_output_pasted_matches_nothing_or_the_symptom() -> None:

@@ -667,6 +667,16 @@ def test_a_library_failing_while_only_imported_or_calling_itself_wrongly() -> No
         # the library calling a function the paste defines: the user's function
         theirs = "def cardinality(ds):\n    return 1\n" + own_call
         assert triage(theirs).cause_id != "library-bug"
+        # the library calling an object of its own with the wrong arguments (header wrapped)
+        wrapped = (f"File \"{site}/unsloth/models/llama.py\", line 694, in   \n"
+                   "LlamaForCausalLM_fast_forward   \n    outputs = LlamaModel_fast_forward_"
+                   "inference(\nTypeError: __call__() takes 2 positional arguments but 4 were "
+                   "given")
+        t = triage(wrapped)
+        assert t.parsed.frames[0].function == "LlamaForCausalLM_fast_forward"
+        assert t.cause_id == "library-bug"
+        callable_of_theirs = "class Fwd:\n    def __call__(self, x):\n        return x\n" + wrapped
+        assert triage(callable_of_theirs).cause_id != "library-bug"
 
 
 def test_a_silent_wrong_result_on_literal_input() -> None:

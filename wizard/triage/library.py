@@ -304,8 +304,9 @@ _WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|inco
 
 
 def _own_call_arity(parsed: ParsedError) -> str | None:
-    """The function a library line calls with the wrong number of arguments (TypeError), when
-    the paste does not define that function itself (a callback of the user's is theirs)."""
+    """The function a library line calls with the wrong number of arguments (TypeError; an
+    object's `__call__` when the line calls a name), when the paste does not define that function
+    itself (a callback of the user's is theirs)."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
     if (parsed.exc_name or "") != "TypeError" or not relevant or not relevant[-1].is_library:
         return None
@@ -313,8 +314,9 @@ def _own_call_arity(parsed: ParsedError) -> str | None:
     if m is None:
         return None
     callee = m.group("callee")
-    if callee in ("__init__", "forward", "call") or \
-            not re.search(rf"\b{callee}\(", relevant[-1].code or ""):
+    code = relevant[-1].code or ""
+    called = re.search(r"\w\(", code) if callee == "__call__" else re.search(rf"\b{callee}\(", code)
+    if callee in ("__init__", "forward", "call") or not called:
         return None
     if re.search(rf"^\s*def {callee}\s*\(", parsed.text, re.M):
         return None

@@ -3,7 +3,8 @@
 `normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
 rank prefixes, pytest's `E   ` prefix, Markdown fences (whole-line or glued to an error line),
 quote marks, image and notebook links (Colab, VS Code), escaped newlines of a traceback pasted
-as a string, and dedents. `to_int` reads a number from it.
+as a string, and dedents; it rejoins a frame header the terminal wrapped and an exception line two
+ranks printed at once. `to_int` reads a number from it.
 """
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ _QUOTE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.M)
 _IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^)\s]{0,2000}\)")
 _NB_LINK = re.compile(r"\[(?P<text>[^\]\n]{1,500})\]\((?:https?://localhost[^)\s]*|"
                       r"vscode-notebook-cell:[^)\s]*|file://[^)\s]*|#[^)\s]*)\)")
+# a frame header wrapped by the terminal before its function name
+_WRAPPED_HEADER = re.compile(r'^([ \t]*File "[^"\n]*", line \d+, in)[ \t]*\n[ \t]*([\w.<>]+)[ \t]*$',
+                             re.M)
+# two ranks printing the same exception at once: "KeyErrorKeyError: : 'input_ids_j'"
+_INTERLEAVED_EXC = re.compile(r"^(?P<type>[A-Z]\w*(?:Error|Exception))(?P=type): : ", re.M)
 _ESCAPED_TB = re.compile(r'\\n\s*(?:File \\?"|Traceback|[A-Z]\w*(?:Error|Exception)\b)')
 
 
@@ -49,6 +55,8 @@ def normalize(text: Any) -> str:
     text = _PYTEST_E.sub("", text)
     text = _QUOTE.sub("", text)
     text = _IMAGE.sub("", text)
+    text = _WRAPPED_HEADER.sub(r"\1 \2", text)
+    text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
     lines = [_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip())
              for ln in text.split("\n") if not _FENCE.match(ln)]
