@@ -706,6 +706,19 @@ def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> No
     ("model = AutoModel.from_pretrained('t5-base')\nout = model.generate(input_ids=ids)\n"
      "ValueError: You have to specify either decoder_input_ids or decoder_inputs_embeds",
      "model-class-without-head"),
+    # releases before 2.9 said "input_ids" for the decoder too: a seq2seq model called with inputs
+    ("model = TFT5ForConditionalGeneration.from_pretrained('t5-large')\n"
+     "<ipython-input-17-e0> in build_model(transformer, max_len)\n---> 33     sequence_output = "
+     "transformer(input_word_ids)[0]\nValueError: You have to specify either input_ids or "
+     "inputs_embeds", "encoder-decoder-missing-decoder-inputs"),
+    ("model = TFT5ForConditionalGeneration.from_pretrained('t5-large')\ntransformers 4.30.2\n"
+     "<ipython-input-17-e0> in build_model(transformer, max_len)\n---> 33     sequence_output = "
+     "transformer(input_word_ids)[0]\nValueError: You have to specify either input_ids or "
+     "inputs_embeds", "missing-input-ids"),
+    ("model = TFBertModel.from_pretrained('bert-base-cased')\n"
+     "<ipython-input-17-e0> in build_model(transformer, max_len)\n---> 33     sequence_output = "
+     "transformer(input_word_ids)[0]\nValueError: You have to specify either input_ids or "
+     "inputs_embeds", "missing-input-ids"),
     ("`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`",
      "bf16-unsupported-gpu"),
     ("TypeError: forward() got an unexpected keyword argument 'token_type_ids'",

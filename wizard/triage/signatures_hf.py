@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
+from wizard.triage.versions import paste_versions
 
 
 def refine_no_grad(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -46,10 +48,30 @@ def refine_head_missing(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None if not decoder or _bare_model(parsed) else {"reject": True}
 
 
+# an encoder-decoder model, by class or by checkpoint name
+_SEQ2SEQ = re.compile(r"\b(?:TF|Flax)?(?:T5|MT5|UMT5|LongT5|Bart|MBart|Pegasus|Marian|LED|ProphetNet|"
+                      r"Blenderbot|FSMT|M2M100)(?:Model|For\w+)\b|\bAutoModelForSeq2SeqLM\b|"
+                      r"\bEncoderDecoderModel\b|['\"/](?:t5|mt5|flan-t5|bart|mbart)-[\w-]+['\"]|"
+                      r"\b(?:T5|mT5|BART)(?:-(?:small|base|large|3b|11b))?\b")
+# the user's line calls something with one or more arguments: the encoder got its inputs
+_CALL_WITH_INPUT = re.compile(r"\w\)?\((?!\s*\))")
+
+
 def refine_decoder_call(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Decoder inputs missing from the call (encoder inputs only, no labels) of a model that
-    has its head."""
-    return {"reject": True} if _bare_model(parsed) else None
+    has its head. Older releases said "input_ids or inputs_embeds" for the decoder too: that
+    wording counts only when the paste names an encoder-decoder model and the user's line calls
+    it with inputs."""
+    if _bare_model(parsed):
+        return {"reject": True}
+    if "decoder_input" in (parsed.message or ""):
+        return None
+    stated = paste_versions(parsed.text).get("transformers")
+    if stated and version_lt(stated, "4.0") is False:
+        return {"reject": True}       # the decoder's own wording since 2.9 (PR #4128)
+    user = parsed.innermost_user_frame
+    called = user is not None and bool(_CALL_WITH_INPUT.search(user.code or ""))
+    return None if called and _SEQ2SEQ.search(parsed.text) else {"reject": True}
 
 
 def refine_padding_side(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -341,7 +363,7 @@ HF_SIGNATURES: list[Signature] = [
        "# or, on a recent trl: a prompt/completion dataset with SFTConfig(packing=True, "
        "completion_only_loss=True)", priority=14),
     _s("encoder-decoder-missing-decoder-inputs",
-       r"You have to specify either decoder_input_ids or decoder_inputs_embeds",
+       r"You have to specify either (?:decoder_)?input(?:_id)?s or (?:decoder_)?inputs_embeds",
        "An encoder-decoder model (T5, BART, mT5 ...) was called with encoder inputs only: its "
        "decoder needs decoder_input_ids, or labels from which the model derives them.",
        "Seq2seq models shift the labels right to build the decoder's inputs; without labels "
