@@ -719,6 +719,9 @@ def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> No
      "<ipython-input-17-e0> in build_model(transformer, max_len)\n---> 33     sequence_output = "
      "transformer(input_word_ids)[0]\nValueError: You have to specify either input_ids or "
      "inputs_embeds", "missing-input-ids"),
+    ("ValueError: Unknown signature default in /content/albert_base (available signatures: "
+     "_SignatureMap({'mlm': <WrappedFunction object at 0x7f>, 'tokens': <WrappedFunction>}))",
+     "hub-signature-not-specified"),
     ("`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`",
      "bf16-unsupported-gpu"),
     ("TypeError: forward() got an unexpected keyword argument 'token_type_ids'",

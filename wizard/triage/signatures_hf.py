@@ -87,6 +87,12 @@ def refine_padding_side(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                    "distinct from EOS silences it; left padding stays right for generation"}
 
 
+def refine_hub_signature(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The fix names a signature the module has (the first the error lists)."""
+    return {"fix": f"hub.KerasLayer(handle, signature={ev['available']!r}, "
+                   "signature_outputs_as_dict=True)   # one of the signatures the error lists"}
+
+
 # a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
 _LOCAL_PATH = r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])"
 
@@ -501,4 +507,16 @@ HF_SIGNATURES: list[Signature] = [
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",
        ["environment.package-versions"], "pip install sentencepiece   # then restart the runtime",
        priority=13, refine=refine_sentencepiece, family="env-missing-package"),
+    _s("hub-signature-not-specified",
+       r"Unknown signature (?P<signature>[\w-]+) in (?P<handle>[^\n]+?) \(available signatures: "
+       r"[^\n]*?'(?P<available>[\w-]+)'",
+       "The TF Hub module (TF1 format) has no signature of the name hub.KerasLayer asked for "
+       "(`default` when none is given); its signatures are others.",
+       "A TF1 Hub module exports named signatures; hub.KerasLayer calls `default` unless "
+       "signature= names another, and its outputs need signature_outputs_as_dict=True or "
+       "output_key=.", [],
+       "hub.KerasLayer(handle, signature='tokens', signature_outputs_as_dict=True)   # one of "
+       "the signatures the error lists",
+       title="The TF Hub module has no such signature", framework="tensorflow", priority=13,
+       refine=refine_hub_signature),
 ]
