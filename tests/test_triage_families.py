@@ -690,6 +690,15 @@ def test_a_silent_wrong_result_on_literal_input() -> None:
         assert triage(own + "they are not correct").cause_id != "library-bug"
 
 
+def test_a_keras_tokenizer_is_not_a_tokenizers_object() -> None:
+    keras = ("from tensorflow.keras.preprocessing.text import Tokenizer\ntok = Tokenizer()\n"
+             "AttributeError: 'Tokenizer' object has no attribute 'pad_token'")
+    assert triage(keras).cause_id != "tokenizers-object-not-wrapped"
+    assert triage(keras.replace("from tensorflow.keras.preprocessing.text import Tokenizer",
+                                "from tokenizers import Tokenizer")
+                  ).cause_id == "tokenizers-object-not-wrapped"
+
+
 def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> None:
     with pastes_from_elsewhere():
         t = triage("PegasusTokenizer.from_pretrained('google/pegasus-xsum') returns None.")
@@ -722,6 +731,13 @@ def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> No
     ("ValueError: Unknown signature default in /content/albert_base (available signatures: "
      "_SignatureMap({'mlm': <WrappedFunction object at 0x7f>, 'tokens': <WrappedFunction>}))",
      "hub-signature-not-specified"),
+    ("if self.num_train_examples < 0:\n      raise ValueError(\"The training dataset must have an"
+     " asserted cardinality\")", "tf-dataset-unknown-cardinality"),
+    ("from tokenizers import Tokenizer\ntok = Tokenizer.from_file('t.json')\ntrainer = Trainer("
+     "model, args, tokenizer=tok)\nAttributeError: 'Tokenizer' object has no attribute 'pad'",
+     "tokenizers-object-not-wrapped"),
+    ("I train with a SentencePieceBPETokenizer but it is missing several attributes as well as "
+     "methods (e.g., `pad`)", "tokenizers-object-not-wrapped"),
     ("`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`",
      "bf16-unsupported-gpu"),
     ("TypeError: forward() got an unexpected keyword argument 'token_type_ids'",

@@ -507,6 +507,15 @@ HF_SIGNATURES: list[Signature] = [
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",
        ["environment.package-versions"], "pip install sentencepiece   # then restart the runtime",
        priority=13, refine=refine_sentencepiece, family="env-missing-package"),
+    _s("tf-dataset-unknown-cardinality",
+       r"(?:training|evaluation|eval|test) dataset must have an asserted cardinality",
+       "TFTrainer needs a tf.data.Dataset whose length it can read; datasets built with "
+       "from_generator, TFRecordDataset or filter report an unknown cardinality (-2).",
+       "TFTrainer reads dataset.cardinality() to plan its steps and refuses a negative one; "
+       "TFTrainer is deprecated in favour of Keras' model.fit.", ["data.batch-structure"],
+       "train_ds = train_ds.apply(tf.data.experimental.assert_cardinality(num_examples))\n"
+       "# or, as TFTrainer is deprecated: model.compile(optimizer=...); model.fit(train_ds, ...)",
+       title="The dataset's cardinality is unknown", framework="tensorflow", priority=13),
     _s("hub-signature-not-specified",
        r"Unknown signature (?P<signature>[\w-]+) in (?P<handle>[^\n]+?) \(available signatures: "
        r"[^\n]*?'(?P<available>[\w-]+)'",
@@ -514,7 +523,7 @@ HF_SIGNATURES: list[Signature] = [
        "(`default` when none is given); its signatures are others.",
        "A TF1 Hub module exports named signatures; hub.KerasLayer calls `default` unless "
        "signature= names another, and its outputs need signature_outputs_as_dict=True or "
-       "output_key=.", [],
+       "output_key=.", ["script.run"],
        "hub.KerasLayer(handle, signature='tokens', signature_outputs_as_dict=True)   # one of "
        "the signatures the error lists",
        title="The TF Hub module has no such signature", framework="tensorflow", priority=13,

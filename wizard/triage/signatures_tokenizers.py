@@ -1,7 +1,8 @@
 """Pitfalls of building a tokenizer with the tokenizers library, read from the code in the paste:
 documented behaviours that surprise people who train their own tokenizer. Each needs both the
 code that sets the pitfall up and the symptom it produces, described or printed in the paste;
-the code alone is no fault.
+the code alone is no fault. A tokenizers object handed to transformers as its tokenizer is read
+from the error it raises (or the reporter's words for it).
 """
 from __future__ import annotations
 
@@ -55,6 +56,25 @@ def refine_strip_accents(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     return None
 
 
+_RAW_CLASSES = (r"SentencePieceBPETokenizer|ByteLevelBPETokenizer|BertWordPieceTokenizer|"
+                r"CharBPETokenizer|SentencePieceUnigramTokenizer")
+# what transformers' Trainer, collators and pipelines call on a tokenizer
+_HF_API = (r"pad|pad_token|pad_token_id|eos_token|eos_token_id|bos_token|bos_token_id|"
+           r"model_max_length|padding_side|batch_encode_plus|encode_plus|save_pretrained|"
+           r"convert_tokens_to_ids|convert_ids_to_tokens|apply_chat_template|"
+           r"all_special_ids|vocab_size|model_input_names|decode|batch_decode|tokenize")
+
+
+def refine_raw_tokenizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A bare `Tokenizer` is the tokenizers library's unless the paste has another one (Keras'
+    text Tokenizer, a class of the user's)."""
+    if ev.get("cls") != "Tokenizer":
+        return None
+    other = re.search(r"\bpreprocessing\.text\b[^\n]*\bTokenizer\b|^\s*class Tokenizer\b",
+                      parsed.text, re.M)
+    return {"reject": True} if other else None
+
+
 def _t(sig_id: str, pattern: str, cause: str, explanation: str, fix: str, refine: Any,
        title: str, family: str | None = None) -> Signature:
     """A pitfall; running the user's snippet (script.run) shows its symptom."""
@@ -63,6 +83,21 @@ def _t(sig_id: str, pattern: str, cause: str, explanation: str, fix: str, refine
 
 
 TOKENIZER_SIGNATURES: list[Signature] = [
+    Signature(
+        "tokenizers-object-not-wrapped",
+        rf"'(?P<cls>Tokenizer|{_RAW_CLASSES})' object (?:has no attribute '(?:{_HF_API})'|is not "
+        rf"callable)|(?-i:\b(?P<cls2>{_RAW_CLASSES})\b)[^\n]{{0,300}}?\b(?:is )?(?:missing|lacks?|"
+        r"has no|does(?:n't| not) have)\b[^\n]{0,80}?\b(?:attributes?|methods?|pad\w*)\b",
+        "A tokenizer of the tokenizers library (a Tokenizer or one of its ready-made classes) "
+        "was given where transformers expects its own tokenizer: it lacks pad, the special "
+        "tokens and __call__ that the Trainer, collators and pipelines use.",
+        "transformers wraps a tokenizers object in PreTrainedTokenizerFast, which adds that API.",
+        ["script.run"],
+        "from transformers import PreTrainedTokenizerFast\n"
+        "tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token='<unk>', "
+        "pad_token='<pad>')   # or tokenizer_file='tokenizer.json'",
+        title="A tokenizers object where transformers needs its tokenizer", priority=12,
+        refine=refine_raw_tokenizer),
     _t("tokenizer-model-without-unk",
        r"(?-i:\bTokenizer\(\s*(?:models\.)?(?:BPE|WordPiece|WordLevel)\()",
        "The tokenizer's model was built without an unk_token, so text its vocabulary cannot "

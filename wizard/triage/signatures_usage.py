@@ -859,20 +859,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # a new optimizer per model\n"
        "# or: tf.keras.optimizers.legacy.Adam(3e-5)", priority=13, framework="tensorflow",
        title="A Keras optimizer reused for other variables"),
-    _u("tokenizers-object-not-wrapped",
-       r"'(?P<cls>Tokenizer|\w*(?:BPE|WordPiece|Unigram|SentencePiece\w*|ByteLevel\w*)Tokenizer)' "
-       r"object has no attribute '(?P<attr>pad|pad_token\w*|model_max_length|save_pretrained|"
-       r"batch_encode_plus|encode_plus|convert_tokens_to_ids|eos_token\w*|padding_side|"
-       r"apply_chat_template)'",
-       "A tokenizer of the tokenizers library was handed to transformers (a Trainer, a "
-       "collator, a pipeline), which needs its own tokenizer API (pad, special-token "
-       "attributes, save_pretrained).",
-       "transformers wraps a tokenizers.Tokenizer in PreTrainedTokenizerFast.",
-       ["data.batch-structure"],
-       "from transformers import PreTrainedTokenizerFast\n"
-       "tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token='[PAD]', "
-       "unk_token='[UNK]')", priority=12, title="A tokenizers object where transformers needs "
-       "its tokenizer"),
     _u("tokenizer-train-argument-order",
        r"argument 'files': '\w*Trainer' object cannot be converted to 'Sequence'",
        "Tokenizer.train takes the files first and the trainer second (since tokenizers 0.10); "
