@@ -40,6 +40,12 @@ from wizard.triage.env_imports import (
     refine_name_not_defined,
     refine_no_module,
 )
+from wizard.triage.env_releases import (
+    refine_constructor_argument,
+    refine_dataset_script_release,
+    refine_example_script,
+    refine_not_supported_yet,
+)
 from wizard.triage.parse import ParsedError
 from wizard.triage.python_syntax import refine_python_too_old
 from wizard.triage.signature import Signature
@@ -443,6 +449,27 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?P<ver>\d+\.\d+(?:\.\d+)?)\b",
          "A release took out an argument the code passes.", "pip install \"<package><release>\"",
          refine=refine_release_removed, priority=4),
+    _sig("env-dataset-script-release", OLD,
+         r"Couldn't find file (?:locally )?at (?P<name>[\w.-]+)/[\w.-]+\.py,? or remotely at "
+         r"https://raw\.githubusercontent\.com/huggingface/(?:datasets|nlp)/(?P<release>[\w.]+)/",
+         "The installed datasets predates the dataset's loading script.",
+         "pip install -U datasets", refine=refine_dataset_script_release, priority=16),
+    _sig("env-example-script-release", OLD,
+         r"(?P<script>\brun_\w+\.py)\b[\s\S]{0,800}?\b(?:ImportError|cannot import name)\b|"
+         r"\b(?:ImportError|cannot import name)\b[\s\S]{0,800}?(?P<script2>\brun_\w+\.py)\b",
+         "An example script of the main branch runs against an older installed release.",
+         "pip install git+https://github.com/huggingface/transformers",
+         refine=refine_example_script, priority=9),
+    _sig("env-not-supported-yet", OLD,
+         r"(?P<what>[^\n]{0,80}?)\b(?:is |are )?not (?:yet )?supported yet\b|"
+         r"(?P<what2>[^\n]{0,80}?)\b(?:is|are) not yet supported\b",
+         "The library does not support this yet in the installed release.",
+         "pip install -U <package>", refine=refine_not_supported_yet, priority=8),
+    _sig("env-constructor-argument", NEW,
+         r"(?P<cls>[A-Z]\w+)\.__init__\(\) missing \d+ required positional arguments?: "
+         r"'(?P<arg>\w+)'",
+         "A library class now requires an argument the code does not pass.",
+         "pip install \"<package><installed>\"", refine=refine_constructor_argument, priority=12),
     _sig("env-no-module", MISSING,
          rf"No module (?:named|found) {QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE}",
          "A module cannot be imported.", "pip install <package>", refine=refine_no_module),

@@ -2,7 +2,8 @@
 documented behaviours that surprise people who train their own tokenizer. Each needs both the
 code that sets the pitfall up and the symptom it produces, described or printed in the paste;
 the code alone is no fault. A tokenizers object handed to transformers as its tokenizer is read
-from the error it raises (or the reporter's words for it).
+from the error it raises (or the reporter's words for it); a trainer's progress bar on a closed
+stdout from its panic.
 """
 from __future__ import annotations
 
@@ -83,6 +84,15 @@ def _t(sig_id: str, pattern: str, cause: str, explanation: str, fix: str, refine
 
 
 TOKENIZER_SIGNATURES: list[Signature] = [
+    Signature(
+        "progress-bar-stdout-broken-pipe",
+        r"failed printing to std(?:out|err): Broken pipe",
+        "A progress bar written from Rust (the tokenizers trainer's) hit a stdout the notebook "
+        "process had closed, and Rust's printing panics on a broken pipe.",
+        "Rust's print! panics when its stream is closed; Python code would only raise.",
+        ["script.run"],
+        "trainer = WordPieceTrainer(..., show_progress=False)   # any tokenizers trainer takes it",
+        title="The progress bar's stdout is a broken pipe", priority=13),
     Signature(
         "tokenizers-object-not-wrapped",
         rf"'(?P<cls>Tokenizer|{_RAW_CLASSES})' object (?:has no attribute '(?:{_HF_API})'|is not "

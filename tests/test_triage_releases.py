@@ -1,0 +1,65 @@
+"""Environment rules read from what a release says about itself (wizard/triage/env_releases.py):
+each with the paste it answers and a control it must leave alone."""
+from __future__ import annotations
+
+from wizard.triage.match import triage
+from wizard.triage.versions import pastes_from_elsewhere
+
+_SCRIPT = ("FileNotFoundError: Couldn't find file locally at wiki_movies/wiki_movies.py, or "
+           "remotely at https://raw.githubusercontent.com/huggingface/datasets/{ref}/datasets/"
+           "wiki_movies/wiki_movies.py")
+
+
+def test_a_dataset_script_looked_up_under_the_installed_release() -> None:
+    with pastes_from_elsewhere():
+        t = triage(_SCRIPT.format(ref="1.1.2"))
+        assert t.cause_id == "env-version-too-old"
+        assert "datasets 1.1.2" in t.primary.cause and "pip install -U" in t.primary.fix
+        # looked up on master: the script is nowhere, so the release is not the cause
+        assert triage(_SCRIPT.format(ref="master")).cause_id != "env-version-too-old"
+
+
+def test_an_example_script_of_main_against_an_older_release() -> None:
+    run = ("!python3 ./ner/run_tf_ner.py --data_dir /data --model_type bert "
+           "--model_name_or_path bert-base-multilingual-cased\n")
+    with pastes_from_elsewhere():
+        t = triage(run + "i encounter the ImportError. Any suggestions?")
+        assert t.cause_id == "env-version-too-old"
+        assert "git+https://github.com/huggingface/transformers" in t.primary.fix
+        # the same script failing otherwise is not a release question
+        other = triage(run + "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB")
+        assert other.cause_id != "env-version-too-old"
+        # a named import is answered from the library's history (the more precise rule)
+        named = triage(run + "ImportError: cannot import name 'AutoModelForCausalLM' from "
+                       "'transformers'")
+        assert named.primary.signature.id != "env-example-script-release"
+
+
+def test_a_library_that_does_not_support_it_yet() -> None:
+    quoted = ("With transformers 4.26.1 I am getting an error at trainer.py, line 362\n"
+              "    if getattr(model, 'is_loaded_in_8bit', False):\n        raise ValueError(\n"
+              "            'The model you want to train is loaded in 8-bit precision. '\n"
+              "            'Training an 8-bit model is not supported yet. '\n")
+    with pastes_from_elsewhere():
+        t = triage(quoted)
+        assert t.cause_id == "env-version-too-old"
+        assert "transformers 4.26.1" in t.primary.cause and "(Training an 8-bit model)" in \
+            t.primary.cause and "github.com/huggingface/transformers" in t.primary.fix
+        # no library in sight: whose release would it be?
+        assert triage("Exporting this shape is not supported yet.").cause_id != \
+            "env-version-too-old"
+
+
+def test_a_library_constructor_that_now_requires_an_argument() -> None:
+    paste = ('  File "train_dreambooth.py", line 692, in main\n    unet = LoraModel(config, unet)\n'
+             "TypeError: LoraModel.__init__() missing 1 required positional argument: "
+             "'adapter_name'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "env-version-too-new" and "peft" in t.primary.fix
+        # a class of the user's own (defined in the paste) is their signature, not a release's
+        own = "class LoraModel(nn.Module):\n    def __init__(self, model, config, adapter_name):\n"
+        assert triage(own + paste).cause_id != "env-version-too-new"
+        mine = paste.replace("LoraModel", "SentimentModel")
+        assert triage("class SentimentModel(nn.Module):\n    pass\n" + mine).cause_id != \
+            "env-version-too-new"

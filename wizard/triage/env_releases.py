@@ -1,0 +1,97 @@
+"""Environment rules read from what a release says about itself: a dataset script looked up
+under the installed datasets' own release tag, a library's example script run against an older
+installed release, a feature a library says it does "not support yet", and a library class whose
+constructor now requires an argument the code (written for an older release) does not pass.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.env_answers import (
+    LIBRARIES,
+    NEW,
+    OLD,
+    USER_CLASS,
+    answer,
+    libclass,
+    pin,
+    stated_version,
+    upgrade,
+)
+from wizard.triage.packages import pip_name
+from wizard.triage.parse import ParsedError
+from wizard.triage.versions import installed_version
+
+# the libraries whose names a paste uses for them, most specific first
+_NAMED = re.compile(r"\b(unsloth|peft|trl|accelerate|datasets|tokenizers|diffusers|"
+                    r"sentence[_-]transformers|bitsandbytes|deepspeed|transformers)\b", re.I)
+_ORG = {"unsloth": "unslothai", "bitsandbytes": "bitsandbytes-foundation",
+        "deepspeed": "deepspeedai", "sentence-transformers": "UKPLab"}
+
+
+def _library(parsed: ParsedError) -> str | None:
+    """The library the error comes from: the innermost library frame's, else the one the paste
+    names most often."""
+    pkg = parsed.innermost_library_package
+    if pkg and pkg in LIBRARIES:
+        return pip_name(pkg)
+    named = [m.lower().replace("_", "-") for m in _NAMED.findall(parsed.text)]
+    return max(named, key=named.count) if named else None
+
+
+def refine_dataset_script_release(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """datasets 1.x fetched a canonical dataset's script from the GitHub tag of its own release:
+    a dataset added after that release is not there (on master it would be: then the name is
+    wrong, not the release)."""
+    release, name = str(ev.get("release", "")), str(ev.get("name", ""))
+    if not re.fullmatch(r"\d+\.\d+\.\d+", release):
+        return {"reject": True}
+    return answer(OLD, "datasets", f"datasets {release} looks for the {name!r} loading script "
+                  f"under its own release tag ({release}); a dataset added to the library after "
+                  f"{release} is not there.", upgrade("datasets"), ev)
+
+
+def refine_example_script(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A library's example script failing to import from the library: the examples on the main
+    branch follow the source, newer than the installed release."""
+    lib = _library(parsed) or "transformers"
+    if lib not in ("transformers", "datasets", "accelerate", "peft", "trl", "diffusers"):
+        return {"reject": True}
+    return answer(OLD, lib, f"The example script ({ev.get('script')}) comes from {lib}'s main "
+                  f"branch, which follows the source: it imports names that the installed {lib} "
+                  "release does not have yet.",
+                  f"pip install git+https://github.com/huggingface/{lib}   # the examples on main "
+                  f"need the source\n# or run the examples of your release: git checkout "
+                  f"v{installed_version(lib) or stated_version(parsed, lib) or '<your version>'}",
+                  ev)
+
+
+def refine_not_supported_yet(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A library saying it does not support something *yet*: a later release may (the first
+    answer a maintainer gives). Only for a library's own words: its frame, or a message of a
+    library the paste names."""
+    lib = _library(parsed)
+    if lib is None:
+        return {"reject": True}
+    stated = stated_version(parsed, lib)
+    what = str(ev.get("what") or ev.get("what2") or "").strip(" '\"`(")[:80]
+    return answer(OLD, lib, f"{lib}{' ' + stated if stated else ''} says it does not support "
+                  f"this yet{f' ({what})' if what else ''}: support came, or comes, in a later "
+                  f"release.", upgrade(lib) + "   # or its main branch: pip install "
+                  f"git+https://github.com/{_ORG.get(lib, 'huggingface')}/{lib}", ev)
+
+
+def refine_constructor_argument(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A library class whose constructor requires an argument the call does not pass: the code
+    follows an older release's signature (the library's classes default their options)."""
+    cls, arg = str(ev.get("cls", "")), str(ev.get("arg", ""))
+    lib = libclass(cls)
+    if not lib or USER_CLASS.search(cls) or \
+            re.search(rf"^\s*class {re.escape(cls)}\b", parsed.text, re.M):
+        return {"reject": True}
+    return answer(NEW, lib, f"{cls}() of the installed {lib} requires {arg!r}, which the code "
+                  f"does not pass: it was written for an older {lib}, whose {cls} took other "
+                  "arguments.", f"# follow the installed release's documentation for {cls}(...)"
+                  f"\n{pin(lib, installed_version(lib) or stated_version(parsed, lib))}   # or "
+                  "the release the code was written for", ev)
