@@ -738,6 +738,10 @@ def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> No
      "tokenizers-object-not-wrapped"),
     ("I train with a SentencePieceBPETokenizer but it is missing several attributes as well as "
      "methods (e.g., `pad`)", "tokenizers-object-not-wrapped"),
+    ("model = TFBertModel.from_pretrained('dbmdz/bert-base-italian-cased')\nAssertionError: Error "
+     "retrieving file /root/.cache/torch/transformers/076c0d3e.h5", "no-tf-weights-on-hub"),
+    ("ValueError: Can only automatically infer lengths for datasets whose items are dictionaries "
+     "with an 'input_ids' key.", "group-by-length-without-input-ids"),
     ("`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`",
      "bf16-unsupported-gpu"),
     ("TypeError: forward() got an unexpected keyword argument 'token_type_ids'",

@@ -118,6 +118,10 @@ CAUSES: tuple[Cause, ...] = (
           "The checkpoint's weights have other shapes than the model built to load them "
           "(another number of labels, a resized vocabulary).",
           ("head-size-mismatch", "adapter-vocab-size-mismatch", "vocab-size-mismatch")),
+    Cause("token-type-ids-not-accepted",
+          "The tokenizer's token_type_ids reach a model whose forward takes none (DistilBERT "
+          "and other architectures without segment embeddings).",
+          ("unsupported-token-type-ids", "token-type-ids-not-accepted")),
 )
 
 _BY_TAG: dict[str, str] = {tag: c.name for c in CAUSES for tag in c.tags}

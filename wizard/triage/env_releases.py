@@ -26,6 +26,8 @@ from wizard.triage.versions import installed_version
 # the libraries whose names a paste uses for them, most specific first
 _NAMED = re.compile(r"\b(unsloth|peft|trl|accelerate|datasets|tokenizers|diffusers|"
                     r"sentence[_-]transformers|bitsandbytes|deepspeed|transformers)\b", re.I)
+_NOT_YET = re.compile(r"\s*\b(?:(?:is|are) )?not (?:yet )?supported yet\b|\s*\b(?:(?:is|are) )?not "
+                      r"yet supported\b", re.I)
 _ORG = {"unsloth": "unslothai", "bitsandbytes": "bitsandbytes-foundation",
         "deepspeed": "deepspeedai", "sentence-transformers": "UKPLab"}
 
@@ -75,7 +77,8 @@ def refine_not_supported_yet(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
     if lib is None:
         return {"reject": True}
     stated = stated_version(parsed, lib)
-    what = str(ev.get("what") or ev.get("what2") or "").strip(" '\"`(")[:80]
+    line = next((ln for ln in parsed.text.splitlines() if _NOT_YET.search(ln)), "")
+    what = _NOT_YET.split(line, 1)[0][-80:].strip(" '\"`(")
     return answer(OLD, lib, f"{lib}{' ' + stated if stated else ''} says it does not support "
                   f"this yet{f' ({what})' if what else ''}: support came, or comes, in a later "
                   f"release.", upgrade(lib) + "   # or its main branch: pip install "

@@ -461,12 +461,11 @@ ENV_SIGNATURES: list[Signature] = [
          "pip install git+https://github.com/huggingface/transformers",
          refine=refine_example_script, priority=9),
     _sig("env-not-supported-yet", OLD,
-         r"(?P<what>[^\n]{0,80}?)\b(?:is |are )?not (?:yet )?supported yet\b|"
-         r"(?P<what2>[^\n]{0,80}?)\b(?:is|are) not yet supported\b",
+         r"\bnot (?:yet )?supported yet\b|\bnot yet supported\b",
          "The library does not support this yet in the installed release.",
          "pip install -U <package>", refine=refine_not_supported_yet, priority=8),
     _sig("env-constructor-argument", NEW,
-         r"(?P<cls>[A-Z]\w+)\.__init__\(\) missing \d+ required positional arguments?: "
+         r"(?<!\w)(?P<cls>[A-Z]\w{0,80})\.__init__\(\) missing \d+ required positional arguments?: "
          r"'(?P<arg>\w+)'",
          "A library class now requires an argument the code does not pass.",
          "pip install \"<package><installed>\"", refine=refine_constructor_argument, priority=12),

@@ -468,6 +468,23 @@ HF_SIGNATURES: list[Signature] = [
        "model.save_pretrained('out/model')   # then from_pretrained('out/model')\n"
        "# the other framework's weights: from_pretrained(path, from_tf=True) / from_pt=True",
        priority=12),
+    _s("no-tf-weights-on-hub",
+       r"Error retrieving file [^\n]*\.h5\b",
+       "The checkpoint on the Hub has no TensorFlow weights (tf_model.h5), only PyTorch ones, so "
+       "a TF model class cannot download its weights.",
+       "TF classes load tf_model.h5; older transformers fail to retrieve it and do not fall back "
+       "to the PyTorch weights.", ["environment.hub-file-missing"],
+       "model = TFBertModel.from_pretrained(name, from_pt=True)   # converts the PyTorch "
+       "weights (needs torch installed)", priority=13, framework="tensorflow"),
+    _s("group-by-length-without-input-ids",
+       r"Can only automatically infer lengths for datasets whose items are dictionaries with an "
+       r"'?input_ids'? key",
+       "group_by_length sorts examples by the length of their input_ids, and this dataset has "
+       "none: pairwise (DPO, reward) examples carry prompt/chosen/rejected ids instead.",
+       "Trainer's LengthGroupedSampler reads len(example['input_ids']) of every example.",
+       ["data.batch-structure"],
+       "TrainingArguments(..., group_by_length=False)   # or a length_column_name the dataset has",
+       priority=13),
     _s("local-file-missing",
        r"No such file or directory(?: \(os error 2\)|: '(?P<path>[^'\n]{1,300})')|"
        r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'|"
