@@ -690,6 +690,28 @@ def test_a_silent_wrong_result_on_literal_input() -> None:
         assert triage(own + "they are not correct").cause_id != "library-bug"
 
 
+def test_label_cols_label_with_a_transformers_collator() -> None:
+    code = ("tf_ds = ds.to_tf_dataset(columns=['input_ids'], label_cols=['label'], batch_size=16,"
+            "\n    collate_fn=DefaultDataCollator(return_tensors='tf'))\n")
+    err = "AssertionError: in user code:\n    assert set(features.keys()).union(labels.keys())"
+    assert triage(code + err).cause_id == "collator-renames-label-to-labels"
+    # no transformers collator: the batch keeps `label`
+    assert triage(code.replace("DefaultDataCollator(return_tensors='tf')", "my_collate") + err
+                  ).cause_id != "collator-renames-label-to-labels"
+    # the code alone, nothing failing
+    assert triage(code).cause_id != "collator-renames-label-to-labels"
+
+
+def test_a_sentencepiece_tokenizer_that_will_not_load_in_the_reporters_words() -> None:
+    with pastes_from_elsewhere():
+        t = triage("Transformers==4.0.0\nNot able to load T5 tokenizer using\n"
+                   "`tokenizer = T5Tokenizer.from_pretrained('t5-base')`")
+        assert t.cause_id == "env-missing-package" and "sentencepiece" in t.primary.fix
+        # a tokenizer class that does not need sentencepiece
+        assert triage("Not able to load Bert tokenizer using BertTokenizer.from_pretrained("
+                      "'bert-base-cased')").cause_id != "env-missing-package"
+
+
 def test_a_keras_tokenizer_is_not_a_tokenizers_object() -> None:
     keras = ("from tensorflow.keras.preprocessing.text import Tokenizer\ntok = Tokenizer()\n"
              "AttributeError: 'Tokenizer' object has no attribute 'pad_token'")

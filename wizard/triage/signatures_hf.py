@@ -93,6 +93,14 @@ def refine_hub_signature(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                    "signature_outputs_as_dict=True)   # one of the signatures the error lists"}
 
 
+def refine_collated_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only with a transformers collator as collate_fn and an error (or the reporter's word)."""
+    collator = re.search(r"collate_fn\s*=\s*(?:\w+\.)?(?:Default)?DataCollator\w*|"
+                         r"\bDataCollator\w*\([^)\n]*\)[\s\S]{0,400}?collate_fn\s*=", parsed.text)
+    failed = parsed.exc_type or re.search(r"\b(?:error|fails?|assert\w*)\b", parsed.text, re.I)
+    return None if collator and failed else {"reject": True}
+
+
 # a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
 _LOCAL_PATH = r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])"
 
@@ -485,6 +493,14 @@ HF_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "TrainingArguments(..., group_by_length=False)   # or a length_column_name the dataset has",
        priority=13),
+    _s("collator-renames-label-to-labels",
+       r"\blabel_cols\s*=\s*\[?\s*['\"]label['\"]",
+       "transformers' data collators rename the column `label` to `labels` in every batch, so "
+       "to_tf_dataset's label_cols=['label'] names a key the collated batch no longer has.",
+       "DataCollatorWithPadding and DefaultDataCollator return `labels`, whatever the dataset "
+       "called it.", ["data.batch-structure"],
+       "ds.to_tf_dataset(columns=[...], label_cols=['labels'], batch_size=16, collate_fn=collator)",
+       priority=13, refine=refine_collated_label),
     _s("local-file-missing",
        r"No such file or directory(?: \(os error 2\)|: '(?P<path>[^'\n]{1,300})')|"
        r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'|"
@@ -518,7 +534,11 @@ HF_SIGNATURES: list[Signature] = [
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
        r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
        r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable|"
-       r"Tokenizer(?:\.from_pretrained\([^)\n]{0,200}\))? (?:is|returns?|gives?|was) None\b",
+       r"Tokenizer(?:\.from_pretrained\([^)\n]{0,200}\))? (?:is|returns?|gives?|was) None\b|"
+       # transformers 4.0 stopped installing sentencepiece: "Not able to load T5 tokenizer"
+       r"\b(?:not able|unable|can(?:no|')t|fail(?:s|ed)?) to (?:load|import|create|use) (?:the |a |"
+       r"my )?\w{0,20}(?:T5|MT5|Albert|XLNet|Marian\w*|MBart|Pegasus|Camembert|XLMRoberta|Llama)"
+       r"[ -]?Tokenizer\b",
        "sentencepiece is not installed: this SentencePiece tokenizer class is a None placeholder "
        "without it, so from_pretrained returns None.",
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",
