@@ -118,6 +118,10 @@ CAUSES: tuple[Cause, ...] = (
           "The checkpoint's weights have other shapes than the model built to load them "
           "(another number of labels, a resized vocabulary).",
           ("head-size-mismatch", "adapter-vocab-size-mismatch", "vocab-size-mismatch")),
+    Cause("half-and-float-without-autocast",
+          "Half-precision weights (a float16/bfloat16 or quantized model) meet float32 tensors in "
+          "one operation because no mixed precision (autocast, --fp16/--bf16) is on.",
+          ("mixed-dtypes", "quantization-without-fp16-flag")),
     Cause("token-type-ids-not-accepted",
           "The tokenizer's token_type_ids reach a model whose forward takes none (DistilBERT "
           "and other architectures without segment embeddings).",
