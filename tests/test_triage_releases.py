@@ -45,6 +45,9 @@ def test_a_library_that_does_not_support_it_yet() -> None:
         assert t.cause_id == "env-version-too-old"
         assert "transformers 4.26.1" in t.primary.cause and "(Training an 8-bit model)" in \
             t.primary.cause and "github.com/huggingface/transformers" in t.primary.fix
+        # a release that used to do it: a regression, not a feature still to come
+        assert triage(quoted + "It worked with transformers 4.25.1.").cause_id != \
+            "env-version-too-old"
         # no library in sight: whose release would it be?
         assert triage("Exporting this shape is not supported yet.").cause_id != \
             "env-version-too-old"

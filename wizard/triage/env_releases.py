@@ -28,6 +28,8 @@ _NAMED = re.compile(r"\b(unsloth|peft|trl|accelerate|datasets|tokenizers|diffuse
                     r"sentence[_-]transformers|bitsandbytes|deepspeed|transformers)\b", re.I)
 _NOT_YET = re.compile(r"\s*\b(?:(?:is|are) )?not (?:yet )?supported yet\b|\s*\b(?:(?:is|are) )?not "
                       r"yet supported\b", re.I)
+_WORKED_BEFORE = re.compile(r"\b(?:used to work|was working|worked (?:fine |well )?(?:with|on|in|"
+                            r"before|until)|works? (?:fine )?(?:with|on|in) v?\d+\.\d+)", re.I)
 _ORG = {"unsloth": "unslothai", "bitsandbytes": "bitsandbytes-foundation",
         "deepspeed": "deepspeedai", "sentence-transformers": "UKPLab"}
 
@@ -74,8 +76,8 @@ def refine_not_supported_yet(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
     answer a maintainer gives). Only for a library's own words: its frame, or a message of a
     library the paste names."""
     lib = _library(parsed)
-    if lib is None:
-        return {"reject": True}
+    if lib is None or _WORKED_BEFORE.search(parsed.text):
+        return {"reject": True}       # a release that used to do it: a regression, not "yet"
     stated = stated_version(parsed, lib)
     line = next((ln for ln in parsed.text.splitlines() if _NOT_YET.search(ln)), "")
     what = _NOT_YET.split(line, 1)[0][-80:].strip(" '\"`(")
