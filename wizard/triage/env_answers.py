@@ -61,6 +61,23 @@ def libclass(name: str) -> str | None:
     return next((pkg for rx, pkg in _LIB_CLASS if rx.match(name or "")), None)
 
 
+# the libraries a paste names, by the names it uses for them
+_NAMED_LIBRARY = re.compile(r"\b(unsloth|peft|trl|accelerate|datasets|tokenizers|diffusers|"
+                            r"sentence[_-]transformers|bitsandbytes|deepspeed|huggingface_hub|"
+                            r"transformers|tensorflow|keras|torch)\b")
+
+
+def blamed_library(parsed: ParsedError) -> str | None:
+    """The library an error comes from: the innermost library frame's, else the one the paste
+    names most often (pip name)."""
+    pkg = parsed.innermost_library_package
+    if pkg:
+        return pip_name(pkg)
+    named = [m.replace("_", "-") if m.startswith("sentence") else m
+             for m in _NAMED_LIBRARY.findall(parsed.text)]
+    return pip_name(max(set(named), key=named.count)) if named else None
+
+
 def top_of(module: str) -> str:
     top = (module or "").split(".", 1)[0]
     return "tensorflow" if top == "tensorflow_core" else top

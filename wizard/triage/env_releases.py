@@ -9,39 +9,25 @@ import re
 from typing import Any
 
 from wizard.triage.env_answers import (
-    LIBRARIES,
     NEW,
     OLD,
     USER_CLASS,
     answer,
+    blamed_library,
     libclass,
     pin,
     stated_version,
     upgrade,
 )
-from wizard.triage.packages import pip_name
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import installed_version
 
-# the libraries whose names a paste uses for them, most specific first
-_NAMED = re.compile(r"\b(unsloth|peft|trl|accelerate|datasets|tokenizers|diffusers|"
-                    r"sentence[_-]transformers|bitsandbytes|deepspeed|transformers)\b", re.I)
 _NOT_YET = re.compile(r"\s*\b(?:(?:is|are) )?not (?:yet )?supported yet\b|\s*\b(?:(?:is|are) )?not "
                       r"yet supported\b", re.I)
 _WORKED_BEFORE = re.compile(r"\b(?:used to work|was working|worked (?:fine |well )?(?:with|on|in|"
                             r"before|until)|works? (?:fine )?(?:with|on|in) v?\d+\.\d+)", re.I)
 _ORG = {"unsloth": "unslothai", "bitsandbytes": "bitsandbytes-foundation",
         "deepspeed": "deepspeedai", "sentence-transformers": "UKPLab"}
-
-
-def _library(parsed: ParsedError) -> str | None:
-    """The library the error comes from: the innermost library frame's, else the one the paste
-    names most often."""
-    pkg = parsed.innermost_library_package
-    if pkg and pkg in LIBRARIES:
-        return pip_name(pkg)
-    named = [m.lower().replace("_", "-") for m in _NAMED.findall(parsed.text)]
-    return max(named, key=named.count) if named else None
 
 
 def refine_dataset_script_release(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -59,7 +45,7 @@ def refine_dataset_script_release(ev: dict, parsed: ParsedError) -> dict[str, An
 def refine_example_script(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A library's example script failing to import from the library: the examples on the main
     branch follow the source, newer than the installed release."""
-    lib = _library(parsed) or "transformers"
+    lib = blamed_library(parsed) or "transformers"
     if lib not in ("transformers", "datasets", "accelerate", "peft", "trl", "diffusers"):
         return {"reject": True}
     return answer(OLD, lib, f"The example script ({ev.get('script')}) comes from {lib}'s main "
@@ -75,7 +61,7 @@ def refine_not_supported_yet(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
     """A library saying it does not support something *yet*: a later release may (the first
     answer a maintainer gives). Only for a library's own words: its frame, or a message of a
     library the paste names."""
-    lib = _library(parsed)
+    lib = blamed_library(parsed)
     if lib is None or _WORKED_BEFORE.search(parsed.text):
         return {"reject": True}       # a release that used to do it: a regression, not "yet"
     stated = stated_version(parsed, lib)

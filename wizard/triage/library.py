@@ -19,11 +19,12 @@ from typing import Any, Sequence
 from wizard.triage.env_answers import (
     FAMILY,
     LIBRARIES,
+    blamed_library,
     internal_call_mismatch,
     removed_internal_user,
 )
 from wizard.triage.parse import ParsedError
-from wizard.triage.packages import dist_key, pip_name, version_lt
+from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.versions import installed_version, paste_versions
 
 
@@ -234,16 +235,11 @@ def _package(parsed: ParsedError) -> str | None:
     internal = removed_internal_user(parsed)
     if internal:
         return internal[0]
-    pkg = parsed.innermost_library_package
-    if pkg:
-        return pip_name(pkg)
+    blamed = blamed_library(parsed)
+    if blamed:
+        return blamed
     stated = [k for k in paste_versions(parsed.text) if k.replace("-", "_") in LIBRARIES
               or k in ("huggingface-hub", "sentence-transformers", "tf-keras")]
-    named = re.findall(r"\b(transformers|datasets|tokenizers|accelerate|peft|trl|bitsandbytes|"
-                       r"huggingface_hub|tensorflow|keras|torch|sentence_transformers)\b",
-                       parsed.text)
-    if named:
-        return pip_name(max(set(named), key=named.count))
     return stated[0] if stated else None
 
 
