@@ -1413,6 +1413,17 @@ def test_a_file_the_library_wrote_and_cannot_read_back_is_a_library_bug() -> Non
     assert triage(missing).bug is None
 
 
+def test_a_dataset_source_that_no_longer_matches_its_checksums_is_a_library_bug() -> None:
+    paste = ("ds = load_dataset('web_of_science', 'WOS5736')\n"
+             "NonMatchingChecksumError: Checksums didn't match for dataset source files:\n"
+             "['https://data.mendeley.com/datasets/9rw3vkcfy4/6/files/WebOfScience.zip?dl=1']")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "datasets"
+    assert 'verification_mode="no_checks"' in t.bug.reasons[0]
+    # a file the user's own code writes and checks is not the dataset's script
+    assert triage("ValueError: checksum of model.bin differs from the one I saved").bug is None
+
+
 def test_environment_errors_are_not_library_bugs() -> None:
     paste = (f"Traceback (most recent call last):\n  File \"t.py\", line 1, in <module>\n"
              f"    import sentence_transformers\n  File \"{SITE}/sentence_transformers/"

@@ -66,3 +66,33 @@ def test_a_library_constructor_that_now_requires_an_argument() -> None:
         mine = paste.replace("LoraModel", "SentimentModel")
         assert triage("class SentimentModel(nn.Module):\n    pass\n" + mine).cause_id != \
             "env-version-too-new"
+
+
+def test_a_keyword_the_libraries_gained_passed_to_an_unnamed_class() -> None:
+    paste = ("TypeError: __init__() got an unexpected keyword argument 'token'\n"
+             "I updated the fine-tuning project to its latest version.")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "env-version-too-old"
+        # the releases that gained it, read from the released wheels
+        assert "datasets 2.14" in t.primary.cause and "pip install -U" in t.primary.fix
+        # a class of the paste's own without the keyword: its code, not a release
+        own = triage("class Loader:\n    def __init__(self, path):\n        self.path = path\n"
+                     "Loader('x', token='hf_x')\n" + paste)
+        assert own.cause_id != "env-version-too-old"
+        # a keyword no library gained (a project's own) tells nothing about a release
+        assert triage(paste.replace("'token'", "'data_path'")).cause_id != "env-version-too-old"
+
+
+def test_flash_attention_2_names_under_flash_attn_1() -> None:
+    with pastes_from_elsewhere():
+        t = triage('  File "/x/site-packages/openchat/llama_attn.py", line 12, in forward\n'
+                   "    out = flash_attn_varlen_func(q, k, v, cu, cu, n, n)\n"
+                   "NameError: name 'flash_attn_varlen_func' is not defined")
+        assert t.cause_id == "env-version-too-old"
+        assert 'flash-attn>=2.0.0" --no-build-isolation' in t.primary.fix
+        old = triage("ImportError: cannot import name 'flash_attn_unpadded_func' from "
+                     "'flash_attn.flash_attn_interface'")
+        assert old.cause_id == "env-version-too-new" and "flash_attn_varlen_func" in old.primary.fix
+        # a lowercase name of the user's own left undefined is no release question
+        assert triage("NameError: name 'tokenized_ds' is not defined").cause_id == "unknown"

@@ -191,6 +191,22 @@ def kwarg_in_no_release(owner_key: str, arg: str) -> bool:
     return not any(_data()["varkw"].get(key) for key in _base_chain(owner_key))
 
 
+def kwarg_added(arg: str) -> list[Span]:
+    """The recorded callables that gained keyword ``arg`` after their first scanned release and
+    still take it in the newest one (``token``: ``datasets.load_dataset`` from 2.14, ...), one per
+    package, oldest package name first."""
+    data, found = _data(), {}
+    for key in sorted(data["kwargs"]):
+        span = kwarg(key, arg)
+        first = data["callables"].get(key, [0])[0]
+        if span is None or span.owner != key or span.last != span.latest:
+            continue
+        if _release_index(_package_of(key), span.first) == first:
+            continue                  # taken since the callable's first release: never added
+        found.setdefault(span.package, span)
+    return list(found.values())
+
+
 def callables(package: str) -> list[str]:
     """The keys of the recorded callables of ``package`` (``"trl.SFTTrainer"``, ...)."""
     prefix = _import_name(package) + "."

@@ -30,7 +30,8 @@ HOME = {"PartialState": "accelerate", "Accelerator": "accelerate", "AcceleratorS
          "load_dataset": "datasets", "Dataset": "datasets", "DatasetDict": "datasets",
          "hf_hub_download": "huggingface_hub", "snapshot_download": "huggingface_hub",
          "LoraConfig": "peft", "get_peft_model": "peft", "SFTTrainer": "trl",
-         "DPOTrainer": "trl"}
+         "DPOTrainer": "trl", "flash_attn_varlen_func": "flash_attn",
+         "flash_attn_varlen_qkvpacked_func": "flash_attn"}
 HOOKS = frozenset({"compute_loss", "training_step", "prediction_step", "evaluation_loop",
                     "train_step", "test_step", "predict_step", "call", "get_train_dataloader",
                     "get_eval_dataloader", "create_optimizer", "create_scheduler", "log",
@@ -122,9 +123,14 @@ def answer(cause_id: str, package: str, cause: str, fix: str, ev: dict,
     return {"id": cause_id, "cause": cause + _here(inst), "fix": fix}
 
 
+# packages that build against the installed torch, so pip must not isolate the build
+_NO_ISOLATION = frozenset({"flash-attn", "mamba-ssm", "causal-conv1d"})
+
+
 def upgrade(package: str, version: str | None = None) -> str:
     spec = f"{pip_name(package)}>={version}" if version else pip_name(package)
-    return f'pip install -U "{spec}"'
+    flag = " --no-build-isolation" if pip_name(package) in _NO_ISOLATION else ""
+    return f'pip install -U "{spec}"{flag}'
 
 
 def pin(package: str, version: str | None) -> str:

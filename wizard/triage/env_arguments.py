@@ -133,6 +133,17 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                         f"def {method}(self, ..., {arg}=None, **kwargs):  # accept the new "
                         "argument") + f"\n# or: {pin(pkg, change.added if change else None)}",
                       ev)
+    if owner is None and caller is None and change is None and method == "__init__" and \
+            not re.search(r"^\s*def __init__\s*\(", parsed.text, re.M):
+        added = api_history.kwarg_added(arg)
+        if added:                     # a keyword the libraries gained: some release is older
+            where = ", ".join(f"{s.package} {s.first} ({s.owner.split('.', 1)[1]})" for s in added)
+            names = " ".join(s.package for s in added)
+            return answer(OLD, added[0].package, f"The call passes {arg}=, which these libraries "
+                          f"only take from these releases on: {where}. The class is not named, but "
+                          "the code (or the library that makes the call) was written for newer "
+                          "releases than the one that ran it.", f"pip install -U {names}", ev,
+                          tuple(s.package for s in added[1:]))
     if owner is None and caller is None and change is None and not HF_NAMED.search(parsed.text):
         return {"reject": True}           # a function of the user's own code
     if change is not None and (owner is None or dist_key(change.package) == dist_key(owner)):

@@ -492,7 +492,7 @@ ENV_SIGNATURES: list[Signature] = [
          "A function got an argument the installed release does not have.",
          "pip install -U <package>", refine=refine_unexpected_kwarg, priority=11),
     _sig("env-name-not-defined", OLD,
-         r"name '(?P<name>[A-Z]\w*)' is not defined|"
+         r"name '(?P<name>[A-Z]\w*|flash_attn_\w+)' is not defined|"
          # the same in a reporter's words: 'The function or method "Partial State" is not defined'
          r"[\"'`](?P<name2>[A-Z][\w ]{0,40}?)[\"'`] is not defined",
          "A name imported only when an optional package is recent enough is undefined.",

@@ -81,6 +81,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
 
 _PANIC = re.compile(r"panicked at|PanicException|RUST_BACKTRACE", re.I)
 _NODEDEF = re.compile(r"errors? while building NodeDef", re.I)
+# datasets' verification of a loading script's source files (NonMatchingChecksumError)
+_CHECKSUM = re.compile(r"NonMatchingChecksumError|Checksums didn't match (?:for dataset source "
+                       r"files|for downloaded)", re.I)
 _REGRESSION = [re.compile(p, re.I) for p in (
     # "works with 4.30" (not "does not work, using 0.19": that is the failure, not the fix)
     r"(?<!not )(?<!n't )(?<!never )(?<!no longer )"
@@ -367,6 +370,11 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         strong = True
     if _COMMIT_LINK.search(text):
         reasons.append("the paste points at the library commit that the reporter blames")
+    if _CHECKSUM.search(text):
+        reasons.append("the files the dataset's loading script downloads no longer match the "
+                       "checksums it records: the source changed upstream and the script needs an "
+                       "update (meanwhile: load_dataset(..., verification_mode=\"no_checks\"); a "
+                       "download cut off midway reads the same: download_mode=\"force_redownload\")")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""

@@ -196,6 +196,13 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("torch", "compile", added="2.0.0"),
     ApiChange("torch", "register_pytree_node", added="2.2.0"),
     ApiChange("torch", "float8_e4m3fn", added="2.1.0"),
+    # flash-attn 2.0 renamed the variable-length ("unpadded") kernels
+    ApiChange("flash-attn", "flash_attn_varlen_func", added="2.0.0"),
+    ApiChange("flash-attn", "flash_attn_varlen_qkvpacked_func", added="2.0.0"),
+    ApiChange("flash-attn", "flash_attn_unpadded_func", removed="2.0.0",
+              replacement="from flash_attn import flash_attn_varlen_func"),
+    ApiChange("flash-attn", "flash_attn_unpadded_qkvpacked_func", removed="2.0.0",
+              replacement="from flash_attn import flash_attn_varlen_qkvpacked_func"),
     # numpy: aliases removed in 1.24 and 2.0
     *(ApiChange("numpy", n, removed="1.24.0", replacement=f"{n} (the Python builtin)")
       for n in ("float", "int", "bool", "object", "str", "long", "complex", "unicode")),
