@@ -1292,3 +1292,47 @@ def test_your_code_reading_an_attribute_no_release_of_the_class_had() -> None:
         # a class that forwards attributes (__getattr__) can say nothing of the kind
         t = triage(paste("BatchEncoding", "modell"))
         assert "No release" not in t.primary.cause
+
+
+def test_bf16_refused_on_a_gpu_shown_older_than_ampere() -> None:
+    paste = ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere "
+             "GPU with cuda>=11.0\n")
+    v100 = paste + "CudaDeviceProperties(name='Tesla V100-DGXS-32GB', major=7, minor=0)"
+    t = triage(v100)
+    assert t.cause_id == "bf16-unsupported-gpu" and "fp16=True" in t.primary.fix
+    # no GPU shown: no CUDA at all is as likely, and that answer covers both
+    assert triage(paste).cause_id == "precision-needs-cuda"
+    assert triage(paste + "CudaDeviceProperties(name='NVIDIA A100', major=8, minor=0)"
+                  ).cause_id == "precision-needs-cuda"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("`KeyError: 'eval_loss'` when `load_best_model_at_end=True` with multiple eval datasets",
+     "metric-for-best-model-not-found"),
+    ("HfHubHTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/api/models/"
+     "some-org/donut-v1/commit/main\nForbidden: pass `create_pr=1` as a query parameter to "
+     "create a Pull Request", "hub-write-refused"),
+    ("TypeError: '<=' not supported between instances of 'LoraConfig' and 'int'",
+     "wrong-argument-type"),
+    ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+     "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], "
+     "output_device 0, and module parameters {device(type='cuda', index=0), "
+     "device(type='cuda', index=1)}.", "device-map-auto-with-ddp"),
+])
+def test_more_signatures_in_their_real_wording(paste: str, cause: str) -> None:
+    assert cause_of(triage(paste).cause_id) == cause_of(cause)
+
+
+def test_right_padding_refused_by_flash_attention_in_training_or_generation() -> None:
+    error = ("ValueError: You are attempting to perform batched generation with padding_side="
+             "'right' this may lead to unexpected behaviour for Flash Attention version of Qwen2.")
+    training = triage("trainer = GRPOTrainer(model=model, reward_funcs=[r], args=cfg)\n"
+                      "trainer.train()\n" + error)
+    assert training.cause_id == "use-cache-on-during-training"
+    assert "use_cache = False" in training.primary.fix
+    generating = triage("out = model.generate(**batch, max_new_tokens=20)\n" + error)
+    assert generating.cause_id == "wrong-padding-side"
+    assert "padding_side = 'left'" in generating.primary.fix
+    # an unrelated config comparison is no config passed for a number
+    assert triage("TypeError: '<' not supported between instances of 'str' and 'int'"
+                  ).cause_id != "wrong-argument-type"

@@ -93,6 +93,11 @@ CAUSES: tuple[Cause, ...] = (
           "The Hub has no repository of that id and type (misspelt, private, or a dataset "
           "looked up as a model).",
           ("model-id-not-found", "hub-wrong-repo-type")),
+    Cause("model-placement-under-ddp",
+          "A model placed by device_map (spread over several GPUs with 'auto', or quantized onto "
+          "another GPU than the process's) is trained or run by several processes (DDP/"
+          "accelerate), which need one whole copy per process on its own GPU.",
+          ("quantized-model-wrong-device", "device-map-auto-with-ddp")),
     Cause("wrong-object-passed",
           "An API got an object of the wrong kind: a DatasetDict for a Dataset, the base "
           "TrainingArguments for a TRL config, a function for a model, a PyTorch model in "

@@ -24,7 +24,7 @@ from wizard.triage.env_answers import (
     upgrade,
 )
 from wizard.triage.parse import ParsedError
-from wizard.triage.packages import dist_key, pip_name
+from wizard.triage.packages import dist_key, parse_version, pip_name
 from wizard.triage.versions import api_change, argument_change, paste_versions
 
 # arguments of the APIs fine-tuning calls most (TrainingArguments, from_pretrained, the tokenizer,
@@ -234,3 +234,84 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
                               f"{name} out of {cls}; the code was written for an older release.",
                               fix, ev)
     return {"reject": True}
+
+
+def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A Trainer hook overridden with fewer parameters than the library now passes
+    (`training_step() takes 3 positional arguments but 4 were given`): the override was written
+    for an older release."""
+    hook, takes, given = str(ev.get("hook")), int(ev.get("takes", 0)), int(ev.get("given", 0))
+    if given <= takes or not re.search(rf"^\s*def {hook}\s*\(|Trainer\b|\bfinetune|"
+                                       rf"\bTraining(?:Arguments|Config)\b", parsed.text, re.M):
+        return {"reject": True}
+    pkg = importer_of(parsed) or "transformers"
+    change = api_change("num_items_in_batch") if hook in ("training_step", "compute_loss") else None
+    note = (f" (transformers {change.added} added num_items_in_batch)" if change else "")
+    fix = (change.replacement.replace("compute_loss(self, model, inputs, return_outputs=False, ",
+                                      f"{hook}(self, model, inputs, ")
+           if change else f"def {hook}(self, *args, **kwargs):   # accept what the library passes")
+    return answer(NEW, pkg, f"{pkg} now calls your override {hook}() with {given - takes} more "
+                  f"argument(s) than it declares{note}: the override (yours, or the project's "
+                  "script you run) has the older signature.",
+                  f"{fix}\n# or: {pin(pkg, change.added if change else None)}", ev)
+
+
+_CALL_OPEN = re.compile(r"(?<![\w.])(?P<cls>[A-Z]\w{0,60})\(")
+
+
+def _call_arguments(text: str, start: int) -> str:
+    """The argument text of the call opened just before `start`, up to its closing parenthesis
+    (or the end of a paste cut off inside the call; at most 3000 characters)."""
+    depth = 0
+    for i, ch in enumerate(text[start:start + 3000]):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return text[start:start + i]
+            depth -= 1
+    return text[start:start + 3000]
+
+
+def removed_arguments_in_code(parsed: ParsedError) -> list[tuple[str, str, "api_history.Span"]]:
+    """(class, argument, span) for each argument the paste's code passes to a library class
+    whose newest release no longer takes it (and the release the paste states, if any, does not
+    take either), the earliest removed first."""
+    found = {}
+    stated = paste_versions(parsed.text)
+    for call in _CALL_OPEN.finditer(parsed.text):
+        key = api_history.owner(call.group("cls"))
+        if key is None:
+            continue
+        args = _call_arguments(parsed.text, call.end())
+        for arg in re.findall(r"(?<![\w.])([a-z_]\w*)\s*=(?!=)", args):
+            span = api_history.kwarg(key, arg)
+            if span is None or span.removed is None or (call.group("cls"), arg) in found:
+                continue
+            version = stated.get(dist_key(span.package))
+            if not (version and span.present_in(version)):
+                found[(call.group("cls"), arg)] = span
+    return sorted(((c, a, s) for (c, a), s in found.items()),
+                  key=lambda x: parse_version(x[2].removed) or ())
+
+
+def refine_removed_argument_in_code(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A TypeError whose message is cut off (or not pasted) beside code that passes removed
+    arguments: they are the likely cause."""
+    if re.search(r"unexpected keyword argument|positional argument", parsed.text):
+        return {"reject": True}       # the message names the argument: the other rules read it
+    found = removed_arguments_in_code(parsed)
+    if not found:
+        return {"reject": True}
+    cls, arg, span = found[0]
+    message = parsed.message or ""
+    if message.strip() and cls not in message and "argument" not in message:
+        return {"reject": True}       # a complete message about something else: the call passed
+    removed = ".".join(span.removed.split(".")[:2]) + ".0"
+    named = ", ".join(f"{a}= ({s.package} {'.'.join(s.removed.split('.')[:2])})"
+                      for _, a, s in found)
+    change = api_change(arg, span.package)
+    swap = f"   # or: {change.replacement}" if change and change.replacement else ""
+    return answer(NEW, span.package, f"The code passes {cls} arguments that newer releases "
+                  f"removed: {named}. The TypeError is a newer release rejecting them.",
+                  f"{pin(span.package, removed)}{swap}", ev)

@@ -31,6 +31,8 @@ from wizard.triage.env_answers import (
 from wizard.triage.env_arguments import (
     refine_keras_kwargs,
     refine_release_removed,
+    refine_hook_arity,
+    refine_removed_argument_in_code,
     refine_unexpected_kwarg,
 )
 from wizard.triage.env_imports import (
@@ -40,6 +42,7 @@ from wizard.triage.env_imports import (
     refine_name_not_defined,
     refine_no_module,
 )
+from wizard.triage.env_skew import refine_unbatched_input
 from wizard.triage.env_releases import (
     refine_constructor_argument,
     refine_dataset_script_release,
@@ -491,6 +494,19 @@ ENV_SIGNATURES: list[Signature] = [
          r" ?['\"](?P<arg>\w+)['\"]",
          "A function got an argument the installed release does not have.",
          "pip install -U <package>", refine=refine_unexpected_kwarg, priority=11),
+    _sig("env-hook-arity", NEW,
+         r"(?<![\w.])(?:\w{1,80}\.)?(?P<hook>training_step|compute_loss|prediction_step|"
+         r"evaluation_loop|train_step|test_step|_prepare_inputs|log|create_optimizer)\(\) takes "
+         r"(?P<takes>\d+) positional arguments? but (?P<given>\d+) (?:were|was) given",
+         "A Trainer hook is overridden with fewer parameters than the library now passes.",
+         "def <hook>(self, *args, **kwargs)", refine=refine_hook_arity, priority=11),
+    _sig("env-unbatched-input", NEW,
+         r"Wrong shape for input_ids(?P<flat> \(shape (?:torch\.Size\(\[\d+\]\)|\(\d+,?\))\))?",
+         "A transformers model got input_ids without a batch dimension.",
+         "input_ids.unsqueeze(0)", refine=refine_unbatched_input, priority=12),
+    _sig("env-removed-argument-in-code", NEW, r"\bTypeError\b",
+         "The code passes an argument the installed release removed.",
+         "drop or rename the argument", refine=refine_removed_argument_in_code, priority=2),
     _sig("env-name-not-defined", OLD,
          r"name '(?P<name>[A-Z]\w*|flash_attn_\w+)' is not defined|"
          # the same in a reporter's words: 'The function or method "Partial State" is not defined'

@@ -87,6 +87,25 @@ def refine_padding_side(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                    "distinct from EOS silences it; left padding stays right for generation"}
 
 
+_TRAINING = re.compile(r"\b(?:\w*Trainer|trainer\.train|\.fit)\b|\b(?:GRPO|SFT|DPO|PPO|RLHF)\b|"
+                       r"\b(?:training|fine-?tun\w+|train\.py|compute_loss|training_step)\b", re.I)
+
+
+def refine_flash_padding(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The flash-attention check runs whenever use_cache is on, so in a training forward pass
+    (no generation) the answer is use_cache=False, not left padding."""
+    if re.search(r"\.generate\(|\bpipeline\(", parsed.text) and not re.search(
+            r"\b(?:GRPO|PPO|RLOO|online)\w*", parsed.text):
+        return None                   # generation: left padding is the fix
+    if not _TRAINING.search(parsed.text):
+        return None
+    return {"id": "use-cache-on-during-training",
+            "cause": "A training forward pass ran with use_cache on: the model's flash-attention "
+                     "path then treats the right-padded batch as batched generation and refuses "
+                     "it. Training needs no cache, and right padding is right for training.",
+            "fix": "model.config.use_cache = False   # right after from_pretrained, before training"}
+
+
 def refine_hub_signature(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The fix names a signature the module has (the first the error lists)."""
     return {"fix": f"hub.KerasLayer(handle, signature={ev['available']!r}, "
@@ -401,6 +420,14 @@ HF_SIGNATURES: list[Signature] = [
        "left padding puts every prompt's end there.", ["data.no-pad-token"],
        "tokenizer.padding_side = 'left'   # for batched generation (right is right for training)",
        priority=12, refine=refine_padding_side),
+    _s("flash-attention-right-padding",
+       r"You are attempting to perform batched generation with padding_side='right'",
+       "A batch padded on the right reached a flash-attention model with use_cache on: for "
+       "batched generation the prompts must be padded on the left.",
+       "The flash-attention path of the model refuses right padding whenever use_cache is on.",
+       ["data.no-pad-token"],
+       "tokenizer.padding_side = 'left'   # before tokenizing the prompts for generate()",
+       priority=13, family="wrong-padding-side", refine=refine_flash_padding),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",
@@ -420,7 +447,11 @@ HF_SIGNATURES: list[Signature] = [
        "push)", priority=14),
     _s("hub-write-refused",
        r"You don't have the rights to create a (?:model|dataset|space) under the namespace|"
-       r"403 Forbidden: [^\n]{0,80}(?:write|rights|permission)",
+       r"403 Forbidden: [^\n]{0,80}(?:write|rights|permission)|"
+       # a commit to a repository the token may only open pull requests on
+       r"403 Client Error: Forbidden for url: https?://[\w.-]{0,40}huggingface\.co/api/(?:models|"
+       r"datasets|spaces)/[\w.-]{1,96}/[\w.-]{1,96}/(?:commit|preupload)|pass `create_pr=1` as a "
+       r"query parameter",
        "The token can read but not write there: a read-only (or fine-grained) token, or a "
        "namespace (organisation) it has no write rights in.",
        "push_to_hub creates and writes the repository with the token's rights.",
@@ -452,6 +483,15 @@ HF_SIGNATURES: list[Signature] = [
        "The library calls module methods (modules(), named_parameters()) on that argument.",
        ["model.forward"], "# pass a model: AutoModelForSequenceClassification.from_pretrained("
        "..., num_labels=1)"),
+    _s("config-object-for-a-number",
+       r"'(?:<|<=|>|>=|\+|\*|/)' not supported between instances of '(?P<cls>\w{0,60}(?:Config|"
+       r"Arguments|Args))' and '(?:int|float)'|unsupported operand type\(s\) for [^\n]{1,4}: "
+       r"'(?P<cls2>\w{0,60}(?:Config|Arguments|Args))' and '(?:int|float)'",
+       "A config object was passed where the function expects a number: it takes the settings as "
+       "keyword arguments (r=..., lora_alpha=...), so the object landed in a numeric parameter.",
+       "A positional argument binds to the first parameter, whatever object it is.",
+       ["model.forward"], "get_peft_model(model, r=16, lora_alpha=16, target_modules=[...])   # "
+       "the function's own keywords, not a config object", family="wrong-argument-type"),
     _s("keras-h5-save-unsupported",
        r"Not JSON Serializable:?'?,? ?<?\w*Config|Object of type '?\w+Config'? is not JSON "
        r"serializable|"

@@ -9,7 +9,7 @@ from typing import Any
 
 from wizard.triage import api_history
 from wizard.triage.env_answers import answer_from_change
-from wizard.triage.packages import dist_key
+from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import member_change, paste_versions
@@ -105,7 +105,10 @@ def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[st
     if change is None:
         return None
     stated = paste_versions(parsed.text).get(dist_key(change.package))
-    if stated and api_history.member(cls, attr).present_in(stated):
+    span = api_history.member(cls, attr)
+    if stated and (span.present_in(stated) if span is not None else (
+            version_lt(stated, change.added or "0") is False
+            and version_lt(stated, change.removed or "99999") is True)):
         return None                   # that release has it: something else
     return answer_from_change(change, f"{cls}.{attr}", parsed, ev)
 
@@ -135,6 +138,24 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                      f"another object).{never}",
             "fix": f"print([a for a in dir(obj) if not a.startswith('_')])   # the fields a {cls} "
                    f"has, instead of .{attr}"}
+
+
+# a CUDA GPU without bfloat16 shown in the paste: its name, or its compute capability below 8
+_PRE_AMPERE = re.compile(r"\b(?:Tesla )?(?:V100|T4|P100|P40|K80|M60)\b|\bGTX ?\d{3,4}\b|"
+                         r"\bRTX ?20[5-8]0\b|\bmajor=[1-7],|compute capability:? ?[1-7]\.\d")
+
+
+def refine_precision_device(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """bf16 refused on a machine whose paste shows a CUDA GPU older than Ampere: the GPU lacks
+    bfloat16 (not CUDA)."""
+    if not re.search(r"bf16|tf32", parsed.text, re.I) or \
+            not _PRE_AMPERE.search(parsed.text):
+        return None
+    return {"id": "bf16-unsupported-gpu",
+            "cause": "bf16 (and tf32) was asked for on a CUDA GPU older than Ampere: it has no "
+                     "bfloat16 arithmetic.",
+            "fix": "TrainingArguments(..., bf16=False, tf32=False, fp16=True)   # or --bf16 False "
+                   "--tf32 False --fp16 True"}
 
 
 def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -559,7 +580,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "load_best_model_at_end=True)", title="save and eval strategy must match", priority=9),
     _u("metric-for-best-model-not-found",
        r"The `metric_for_best_model` training argument is set to '(?P<metric>[^'\n]+)', which is "
-       r"not found in the evaluation metrics|(?m:^KeyError: 'eval_(?P<metric2>\w+)'$)",
+       r"not found in the evaluation metrics|(?m:^`?KeyError: 'eval_(?P<metric2>\w+)'(?:`|$))",
        "metric_for_best_model names a metric the evaluation does not report (compute_metrics "
        "returns other keys, or there is no eval loss because labels are missing from the eval "
        "set).", "The Trainer prefixes each key compute_metrics returns with 'eval_'.",
@@ -596,7 +617,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "fp16 needs a CUDA GPU; bf16 needs Ampere (A100, RTX 30xx) or newer.",
        ["environment.device", "model.precision-unsupported"],
        "TrainingArguments(..., fp16=torch.cuda.is_available(), bf16=False)",
-       title="Mixed precision needs a suitable GPU"),
+       title="Mixed precision needs a suitable GPU", refine=refine_precision_device),
     _u("numpy-value-not-json-serializable",
        r"Object of type (?:int64|int32|float32|float64|ndarray|Tensor) is not JSON serializable",
        "A NumPy or torch value went into a config or log that is saved as JSON (e.g. id2label "
@@ -788,7 +809,10 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("quantized-model-wrong-device",
        r"You can't train a model that has been loaded in 8-bit precision on a different device "
        r"than the one you're training on|You can't train a model that has been loaded with "
-       r"`device_map='auto'` in any distributed mode",
+       r"`device_map='auto'` in any distributed mode|"
+       # torch's DDP refusing a module whose parameters sit on several devices
+       r"DistributedDataParallel device_ids and output_device arguments only work with "
+       r"single-device",
        "A quantized (or device_map='auto') model sits on another GPU than the process trains "
        "on: under DDP/accelerate each process needs its own copy on its own GPU.",
        "With several processes, device_map must place the whole model on the process's GPU.",

@@ -166,6 +166,11 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("tensorflow", "expand_1d", removed="2.11.0",
               replacement="upgrade the package that calls it (transformers)", internal=True),
     ApiChange("tensorflow", "swish", added="2.2.0"),
+    # members: "Base.attr" holds for every class whose name ends with Base (OneDeviceStrategy)
+    ApiChange("tensorflow", "Strategy.experimental_run_v2", removed="2.4.0",
+              replacement="strategy.run(fn, args=...)   # or a release of the calling library "
+                          "that uses it"),
+
     ApiChange("keras", "input_length", removed="3.0.0",
               replacement="drop input_length (Keras 3 infers it from the input)"),
     # TensorFlow 1 graph-mode APIs that TensorFlow 2.0 removed from the top-level namespace
@@ -275,8 +280,16 @@ def argument_change(callee: str, arg: str) -> ApiChange | None:
 
 def member_change(cls: str, attr: str) -> ApiChange | None:
     """The change of attribute or method `attr` of a class the history records ('Trainer',
-    'Dataset', 'SFTTrainer'): added or removed, in the releases of the package that has it."""
-    return _span_change(api_history.member(cls, attr), f"{cls}.{attr}")
+    'Dataset', 'SFTTrainer'): added or removed, in the releases of the package that has it; else
+    a table entry "Base.attr" for a class named ...Base (OneDeviceStrategy: Strategy)."""
+    found = _span_change(api_history.member(cls, attr), f"{cls}.{attr}")
+    if found is not None:
+        return found
+    for i in [0] + [m.start() for m in re.finditer(r"(?<=[a-z0-9])[A-Z]", cls)]:
+        for c in API_CHANGES:
+            if c.name == f"{cls[i:]}.{attr}":
+                return c
+    return None
 
 
 def satisfies(version: str, specifier: str) -> bool | None:
