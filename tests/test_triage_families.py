@@ -1336,3 +1336,31 @@ def test_right_padding_refused_by_flash_attention_in_training_or_generation() ->
     # an unrelated config comparison is no config passed for a number
     assert triage("TypeError: '<' not supported between instances of 'str' and 'int'"
                   ).cause_id != "wrong-argument-type"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("model = load_model(path)\nValueError: Unknown layer: TokenEmbedding",
+     "keras-custom-objects-on-load"),
+    ("after training I load it with load_model and I miss the custom layer 'TokenEmbedding'",
+     "keras-custom-objects-on-load"),
+    ("outputs = keras.layers.Dense(units=2)(dense)\nAttributeError: 'tuple' object has no "
+     "attribute 'layer'", "keras-and-tf-keras-mixed"),
+    ("--> 181     match = re_bert.match(bert.weights[0].name)\nIndexError: list index out of range",
+     "weights-loaded-before-build"),
+    ("model = MultiLabelClassificationModel('bert', 'bert-base-uncased', num_labels=22)\n"
+     "RuntimeError: shape '[-1, 22]' is invalid for input of size 2",
+     "multilabel-labels-not-multi-hot"),
+])
+def test_keras_and_multi_label_wordings(paste: str, cause: str) -> None:
+    assert triage(paste).cause_id == cause
+
+
+def test_keras_and_multi_label_controls() -> None:
+    # an IndexError on a line that reads no layer weights is not an unbuilt layer
+    assert triage("--> 12     first = rows[0]\nIndexError: list index out of range"
+                  ).cause_id != "weights-loaded-before-build"
+    # a reshape outside a multi-label set-up, or with whole rows, is another fault
+    assert triage("RuntimeError: shape '[-1, 22]' is invalid for input of size 2"
+                  ).cause_id != "multilabel-labels-not-multi-hot"
+    assert triage("MultiLabelClassificationModel\nRuntimeError: shape '[-1, 4]' is invalid for "
+                  "input of size 8").cause_id != "multilabel-labels-not-multi-hot"

@@ -43,7 +43,8 @@ CAUSES: tuple[Cause, ...] = (
           "The labels' shape does not fit the model's output (another number of examples, "
           "one-hot against class ids, token-level against sequence-level).",
           ("batch-size-mismatch", "logits-labels-first-dim", "keras-shapes-incompatible",
-           "bce-target-size-mismatch", "cross-entropy-class-dim")),
+           "bce-target-size-mismatch", "cross-entropy-class-dim",
+           "multilabel-labels-not-multi-hot")),
     Cause("label-dtype-mismatch",
           "The labels' dtype is not the one the loss needs (ints for a float loss, float64 "
           "against float32, floats for a class-id loss).",
@@ -93,6 +94,10 @@ CAUSES: tuple[Cause, ...] = (
           "The Hub has no repository of that id and type (misspelt, private, or a dataset "
           "looked up as a model).",
           ("model-id-not-found", "hub-wrong-repo-type")),
+    Cause("precision-unsupported-here",
+          "Mixed precision was asked for on hardware that lacks it: fp16/bf16 without a CUDA GPU, "
+          "or bf16 (tf32) on a GPU older than Ampere (T4, V100).",
+          ("precision-needs-cuda", "bf16-unsupported-gpu")),
     Cause("model-placement-under-ddp",
           "A model placed by device_map (spread over several GPUs with 'auto', or quantized onto "
           "another GPU than the process's) is trained or run by several processes (DDP/"

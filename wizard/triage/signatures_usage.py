@@ -158,6 +158,15 @@ def refine_precision_device(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    "--tf32 False --fp16 True"}
 
 
+def refine_multilabel_view(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only for a multi-label set-up, and with fewer values than one row of labels needs (a
+    reshape elsewhere fails for other reasons)."""
+    if not re.search(r"multi.?label", parsed.text, re.I) or \
+            int(ev.get("size", 0)) % max(int(ev.get("num_labels", 1)), 1) == 0:
+        return {"reject": True}
+    return None
+
+
 def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only when the paste's own tokenizer calls never pass truncation (and some call shows)."""
     calls = re.findall(r"\.(?:encode\w*|batch_encode_plus)\(([^)]*)\)|\b\w*tokenizer\w*\(([^)]*)\)",
@@ -185,6 +194,15 @@ USAGE_SIGNATURES: list[Signature] = [
        "labels = torch.nn.functional.one_hot(labels, num_classes=num_labels).float()  # multi-hot\n"
        "# or single-label classification: problem_type='single_label_classification' (cross-entropy)",
        title="Target size must be the same as input size"),
+    _u("multilabel-labels-not-multi-hot",
+       r"shape '\[-1, (?P<num_labels>\d+)\]' is invalid for input of size (?P<size>\d+)",
+       "A multi-label model got one label per example: it reshapes the labels to [-1, "
+       "num_labels], which needs one 0/1 value per class (a multi-hot list) in each row.",
+       "Multi-label classification compares every class's logit with its own 0/1 label.",
+       ["data.batch-structure", "model.num-labels-vs-classes"],
+       "df['labels'] = df[label_columns].values.tolist()   # one multi-hot list per row, "
+       "num_labels long", title="Multi-label labels are not multi-hot lists",
+       refine=refine_multilabel_view),
     _u("map-column-length-mismatch",
        r"Column \d+ named (?P<column>\w+) expected length (?P<expected>\d+) but got length "
        r"(?P<got>\d+)",
@@ -472,18 +490,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "print(dataset.column_names)   # then use those names in your function",
        title="Column not in the dataset", family="column-not-in-dataset",
        refine=refine_row_key),
-    _u("keras-custom-objects-on-load",
-       r"Unknown (?:layer|object|loss|metric|optimizer|activation)(?: type| function)?:? "
-       r"'?(?P<name>\w+)'?\. Please ensure "
-       r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)",
-       "The saved Keras model contains a class Keras does not know at load time (a transformers "
-       "layer such as TFBertMainLayer, or your own layer/loss).",
-       "load_model rebuilds each layer by class name; classes outside Keras must be passed in.",
-       ["model.forward"],
-       "model.save_pretrained('out'); model = TFAutoModelForSequenceClassification."
-       "from_pretrained('out')\n# or: tf_keras.models.load_model(path, custom_objects="
-       "{'TFBertMainLayer': TFBertMainLayer})", title="Unknown layer on load_model",
-       framework="tensorflow"),
     _u("meta-tensor-model",
        r"Cannot copy out of meta tensor; no data|is on the meta device, we need a `value` to put "
        r"in on",
