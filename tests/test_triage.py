@@ -1413,6 +1413,21 @@ def test_a_file_the_library_wrote_and_cannot_read_back_is_a_library_bug() -> Non
     assert triage(missing).bug is None
 
 
+def test_a_printed_result_beside_the_value_expected_is_a_possible_library_bug() -> None:
+    paste = ("```python\nfrom transformers import AutoTokenizer\n"
+             "t = AutoTokenizer.from_pretrained('meta-llama/Meta-Llama-3-8B-Instruct')\n"
+             "print(t('are you ok?', add_special_tokens=False)[0].offsets)\n```\n"
+             "output:\n```\n[(0, 0), (3, 3), (7, 7), (10, 10)]\n```\n"
+             "### Expected behavior\n\n```\n[(0, 3), (3, 7), (7, 10), (10, 11)]\n```\n")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and "wrong result" in t.bug.reasons[0]
+    # the template's heading followed by prose, or a question, states no expected value
+    prose = paste.split("### Expected")[0] + "### Expected behavior\n\nI expect it to work.\n"
+    assert triage(prose).cause_id != "library-bug"
+    asked = paste.split("### Expected")[0] + "Is this a bug or expected behavior?\n"
+    assert triage(asked).cause_id != "library-bug"
+
+
 def test_a_dataset_source_that_no_longer_matches_its_checksums_is_a_library_bug() -> None:
     paste = ("ds = load_dataset('web_of_science', 'WOS5736')\n"
              "NonMatchingChecksumError: Checksums didn't match for dataset source files:\n"

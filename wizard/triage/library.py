@@ -302,6 +302,13 @@ _WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|inco
                           r"offsets?|values?))\b", re.I)
 
 
+# an "expected results" heading followed by a value (a list, a shape, a number), not by prose
+_EXPECTED_VALUE = re.compile(r"^[#* \t]*expected (?:results?|outputs?|behaviou?r)[ \t:*]*\n"
+                             r"(?:[ \t]*(?:```\w*)?[ \t]*\n){0,3}[ \t]*(?:[\[\(\{'\"]|torch\.Size|"
+                             r"tensor\(|array\(|\d)",
+                             re.M | re.I)
+
+
 def _own_call_arity(parsed: ParsedError) -> str | None:
     """The function a library line calls with the wrong number of arguments (TypeError; an
     object's `__call__` when the line calls a name), when the paste does not define that function
@@ -324,14 +331,15 @@ def _own_call_arity(parsed: ParsedError) -> str | None:
 
 def _silent_wrong_output(parsed: ParsedError) -> bool:
     """No exception: library calls on literal input with their printed result (an interactive
-    session, or a script that prints), and the reporter saying that result is wrong."""
+    session, or a script that prints), and the reporter saying that result is wrong, or
+    showing the result they expected beside it."""
     printed = len(re.findall(r"^\s*print\(", parsed.text, re.M)) >= 1 and re.search(
-        r"\.from_pretrained\(\s*['\"]|Tokenizer\(", parsed.text)
+        r"\.from_pretrained\(\s*['\"]|Tokenizer\(|Collator\w*\(", parsed.text)
     if parsed.exc_type or (len(_SESSION.findall(parsed.text)) < 2 and not printed):
         return False
     if re.search(r"^\s*(?:(?:>>>|\(Pdb\))\s*)?(?:def|class)\s", parsed.text, re.M):
         return False                  # code of the user's own in between
-    return bool(_WRONG_WORDS.search(parsed.text))
+    return bool(_WRONG_WORDS.search(parsed.text) or _EXPECTED_VALUE.search(parsed.text))
 
 
 def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
