@@ -1428,6 +1428,22 @@ def test_a_printed_result_beside_the_value_expected_is_a_possible_library_bug() 
     assert triage(asked).cause_id != "library-bug"
 
 
+def test_a_librarys_override_that_lags_the_framework_it_overrides_is_a_library_bug() -> None:
+    keras = ("optimizer, lr = create_optimizer(1e-4, 1000000, 10000)\nmodel.compile(optimizer="
+             "optimizer)\nmodel.fit(x, y)\nTypeError: apply_gradients() got an unexpected keyword "
+             "argument 'experimental_aggregate_gradients'")
+    t = triage(keras)
+    assert t.cause_id == "library-bug" and "keras now passes" in t.bug.reasons[0]
+    patched = triage("TypeError: LoraLayer_update_layer() got an unexpected keyword argument "
+                     "'use_dora'")
+    assert patched.cause_id == "library-bug" and "peft now passes it use_dora=" in \
+        patched.bug.reasons[0]
+    # the paste's own override: the user's code, not a library's
+    own = triage("class MyOpt(tf.keras.optimizers.Adam):\n    def apply_gradients(self, grads):\n"
+                 "        ...\n" + keras.split("\n")[-1])
+    assert own.cause_id != "library-bug"
+
+
 def test_a_dataset_source_that_no_longer_matches_its_checksums_is_a_library_bug() -> None:
     paste = ("ds = load_dataset('web_of_science', 'WOS5736')\n"
              "NonMatchingChecksumError: Checksums didn't match for dataset source files:\n"

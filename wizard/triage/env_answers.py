@@ -202,6 +202,30 @@ def internal_call_mismatch(parsed: ParsedError) -> str | None:
     return None
 
 
+# methods a framework calls on the subclasses libraries define (an optimizer's apply_gradients,
+# a PEFT layer's update_layer): the framework adds arguments, the subclass must take them
+_FRAMEWORK_CALLED = {"apply_gradients": "keras", "_resource_apply_dense": "keras",
+                     "_resource_apply_sparse": "keras", "update_layer": "peft"}
+
+
+def lagging_override(parsed: ParsedError) -> tuple[str, str, str] | None:
+    """(function, argument, framework) when a library's own override of a framework method, or
+    its patched-in replacement of one (named `Class_method`), does not take an argument the
+    framework now passes. None when the paste defines that function itself (then it is yours)."""
+    m = _KWARG.search(parsed.message or parsed.text)
+    if m is None:
+        return None
+    callee, arg = m.group("callee").rpartition(".")[2], m.group("arg")
+    if re.search(rf"^\s*def {re.escape(callee)}\s*\(", parsed.text, re.M):
+        return None
+    patched = re.fullmatch(r"(?P<cls>[A-Z][A-Za-z0-9]+)_(?P<meth>[a-z_]\w*)", callee)
+    if patched and patched.group("meth") in _FRAMEWORK_CALLED:
+        return callee, arg, _FRAMEWORK_CALLED[patched.group("meth")]
+    if callee in _FRAMEWORK_CALLED:
+        return callee, arg, _FRAMEWORK_CALLED[callee]
+    return None
+
+
 def importer_of(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""

@@ -19,6 +19,7 @@ from wizard.triage.env_answers import (
     answer_from_change,
     importer_of,
     internal_call_mismatch,
+    lagging_override,
     libclass,
     pin,
     upgrade,
@@ -64,8 +65,8 @@ _AUTHORS_VERSION = re.compile(r"\b(?:which|what) version of `?[\w-]+`? (?:did |d
 
 def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
-    if internal_call_mismatch(parsed):
-        return {"reject": True}       # the library's own call: see library.py
+    if internal_call_mismatch(parsed) or lagging_override(parsed):
+        return {"reject": True}       # the library's own call or override: see library.py
     owner_cls, _, method = callee.rpartition(".")
     if method == "forward" and arg in ("labels", "label", "label_ids") and _base_model(owner_cls,
                                                                                  parsed):

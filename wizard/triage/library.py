@@ -21,6 +21,7 @@ from wizard.triage.env_answers import (
     LIBRARIES,
     blamed_library,
     internal_call_mismatch,
+    lagging_override,
     removed_internal_user,
 )
 from wizard.triage.parse import ParsedError
@@ -426,6 +427,13 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if own:
         reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
                        "does not take it (one release disagreeing with itself)")
+    lagging = lagging_override(parsed)
+    if lagging:
+        fn, arg, framework = lagging
+        reasons.append(f"{fn}() is a library's own override (or patched-in replacement) of a "
+                       f"{framework} method, and {framework} now passes it {arg}=, which it does "
+                       "not take: the library lags the framework release (until its fix: pin "
+                       f"{framework} to the release before {arg} appeared)")
     internal = removed_internal_user(parsed)
     if internal:
         lib, change, what = internal
