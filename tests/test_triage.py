@@ -1444,6 +1444,17 @@ def test_a_librarys_override_that_lags_the_framework_it_overrides_is_a_library_b
     assert own.cause_id != "library-bug"
 
 
+def test_a_pull_request_describing_its_fix_is_a_library_bug() -> None:
+    error = ("`RuntimeError: Error(s) in loading state_dict for BertForSequenceClassification:\n"
+             "\tsize mismatch for classifier.weight: copying a param with shape torch.Size([3, 768]) "
+             "from checkpoint, the shape in current model is torch.Size([2, 768]).`")
+    pr = triage("Pull request in order to fix a mismatch in model and weight size when loading "
+                "the bert models.\n" + error)
+    assert pr.cause_id == "library-bug"
+    # the same error asked about is the user's head size
+    assert triage("How do I fix this when loading my model?\n" + error).cause_id != "library-bug"
+
+
 def test_a_dataset_source_that_no_longer_matches_its_checksums_is_a_library_bug() -> None:
     paste = ("ds = load_dataset('web_of_science', 'WOS5736')\n"
              "NonMatchingChecksumError: Checksums didn't match for dataset source files:\n"

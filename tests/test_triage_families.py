@@ -1364,3 +1364,13 @@ def test_keras_and_multi_label_controls() -> None:
                   ).cause_id != "multilabel-labels-not-multi-hot"
     assert triage("MultiLabelClassificationModel\nRuntimeError: shape '[-1, 4]' is invalid for "
                   "input of size 8").cause_id != "multilabel-labels-not-multi-hot"
+
+
+def test_weights_only_in_the_other_framework() -> None:
+    paste = ("OSError: tblard/tf-allocine does not appear to have a file named pytorch_model.bin "
+             "but there is a file for TensorFlow weights. Use `from_tf=True` to load this model")
+    t = triage(paste)
+    assert t.cause_id == "no-pytorch-weights-on-hub" and "from_tf=True" in t.primary.fix
+    # no weights of any framework: a folder without weights, not a conversion
+    bare = triage("OSError: out/ does not appear to have a file named pytorch_model.bin")
+    assert bare.cause_id == "model-dir-missing-weights"

@@ -94,6 +94,10 @@ CAUSES: tuple[Cause, ...] = (
           "The Hub has no repository of that id and type (misspelt, private, or a dataset "
           "looked up as a model).",
           ("model-id-not-found", "hub-wrong-repo-type")),
+    Cause("weights-only-in-other-framework",
+          "The checkpoint holds weights of another framework only (TensorFlow weights for a "
+          "PyTorch class, PyTorch weights for a TF class): they load with from_tf / from_pt.",
+          ("no-tf-weights-on-hub", "no-pytorch-weights-on-hub")),
     Cause("precision-unsupported-here",
           "Mixed precision was asked for on hardware that lacks it: fp16/bf16 without a CUDA GPU, "
           "or bf16 (tf32) on a GPU older than Ampere (T4, V100).",

@@ -134,6 +134,7 @@ _REGRESSION = [re.compile(p, re.I) for p in (
 _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Fixing|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|"
                             r"issue)|the following (?:bug|error|issue|crash))|"
                             r"^\s*Fixes (?:a |the )?bug\b|"
+                            r"^\s*(?:This )?(?:pull request|PR) (?:in order |is )?to fix\b|"
                             r"^\s*(?:This PR |It )?(?:prevents|avoids) the following (?:error|bug|"
                             r"crash)|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"

@@ -106,6 +106,20 @@ def refine_flash_padding(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
             "fix": "model.config.use_cache = False   # right after from_pretrained, before training"}
 
 
+def refine_other_framework_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The message says the other framework's weights are there: load and convert those."""
+    m = re.search(r"but there is a file for (?P<fw>TensorFlow|Flax|PyTorch) weights", parsed.text)
+    if m is None:
+        return None
+    flag = {"TensorFlow": "from_tf", "Flax": "from_flax", "PyTorch": "from_pt"}[m.group("fw")]
+    return {"id": "no-pytorch-weights-on-hub" if flag != "from_pt" else "no-tf-weights-on-hub",
+            "cause": f"The checkpoint holds only {m.group('fw')} weights, and this model class "
+                     "looks for its own framework's weights.",
+            "fix": f"model = <the class>.from_pretrained(name, {flag}=True)   # converts them "
+                   f"(needs {m.group('fw').lower()} installed); or save_pretrained the converted "
+                   "model once"}
+
+
 def refine_hub_signature(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The fix names a signature the module has (the first the error lists)."""
     return {"fix": f"hub.KerasLayer(handle, signature={ev['available']!r}, "
@@ -515,7 +529,7 @@ HF_SIGNATURES: list[Signature] = [
        "folder.", ["environment.hub-file-missing"],
        "model.save_pretrained('out/model')   # then from_pretrained('out/model')\n"
        "# the other framework's weights: from_pretrained(path, from_tf=True) / from_pt=True",
-       priority=12),
+       priority=12, refine=refine_other_framework_weights),
     _s("no-tf-weights-on-hub",
        r"Error retrieving file [^\n]*\.h5\b",
        "The checkpoint on the Hub has no TensorFlow weights (tf_model.h5), only PyTorch ones, so "
