@@ -1374,3 +1374,27 @@ def test_weights_only_in_the_other_framework() -> None:
     # no weights of any framework: a folder without weights, not a conversion
     bare = triage("OSError: out/ does not appear to have a file named pytorch_model.bin")
     assert bare.cause_id == "model-dir-missing-weights"
+
+
+def test_a_model_cast_to_fp16_and_trained_collapses_the_loss() -> None:
+    paste = ("I was getting a CUDA out of memory issue, so I made the following change:\n"
+             "model = AutoModelForCausalLM.from_pretrained(path)\nmodel = model.half()\n"
+             "It now fits on my gpu, but the training loss becomes 0 after a single batch, and "
+             "the evaluation loss is nan.")
+    t = triage(paste)
+    assert t.cause_id == "pure-fp16-training" and "bf16=True" in t.primary.fix
+    # the same symptom without the cast is a NaN loss of another origin
+    assert triage(paste.replace("model = model.half()\n", "")).cause_id == "nan-loss"
+    # LoRA on a half-precision base trains fp32 adapters: not pure fp16 training
+    lora = paste.replace("model = model.half()\n", "model = model.half()\nmodel = "
+                         "get_peft_model(model, LoraConfig(r=8))\n")
+    assert triage(lora).cause_id == "nan-loss"
+    # an out-of-memory error actually raised is still the answer
+    assert triage(paste + "\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                  "2.00 GiB").cause_id == "out-of-memory"
+
+
+def test_a_nan_loss_in_the_reporters_words() -> None:
+    assert triage("All settings are standard, eval loss keeps coming back as `nan`. Why might "
+                  "this be?").cause_id == "nan-loss"
+    assert triage("The loss keeps going down nicely.").cause_id != "nan-loss"

@@ -73,3 +73,14 @@ def test_unbatched_input_from_a_library_or_from_your_own_call() -> None:
         # a batched (2-D) input with the wrong shape is another fault
         assert triage(_WRONG.replace("[6]", "[2, 3, 4]")).cause_id not in (
             "env-version-too-new", "missing-batch-dimension")
+
+
+def test_a_projects_override_of_a_private_trainer_method_is_a_library_bug() -> None:
+    paste = ("TypeError: GRPOTrainer._get_train_sampler() takes 1 positional argument but 2 were "
+             "given\nWhen attempting to run the post-training script I receive this error")
+    t = triage(paste)
+    assert t.cause_id == "library-bug" and "_get_train_sampler" in t.bug.reasons[0]
+    # the paste's own override: the user's code to update
+    own = triage("class MyTrainer(Trainer):\n    def _get_train_sampler(self):\n        ...\n"
+                 + paste)
+    assert own.cause_id != "library-bug"

@@ -94,6 +94,11 @@ CAUSES: tuple[Cause, ...] = (
           "The Hub has no repository of that id and type (misspelt, private, or a dataset "
           "looked up as a model).",
           ("model-id-not-found", "hub-wrong-repo-type")),
+    Cause("fp16-trainable-weights",
+          "The weights being trained are held in fp16 (model.half(), or loaded with "
+          "torch_dtype=float16 and trained in full): the GradScaler refuses them, or the updates "
+          "underflow and the loss collapses to 0 / NaN.",
+          ("fp16-weights-with-amp", "pure-fp16-training")),
     Cause("weights-only-in-other-framework",
           "The checkpoint holds weights of another framework only (TensorFlow weights for a "
           "PyTorch class, PyTorch weights for a TF class): they load with from_tf / from_pt.",

@@ -226,6 +226,23 @@ def lagging_override(parsed: ParsedError) -> tuple[str, str, str] | None:
     return None
 
 
+_PRIVATE_ARITY = re.compile(r"(?<![\w.])(?P<cls>[A-Z]\w{0,80})\.(?P<method>_[a-z]\w{0,80})\(\) takes "
+                            r"(?P<takes>\d+) positional arguments? but (?P<given>\d+) (?:were|was) "
+                            r"given")
+
+
+def private_override_arity(parsed: ParsedError) -> tuple[str, str] | None:
+    """(class, method) when a project's class overrides another library's private method (a
+    Trainer's `_get_train_sampler`) and that library now calls it with more arguments: code that
+    relied on an internal, which the paste does not define itself."""
+    m = _PRIVATE_ARITY.search(parsed.message or parsed.text)
+    if m is None or int(m.group("given")) <= int(m.group("takes")):
+        return None
+    if re.search(rf"^\s*def {re.escape(m.group('method'))}\s*\(", parsed.text, re.M):
+        return None
+    return m.group("cls"), m.group("method")
+
+
 def importer_of(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""

@@ -22,6 +22,7 @@ from wizard.triage.env_answers import (
     blamed_library,
     internal_call_mismatch,
     lagging_override,
+    private_override_arity,
     removed_internal_user,
 )
 from wizard.triage.parse import ParsedError
@@ -435,6 +436,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        f"{framework} method, and {framework} now passes it {arg}=, which it does "
                        "not take: the library lags the framework release (until its fix: pin "
                        f"{framework} to the release before {arg} appeared)")
+    private = private_override_arity(parsed)
+    if private:
+        reasons.append(f"{private[0]} overrides the private method {private[1]}() of the class it "
+                       "extends, which a newer release calls with more arguments: the project "
+                       "relied on an internal (its fix: accept the new arguments; until then pin "
+                       "the older release)")
     internal = removed_internal_user(parsed)
     if internal:
         lib, change, what = internal

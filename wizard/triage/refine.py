@@ -122,7 +122,15 @@ def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+# the reporter saying the memory problem is behind them ("It now fits on my gpu")
+_OOM_SOLVED = re.compile(r"\b(?:it|this|the model|training) (?:now )?fits\b|\bnow fits\b|"
+                         r"\b(?:no longer|not) (?:runs? )?(?:out of memory|OOM)\b|\bOOM (?:is )?"
+                         r"(?:gone|solved|fixed)\b", re.I)
+
+
 def refine_oom(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    if not parsed.exc_type and _OOM_SOLVED.search(parsed.text):
+        return {"reject": True}       # told as solved: the paste is about what came after
     for key in ("tried_to_allocate", "total_capacity", "free", "allocated_by_pytorch",
                 "reserved_unallocated"):
         if key in ev:
@@ -351,3 +359,26 @@ def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                      "but it is a dataset (or Space): the call did not pass repo_type.",
             "fix": f"hf_hub_download('{repo}', filename, repo_type='dataset')   # or "
                    "HfApi().<method>(..., repo_type='dataset')"}
+
+
+# the whole model cast to fp16 in the paste's code (not a dtype for loading frozen weights)
+_HALF_MODEL = re.compile(r"\bmodel\w*\s*=\s*\w*model\w*\.half\(\)|\bmodel\w*\.half\(\)\s*$|"
+                         r"\bmodel\w*\s*=\s*\w*model\w*\.to\(\s*(?:dtype\s*=\s*)?torch\.float16\s*\)",
+                         re.M)
+
+
+def refine_nan(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A NaN (or zero) loss after the whole model was cast to fp16 for training: pure
+    half-precision training, not mixed precision."""
+    if not _HALF_MODEL.search(parsed.text) or re.search(r"\b(?:LoraConfig|get_peft_model|"
+                                                        r"peft)\b", parsed.text):
+        return None
+    return {"id": "pure-fp16-training",
+            "cause": "The whole model was cast to fp16 (model.half()) and trained: its weights and "
+                     "updates are held in half precision, where small updates vanish and large "
+                     "activations overflow, so the loss collapses to 0 or NaN. Mixed precision "
+                     "keeps float32 master weights.",
+            "fix": "# drop model.half(); train in mixed precision instead\n"
+                   "TrainingArguments(..., bf16=True)   # or fp16=True on GPUs without bf16\n"
+                   "# to save memory: LoRA, an 8-bit optimizer (optim='adamw_bnb_8bit') or "
+                   "gradient checkpointing"}

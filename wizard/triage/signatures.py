@@ -13,6 +13,7 @@ from wizard.triage.refine import (
     refine_gradients_none,
     refine_index_error,
     refine_no_gradients,
+    refine_nan,
     refine_no_loss,
     refine_oom,
     refine_optimizer,
@@ -424,7 +425,8 @@ SIGNATURES: list[Signature] = [
         r"\b\w*loss['\"]?\s*[:=]\s*nan\b|\btensor\(nan\b|\[nan(?:\.0)?(?:, nan(?:\.0)?)*\]|"
         # a NaN gradient norm in the Trainer's logs, or the reporter's words
         r"\bgrad_norm['\"]?\s*[:=]\s*nan\b|"
-        r"\bloss(?:es)? (?:becomes?|became|goes|went|turns?|turned|is|are|was|were) (?:to )?"
+        r"\bloss(?:es)? (?:becomes?|became|goes|went|turns?|turned|is|are|was|were|keeps? "
+        r"(?:coming back|coming out|showing up|being)|comes? back|shows? up) (?:to |as )?`?"
         r"(?:nan|NaN)\b",
         "The loss became NaN: labels outside 0..num_labels-1 (TF on GPU/XLA), a learning rate far "
         "too high, fp16 overflow, or NaN/Inf in the inputs.",
@@ -434,7 +436,7 @@ SIGNATURES: list[Signature] = [
          "hyperparameters.learning-rate-too-high", "curves.nan"],
         "loss = tf_keras.losses.sparse_categorical_crossentropy(labels, model(batch).logits, "
         "from_logits=True)\nprint(np.flatnonzero(np.isnan(loss)), labels.numpy()[np.isnan(loss)])",
-        title="Loss is NaN", priority=5),
+        title="Loss is NaN", priority=5, refine=refine_nan),
     Signature(
         "hub-unreachable",
         r"We couldn't connect to '?https?://huggingface\.co|OfflineModeIsEnabled|Couldn't reach "
