@@ -1398,3 +1398,14 @@ def test_a_nan_loss_in_the_reporters_words() -> None:
     assert triage("All settings are standard, eval loss keeps coming back as `nan`. Why might "
                   "this be?").cause_id == "nan-loss"
     assert triage("The loss keeps going down nicely.").cause_id != "nan-loss"
+
+
+def test_resuming_from_a_checkpoint_the_trainer_cannot_load() -> None:
+    adapter = triage("ValueError: Can't find a valid checkpoint at checkpoint-8000\n"
+                     "The folder holds adapter_config.json adapter_model.bin optimizer.pt "
+                     "scheduler.pt trainer_state.json")
+    assert adapter.cause_id == "adapter-checkpoint-not-resumable"
+    assert "is_trainable=True" in adapter.primary.fix
+    # no adapter in sight: the path is the question
+    plain = triage("ValueError: Can't find a valid checkpoint at out/checkpoint-500")
+    assert plain.cause_id == "checkpoint-not-found"

@@ -120,6 +120,20 @@ def refine_other_framework_weights(ev: dict, parsed: ParsedError) -> dict[str, A
                    "model once"}
 
 
+def refine_checkpoint_resume(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A checkpoint folder holding only adapter weights (LoRA): older Trainers resume only from
+    full model weights."""
+    if not re.search(r"adapter_model\.(?:bin|safetensors)|\bLoRA\b|\blora\b|peft", parsed.text):
+        return None
+    return {"id": "adapter-checkpoint-not-resumable",
+            "cause": "The checkpoint folder holds only the adapter (adapter_model.*), not full model "
+                     "weights, and the Trainer that resumes looks for full weights: resuming from "
+                     "adapter-only checkpoints came with newer transformers releases.",
+            "fix": 'pip install -U transformers peft   # resumes adapter checkpoints\n'
+                   "# or load the adapter to keep training: PeftModel.from_pretrained(base, "
+                   "'checkpoint-8000', is_trainable=True)"}
+
+
 def refine_hub_signature(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The fix names a signature the module has (the first the error lists)."""
     return {"fix": f"hub.KerasLayer(handle, signature={ev['available']!r}, "
@@ -442,6 +456,14 @@ HF_SIGNATURES: list[Signature] = [
        ["data.no-pad-token"],
        "tokenizer.padding_side = 'left'   # before tokenizing the prompts for generate()",
        priority=13, family="wrong-padding-side", refine=refine_flash_padding),
+    _s("checkpoint-not-found",
+       r"Can't find a valid checkpoint at (?P<path>\S{0,300})",
+       "resume_from_checkpoint points at a folder without a checkpoint the Trainer can load (a "
+       "wrong path, or a folder without model weights).",
+       "The Trainer resumes from the model weights, optimizer and scheduler state of a "
+       "checkpoint-N folder inside output_dir.", ["environment.hub-file-missing"],
+       "trainer.train(resume_from_checkpoint=True)   # the last checkpoint-N in output_dir; or "
+       "the full path of one", priority=12, refine=refine_checkpoint_resume),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",
