@@ -227,11 +227,17 @@ def test_regressions_stated_in_other_words() -> None:
     stated = ("On peft 0.15.1 get_peft_model fails:\n" + error +
               "\nWhen running the code on version **0.14.0**, no errors occur.")
     broke = "transformers 4.35.0 is breaking peft 0.6.0:\nIndexError: tuple index out of range"
+    upgrading = ("On upgrading to `transformers==2.10.0`, when instantiating a tokenizer, the "
+                 "vocabulary file is not saved after training. A `TypeError` is returned")
     with pastes_from_elsewhere():
-        for paste in (stated, broke):
+        for paste in (stated, broke, upgrading):
             t = triage(paste)
             assert t.cause_id == "library-bug" and t.bug.strong, paste
         assert triage("IndexError: tuple index out of range").bug is None
+        # a name the upgraded release removed is the code's version question, not a regression
+        removed = triage("On upgrading to transformers 4.39.0 the import fails:\nImportError: "
+                         "cannot import name 'top_k_top_p_filtering' from 'transformers'")
+        assert removed.cause_id == "env-version-too-new"
 
 
 def test_a_bare_key_error_followed_by_the_reporters_question() -> None:

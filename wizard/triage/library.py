@@ -107,8 +107,8 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     # code returned a tensor"
     r"\b(?:in|with|on|using) (?:version |release |v)\d+\.\d+[\w.]*,? (?:the (?:same )?code|it|this) "
     r"(?:returned|worked|works fine|works)\b",
-    r"(?:after|since) (?:upgrad\w*|updat\w*|bump\w*)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,80}?"
-    r"(?:fail\w*|break\w*|broke\w*|error|crash\w*|raises?)",
+    r"(?:after|since|on|upon|when) (?:upgrad\w*|updat\w*|bump\w*)\b[^\n]{0,60}?\d+\.\d+[^\n]"
+    r"{0,120}?(?:fail\w*|break\w*|broke\w*|error|crash\w*|raises?)",
     r"\bregression\b|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
     r"(?:PR|pull request) #?\d+ (?:introduced|broke|breaks)",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S* but not (?:in|with|on) `?[\w-]+`? v?\d+\.\d+",
