@@ -1415,3 +1415,29 @@ def test_resuming_from_a_checkpoint_the_trainer_cannot_load() -> None:
     # no adapter in sight: the path is the question
     plain = triage("ValueError: Can't find a valid checkpoint at out/checkpoint-500")
     assert plain.cause_id == "checkpoint-not-found"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("AssertionError: EarlyStoppingCallback requires load_best_model_at_end = True",
+     "early-stopping-needs-load-best-model"),
+    ("ValueError: Input length of input_ids is 1024, but max_length is set to 1024. This can "
+     "lead to unexpected behavior.", "generate-max-length-too-short"),
+    ('  File "data_processer.py", line 27, in process\n    input_ids = np.pad(input_ids, (0, n), '
+     "'constant', constant_values=(pad_val, pad_val))\nTypeError: int() argument must be a "
+     "string, a bytes-like object or a number, not 'NoneType'", "no-pad-token"),
+])
+def test_trainer_generation_and_padding_wordings(paste: str, cause: str) -> None:
+    assert triage(paste).cause_id == cause
+
+
+def test_the_legacy_tokenizer_warning_is_no_error() -> None:
+    warning = ("You are using the legacy behaviour of the <class 'transformers.models.llama."
+               "tokenization_llama.LlamaTokenizer'>. This means that tokens that come after "
+               "special tokens will not be properly handled.")
+    t = triage("When running a full finetune, I get this: `" + warning + "` Is this an issue?")
+    assert t.cause_id == "tokenizer-legacy-warning" and t.primary.signature.benign
+    # beside a real error, the error is the answer
+    assert triage(warning + "\nRuntimeError: CUDA out of memory.").cause_id == "out-of-memory"
+    # None in arithmetic of the user's own: no tokenizer in sight
+    assert triage("x = a + b\nTypeError: unsupported operand type(s) for +: 'NoneType' and "
+                  "'int'").cause_id != "no-pad-token"

@@ -94,6 +94,10 @@ CAUSES: tuple[Cause, ...] = (
           "The Hub has no repository of that id and type (misspelt, private, or a dataset "
           "looked up as a model).",
           ("model-id-not-found", "hub-wrong-repo-type")),
+    Cause("no-chat-template",
+          "The tokenizer has no chat template (a base model's), so apply_chat_template, or a "
+          "trainer that formats conversations with it, has nothing to format with.",
+          ("chat-template-not-set", "no-chat-template")),
     Cause("fp16-trainable-weights",
           "The weights being trained are held in fp16 (model.half(), or loaded with "
           "torch_dtype=float16 and trained in full): the GradScaler refuses them, or the updates "

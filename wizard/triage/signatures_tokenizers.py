@@ -3,7 +3,8 @@ documented behaviours that surprise people who train their own tokenizer. Each n
 code that sets the pitfall up and the symptom it produces, described or printed in the paste;
 the code alone is no fault. A tokenizers object handed to transformers as its tokenizer is read
 from the error it raises (or the reporter's words for it); a trainer's progress bar on a closed
-stdout from its panic.
+stdout from its panic. A tokenizer whose pad (or eos) id is None is read from the None reaching
+the line that pads.
 """
 from __future__ import annotations
 
@@ -18,6 +19,18 @@ _DROPPED = re.compile(r"\b(?:ignor|dropp|skipp|disappear|vanish|miss|lost|los[et
 _CHANGED = re.compile(r"\b(?:chang|convert|turn|replac|become|different|lost|los[et]s?|strip|"
                       r"remov|wrong|encoded to|normaliz)\w*\b", re.I)
 _REGEX_LIKE = re.compile(r"\\[sdwpSDWP]|\\p\{|\(\?[:=!<]|\[[^\]]+\][+*?]|[^\\]\|")
+
+
+_TOKEN_ID_NAME = re.compile(r"\b(?:pad_val|pad_id|pad_token_id|pad_value|eos_token_id|eos_id)\b")
+
+
+def refine_token_id_none(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """None where an int was needed, on a line that pads with the tokenizer's pad (or eos) id:
+    the tokenizer defines no such token."""
+    lines = [f.code or "" for f in parsed.frames[-4:]] or parsed.text.splitlines()[-15:]
+    if not any(_TOKEN_ID_NAME.search(line) for line in lines):
+        return {"reject": True}
+    return None
 
 
 def refine_unk_not_set(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -135,4 +148,16 @@ TOKENIZER_SIGNATURES: list[Signature] = [
        "BertWordPieceTokenizer(strip_accents=False, lowercase=False)   # or "
        "normalizers.BertNormalizer(strip_accents=False)", refine_strip_accents,
        "The BERT normalizer strips accents"),
+    Signature(
+        "token-id-none",
+        r"int\(\) argument must be [^\n]{0,80}not '?NoneType'?|'NoneType' object cannot be "
+        r"interpreted as an integer|unsupported operand type\(s\) for [^\n]{1,4}: '(?:NoneType|int)' "
+        r"and '(?:int|NoneType)'",
+        "The tokenizer defines no pad (or eos) token, so the id the code pads with is None.",
+        "Decoder-only tokenizers (and some updated ones) ship without a pad token; code that pads "
+        "with tokenizer.pad_token_id (or eos_token_id) then gets None.", ["data.no-pad-token"],
+        "tokenizer.pad_token = tokenizer.eos_token   # or add one: tokenizer.add_special_tokens("
+        "{'pad_token': '<|pad|>'})\nprint(tokenizer.pad_token_id, tokenizer.eos_token_id)",
+        title="The pad token id is None", priority=12, family="no-pad-token",
+        refine=refine_token_id_none),
 ]

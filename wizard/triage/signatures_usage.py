@@ -686,8 +686,28 @@ USAGE_SIGNATURES: list[Signature] = [
        "fp16.", ["model.precision-unsupported"],
        "mixed_precision = 'fp16'   # or TrainingArguments(fp16=True) instead of bf16=True",
        priority=17, title="bf16 on a GPU without bfloat16"),
+    _u("early-stopping-needs-load-best-model",
+       r"EarlyStoppingCallback requires load_best_model_at_end = True|EarlyStoppingCallback "
+       r"requires IntervalStrategy of steps or epoch",
+       "EarlyStoppingCallback is on (early_stopping_patience, or the callback itself) but "
+       "load_best_model_at_end is off, or there is no evaluation to compare.",
+       "Early stopping compares metric_for_best_model at each evaluation and keeps the best "
+       "checkpoint, so it needs evaluation, saving at the same interval, and the best model "
+       "loaded at the end.", ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., eval_strategy='steps', save_strategy='steps', "
+       "load_best_model_at_end=True, metric_for_best_model='eval_loss')",
+       title="EarlyStoppingCallback requires load_best_model_at_end"),
+    _u("tokenizer-legacy-warning",
+       r"You are using the (?:default )?legacy behaviou?r of the <class '[\w.]*Tokenizer\w*'>",
+       "Not an error: the Llama/T5 SentencePiece tokenizer warns that it keeps its previous "
+       "(legacy) handling of the text after special tokens, which is what checkpoints trained "
+       "with it expect.", "transformers asks to choose legacy=True/False explicitly; fine-tuning "
+       "an existing checkpoint keeps the behaviour it was trained with.", [],
+       "AutoTokenizer.from_pretrained(checkpoint, legacy=True)   # silences it, same behaviour"
+       "\n# legacy=False only for a new model or one trained with the fixed behaviour",
+       title="The legacy tokenizer warning (not an error)", priority=0, benign=True),
     _u("generate-max-length-too-short",
-       r"Input length of input_ids is (?P<input_len>\d+), but `max_length` is set to "
+       r"Input length of input_ids is (?P<input_len>\d+), but `?max_length`? is set to "
        r"(?P<max_length>\d+)",
        "generate() stops at max_length, which counts the prompt: the default (20) or the value "
        "given is shorter than the prompt itself.",
