@@ -96,3 +96,56 @@ def test_flash_attention_2_names_under_flash_attn_1() -> None:
         assert old.cause_id == "env-version-too-new" and "flash_attn_varlen_func" in old.primary.fix
         # a lowercase name of the user's own left undefined is no release question
         assert triage("NameError: name 'tokenized_ds' is not defined").cause_id == "unknown"
+
+
+def test_pins_that_cannot_be_installed_together() -> None:
+    paste = ("ERROR: Cannot install -r requirements.txt (line 36) and tokenizers==0.10.3 because "
+             "these package versions have conflicting dependencies.\n\nThe conflict is caused by:\n"
+             "    The user requested tokenizers==0.10.3\n"
+             "    transformers 4.32.0 depends on tokenizers!=0.11.3, <0.14 and >=0.11.1\n")
+    t = triage(paste)
+    assert t.cause_id == "requirements-pins-conflict"
+    assert 'pip install "tokenizers!=0.11.3,<0.14,>=0.11.1"' in t.primary.fix
+
+
+def test_a_compiled_extension_built_for_another_torch_and_a_missing_cuda_toolkit() -> None:
+    with pastes_from_elsewhere():
+        x = triage("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built "
+                   "for:\n    PyTorch 2.5.1+cu124 with CUDA 1204 (you have 2.6.0+cu124)\n")
+        assert x.cause_id == "env-binary-incompatible" and "torch==2.5.1" in x.primary.fix
+        cuda = triage("AssertionError: CUDA_HOME does not exist, unable to compile CUDA op(s)")
+        assert cuda.cause_id == "env-setup-step-skipped" and "nvcc" in cuda.primary.cause
+
+
+def test_bitsandbytes_unusable_on_a_mac_or_missing() -> None:
+    error = ("ImportError: Using `load_in_8bit=True` requires Accelerate: `pip install accelerate` "
+             "and the latest version of bitsandbytes `pip install bitsandbytes`")
+    with pastes_from_elsewhere():
+        mac = triage('  File "/Users/b/study/captionit3.py", line 14, in <module>\n' + error)
+        assert mac.cause_id == "bnb-requires-cuda-gpu"
+        linux = triage('  File "/home/b/captionit3.py", line 14, in <module>\n' + error)
+        assert linux.cause_id == "env-missing-package"
+
+
+def test_an_optional_name_left_undefined_by_a_missing_package_or_by_a_library() -> None:
+    error = ('  File "/usr/local/lib/python3.10/dist-packages/trl/trainer/utils.py", line 718, in '
+             "get_peft_config\n    peft_config = LoraConfig(\nNameError: name 'LoraConfig' is "
+             "not defined")
+    with pastes_from_elsewhere():
+        used = triage('  File "sft.py", line 112, in <module>\n    peft_config=get_peft_config('
+                      "model_config),\n" + error)
+        assert used.cause_id == "env-missing-package" and "pip install peft" in used.primary.fix
+        # the reporter does not use PEFT: the library referenced it unguarded
+        unused = triage("trainer = SFTTrainer('facebook/opt-350m', train_dataset=ds)\n"
+                        "NameError: name 'PeftModel' is not defined\nIf I downgrade to 0.4.0 "
+                        "the issue is no longer there.")
+        assert unused.cause_id == "library-bug"
+
+
+def test_warnings_that_report_a_skipped_optional_import() -> None:
+    t = triage("A matching Triton is not available, some optimizations will not be enabled.\n"
+               "Error caught was: No module named 'triton'\nthe lora training keeps going ok")
+    assert t.cause_id == "triton-missing-warning-harmless" and t.primary.signature.benign
+    # the import failing outright is a missing package
+    assert triage("ModuleNotFoundError: No module named 'triton'").cause_id == \
+        "env-missing-package"

@@ -36,8 +36,8 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
     top = top_of(module)
     parts = module.split(".")
-    if not module:
-        return {"reject": True}
+    if not module or re.search(r"(?:Error caught was|was caught):\s*No module named", parsed.text):
+        return {"reject": True}       # a warning that reports the import it tried and skipped
     if module == "numpy._core" or module.startswith("numpy._core."):
         return answer(OLD, "numpy", "The data or model was saved with NumPy 2, and the installed "
                       "NumPy 1.x cannot unpickle it (numpy._core is NumPy 2's module).",
@@ -193,13 +193,26 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
 
 
 
+# code or a command line that uses an optional package's feature (then that package is needed)
+_FEATURE_USE = {"peft": re.compile(r"\bpeft_config\s*=|--use_peft\b|\buse_peft\s*=\s*True|"
+                                   r"\bget_peft_\w+\(|\bLoraConfig\(|--lora_r\b")}
+
+
 def refine_name_not_defined(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     fold_groups(ev, ("name",))
     name = str(ev.get("name", "")).replace(" ", "")
     home = HOME.get(name) or libclass(name)
     change = api_change(name, home) if home else None
     if change is None:
-        return {"reject": True}
+        uses = _FEATURE_USE.get(home or "")
+        found = uses.search(parsed.text.replace(f"name '{name}'", "")) if uses else None
+        if found is None:
+            return {"reject": True}   # not the user's feature: a library's unguarded name
+        importer = importer_of(parsed) or "the library"
+        return answer(MISSING, home, f"{importer} imports {name} only when {home} is installed, "
+                      f"and the run uses {home} ({found.group(0).strip()}) in an environment "
+                      f"without it.", f"pip install {pip_name(home)}   # then restart the "
+                      "runtime", ev)
     return answer(OLD, change.package, f"{name} is imported only when {change.package} >= "
                   f"{change.added} is installed; an older (or missing) {change.package} leaves "
                   "it undefined.", upgrade(change.package, change.added) +

@@ -1,13 +1,14 @@
-"""Environment rules for skew between two libraries: one library builds a call that a newer
-release of another rejects (sentence-transformers' unbatched input to a newer transformers), told
-apart from the same error raised by the user's own call.
+"""Environment rules for skew between packages: one library builds a call that a newer release
+of another rejects (sentence-transformers' unbatched input to a newer transformers, told apart
+from the same error raised by the user's own call), pins that cannot be installed together, and
+a compiled extension built for another torch.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from wizard.triage.env_answers import NEW, answer, importer_of
+from wizard.triage.env_answers import BINARY, NEW, answer, importer_of
 from wizard.triage.parse import ParsedError
 
 # code of the paste that calls a model (or a Keras predict) directly with token ids
@@ -43,3 +44,40 @@ def refine_unbatched_input(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
                   f"{lib} release supports.",
                   f'pip install -U {lib}   # a release made for the installed transformers\n'
                   '# or: pip install "transformers<3.1"', ev, (lib,))
+
+
+_CONFLICT = re.compile(r"The user requested (?P<pkg>[\w.-]+)\s*==\s*(?P<pinned>[\w.]+)\s*\n\s*"
+                       r"(?P<dep>[\w.-]+) (?P<dep_version>[\w.]+) depends on (?P=pkg)\s*"
+                       r"(?P<spec>[^\n]{1,120})")
+
+
+def refine_pins_conflict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """pip's resolver: two pins of one requirements file (or command) that cannot hold
+    together. Its own explanation names both; the fix is the pin the dependency accepts."""
+    m = _CONFLICT.search(parsed.text)
+    if m is None:
+        return {"id": "requirements-pins-conflict",
+                "cause": "The requirements pin versions that cannot be installed together: one "
+                         "pinned package requires another in a range the other pin is outside "
+                         "of.",
+                "fix": "pip install -r requirements.txt   # after loosening the pin pip names in "
+                       "'The conflict is caused by'"}
+    pkg, pinned, dep = m.group("pkg"), m.group("pinned"), m.group("dep")
+    spec = m.group("spec").strip().replace(" and ", ",")
+    return {"id": "requirements-pins-conflict",
+            "cause": f"The requirements pin {pkg}=={pinned}, but the pinned {dep} "
+                     f"{m.group('dep_version')} requires {pkg} {spec}: both cannot be installed.",
+            "fix": f'pip install "{pkg}{spec.replace(" ", "")}"   # replace the {pkg}=={pinned} pin '
+                   f"with the range {dep} {m.group('dep_version')} accepts (or drop the pin)"}
+
+
+def refine_binary_built_for(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A compiled extension (xFormers) built for another torch: install the build that matches
+    the installed torch, or the torch it was built for."""
+    ext, built, have = str(ev.get("ext")), str(ev.get("built")), str(ev.get("have"))
+    return answer(BINARY, ext.lower(), f"{ext} was built for torch {built}, and torch {have} is "
+                  "installed (an install step upgraded torch after it), so its compiled "
+                  "extensions do not load.",
+                  f"pip install -U {ext.lower()}   # a build for torch {have}\n"
+                  f"# or: pip install torch=={built.split('+')[0]}   # the torch it was built for",
+                  ev, ("torch",))

@@ -42,7 +42,7 @@ from wizard.triage.env_imports import (
     refine_name_not_defined,
     refine_no_module,
 )
-from wizard.triage.env_skew import refine_unbatched_input
+from wizard.triage.env_skew import refine_binary_built_for, refine_pins_conflict, refine_unbatched_input
 from wizard.triage.env_releases import (
     refine_constructor_argument,
     refine_dataset_script_release,
@@ -115,18 +115,34 @@ def refine_bnb(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         return answer(OLD, "bitsandbytes", "bitsandbytes before 0.43 has no Windows CUDA build: "
                       "it falls back to the CPU library.", upgrade("bitsandbytes", "0.43.0"),
                       ev, ("torch",))
-    if re.search(r"/Users/|darwin|\.dylib|mac ?os|apple|\bM[1-4]\b|\bmps\b", text, re.I) or \
+    if _MAC.search(text) or \
             re.search(r"No GPU found|GPU is (?:needed|required) for quantization", text, re.I):
-        return {"id": "bnb-requires-cuda-gpu",
-                "cause": "bitsandbytes quantization and 8-bit optimizers need an NVIDIA CUDA GPU; "
-                         "this machine has none (Apple Silicon/MPS and CPU are not supported by "
-                         "this bitsandbytes).",
-                "fix": "# run the quantized (QLoRA) training on a CUDA machine, or here load the "
-                       "model without BitsAndBytesConfig (e.g. torch_dtype=torch.float16 on mps)"}
+        return dict(_BNB_NEEDS_CUDA)
     return answer(BINARY, "bitsandbytes", "bitsandbytes did not find a CUDA runtime matching its "
                   "binaries, so it loaded the CPU build.",
                   "python -m bitsandbytes   # shows which CUDA it found\n"
                   "pip install -U bitsandbytes", ev, ("torch",))
+
+
+def refine_bnb_unavailable(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """transformers finds bitsandbytes unusable: on a machine without CUDA (a Mac) no release
+    helps; otherwise it is missing or too old."""
+    if _MAC.search(parsed.text) or re.search(r"cuda\.is_available\(\)\W{0,5}False|\bno CUDA\b|"
+                                             r"CPU[- ]only", parsed.text, re.I):
+        return dict(_BNB_NEEDS_CUDA)
+    return answer(MISSING, "bitsandbytes", "transformers finds no usable bitsandbytes (missing, or "
+                  "too old for the quantization asked for).",
+                  "pip install -U bitsandbytes accelerate   # then restart the runtime", ev)
+
+
+_MAC = re.compile(r"/Users/|darwin|\.dylib|mac ?os|apple|\bM[1-4]\b|\bmps\b", re.I)
+_BNB_NEEDS_CUDA = {"id": "bnb-requires-cuda-gpu",
+                   "cause": "bitsandbytes quantization and 8-bit optimizers need an NVIDIA CUDA "
+                            "GPU; this machine has none (Apple Silicon/MPS and CPU are not "
+                            "supported by this bitsandbytes).",
+                   "fix": "# run the quantized (QLoRA) training on a CUDA machine, or here load "
+                          "the model without BitsAndBytesConfig (e.g. torch_dtype=torch.float16 "
+                          "on mps)"}
 
 
 def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -366,6 +382,30 @@ ENV_SIGNATURES: list[Signature] = [
          r"No GPU found\. A GPU is needed for quantization",
          "bitsandbytes cannot use a GPU here.", "python -m bitsandbytes", refine=refine_bnb,
          priority=18),
+    _sig("env-bnb-unavailable", MISSING,
+         r"Using `bitsandbytes` (?:4|8)-bit quantization requires (?:the latest version of "
+         r"bitsandbytes|Accelerate)|Using `load_in_(?:8|4)bit=True` requires Accelerate:? `?pip "
+         r"install accelerate`? and the latest version of bitsandbytes",
+         "transformers finds no usable bitsandbytes.", "pip install -U bitsandbytes accelerate",
+         refine=refine_bnb_unavailable, priority=18),
+    _sig("env-pins-conflict", OLD,
+         r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
+         r"dependencies",
+         "Pinned versions cannot be installed together.", "loosen one of the pins",
+         refine=refine_pins_conflict, priority=18),
+    _sig("env-cuda-toolkit-missing", SETUP,
+         r"CUDA_HOME does not exist, unable to compile CUDA op|CUDA_HOME environment variable is "
+         r"not set|nvcc (?:was )?not found|No CUDA runtime is found, using CUDA_HOME",
+         "Building a CUDA extension (DeepSpeed ops, flash-attn, apex) needs the CUDA compiler "
+         "(nvcc, from a CUDA toolkit); the torch wheel ships only the runtime.",
+         "conda install -c nvidia cuda-toolkit   # or the CUDA toolkit of your torch's CUDA "
+         "version\nexport CUDA_HOME=/usr/local/cuda   # where nvcc is: $CUDA_HOME/bin/nvcc",
+         priority=17),
+    _sig("env-extension-built-for-other-torch", BINARY,
+         r"(?P<ext>xFormers) was built for:\s*PyTorch (?P<built>\S+)[^\n]*\(you have "
+         r"(?P<have>[^)\s]+)\)",
+         "A compiled extension was built for another torch release than the installed one.",
+         "pip install -U xformers", refine=refine_binary_built_for, priority=17),
     _sig("env-dataset-scripts", NEW,
          r"Dataset scripts are no longer supported",
          "datasets 4 removed loading scripts; this dataset is still a script on the Hub.",

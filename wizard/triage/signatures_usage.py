@@ -686,6 +686,13 @@ USAGE_SIGNATURES: list[Signature] = [
        "fp16.", ["model.precision-unsupported"],
        "mixed_precision = 'fp16'   # or TrainingArguments(fp16=True) instead of bf16=True",
        priority=17, title="bf16 on a GPU without bfloat16"),
+    _u("triton-missing-warning-harmless",
+       r"A matching Triton is not available, some optimizations \w{1,6} not be enabled",
+       "Not an error: xformers (or bitsandbytes) looks for Triton, which has no build for this "
+       "platform (Windows); the optional Triton kernels are skipped and training runs as "
+       "usual.", "Triton only adds optional fused kernels here.", [],
+       "# nothing to fix; on Windows a community build exists: pip install triton-windows",
+       title="Triton not available (a warning)", priority=0, benign=True),
     _u("early-stopping-needs-load-best-model",
        r"EarlyStoppingCallback requires load_best_model_at_end = True|EarlyStoppingCallback "
        r"requires IntervalStrategy of steps or epoch",
