@@ -1441,3 +1441,32 @@ def test_the_legacy_tokenizer_warning_is_no_error() -> None:
     # None in arithmetic of the user's own: no tokenizer in sight
     assert triage("x = a + b\nTypeError: unsupported operand type(s) for +: 'NoneType' and "
                   "'int'").cause_id != "no-pad-token"
+
+
+def test_two_gpus_in_one_process_started_without_a_launcher() -> None:
+    error = ("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+             "devices, cuda:0 and cuda:1!")
+    plain = triage("I set CUDA_VISIBLE_DEVICES=0,1,2,3 and ran ./train.sh\n" + error)
+    assert plain.cause_id == "multi-gpu-without-distributed-launcher"
+    assert "torchrun --nproc_per_node" in plain.primary.fix
+    # launched per GPU, or a model placed with device_map: another cause
+    assert triage("CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py\n" + error
+                  ).cause_id == "devices-differ"
+    # one GPU and the CPU: the batch was not moved
+    assert triage("CUDA_VISIBLE_DEVICES=0,1\nRuntimeError: Expected all tensors to be on the same "
+                  "device, but found at least two devices, cuda:0 and cpu!").cause_id == \
+        "devices-differ"
+
+
+def test_an_inplace_write_in_library_code_the_reporter_points_at() -> None:
+    error = ("RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+             "operation.")
+    blamed = triage(error + "\nThe error occurs in `modeling_voxtral.py` at line 512 in the "
+                    "`forward` method:\n    inputs_embeds[mask] = audio_embeds  # <-- This line "
+                    "causes the error")
+    assert blamed.cause_id == "library-bug"
+    assert triage(error).cause_id == "inplace-operation-breaks-autograd"
+    # the user's own frame shown: their code
+    own = triage('  File "train.py", line 30, in <module>\n    x += y\n' + error + "\nThe error "
+                 "occurs in `modeling_voxtral.py` at line 512, this line causes the error")
+    assert own.cause_id == "inplace-operation-breaks-autograd"

@@ -284,7 +284,10 @@ _ARITY = re.compile(r"(?<!\w)(?P<callee>\w{1,100})\(\) (?:takes (?:from )?\d+ (?
                     r"\d+ (?:were|was) given|missing \d+ required positional arguments?)")
 # a link to a line of a repository's source beside words blaming that line
 _SOURCE_LINE = re.compile(_BLOB.format(org=r"[\w.-]+") + r"#L\d+")
-_BLAMED_LINE = re.compile(_SOURCE_LINE.pattern + r"[\s\S]{0,400}?"
+# a library module named with a line of it ("in `modeling_voxtral.py` at line 512")
+_NAMED_LINE = (r"`?(?:modeling|tokenization|configuration|processing|trainer|data_collator|"
+               r"generation)_?\w{0,40}\.py`? (?:at |on )?line \d+")
+_BLAMED_LINE = re.compile(rf"(?:{_SOURCE_LINE.pattern}|{_NAMED_LINE})" + r"[\s\S]{0,400}?"
                           r"(?:\b(?:this line|the line|(?:could|would|will|may) cause|causes?|is a "
                           r"bug|should be|revise|remove)\b|"
                           # the same in Chinese: should, needs to, modify, change to, causes, this

@@ -382,3 +382,28 @@ def refine_nan(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                    "TrainingArguments(..., bf16=True)   # or fp16=True on GPUs without bf16\n"
                    "# to save memory: LoRA, an 8-bit optimizer (optim='adamw_bnb_8bit') or "
                    "gradient checkpointing"}
+
+
+# several GPUs made visible (or asked for) to one process, and no launcher that starts one
+# process per GPU
+_MANY_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES=\d+(?:,\d+)+|\bmulti-?GPU\b|\bmultiple GPUs\b|"
+                        r"\b(?:several|two|four|eight|\d) GPUs\b|多卡|多GPU", re.I)
+_LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)|accelerate launch|"
+                       r"\bdeepspeed\s+(?:--|\S+\.py)|--nproc_per_node|\bdevice_map\b")
+
+
+def refine_devices(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Two GPUs in one operation, with several GPUs visible to a plain `python train.py`: the
+    Trainer spread one process over them (DataParallel) instead of one process per GPU."""
+    devices = {str(ev.get(k, "")) for k in ("device_a", "device_b")}
+    if not all(d.startswith("cuda:") for d in devices) or len(devices) < 2:
+        return None
+    if not _MANY_GPUS.search(parsed.text) or _LAUNCHER.search(parsed.text):
+        return None
+    return {"id": "multi-gpu-without-distributed-launcher",
+            "cause": "Several GPUs are visible to one training process started without a "
+                     "distributed launcher, so the Trainer spreads that process over them "
+                     "(DataParallel) and the model's custom code meets tensors on two GPUs.",
+            "fix": "torchrun --nproc_per_node 4 train.py ...   # one process per GPU (or "
+                   "accelerate launch)\n# or train on one GPU: CUDA_VISIBLE_DEVICES=0 python "
+                   "train.py ..."}

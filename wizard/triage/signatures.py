@@ -9,6 +9,7 @@ from wizard.triage.refine import (
     refine_assert,
     refine_batch_mismatch,
     refine_broadcast,
+    refine_devices,
     refine_expanded,
     refine_gradients_none,
     refine_index_error,
@@ -418,7 +419,8 @@ SIGNATURES: list[Signature] = [
         "batch.",
         ["environment.device"],
         "batch = {k: v.to(model.device) for k, v in batch.items()}",
-        title="Expected all tensors to be on the same device", framework="pytorch", priority=12),
+        title="Expected all tensors to be on the same device", framework="pytorch", priority=12,
+        refine=refine_devices),
     Signature(
         "nan-loss",
         r"Invalid loss, terminating training|returned nan values in its \d+\w* output|"

@@ -167,6 +167,12 @@ def refine_multilabel_view(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     return None
 
 
+def refine_inplace_owner(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Whose code made the in-place write is unknown when no frame of the user's is shown (the
+    error is raised in backward): then it is a guess that evidence of a library bug outweighs."""
+    return None if parsed.user_frames else {"guess": True}
+
+
 def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only when the paste's own tokenizer calls never pass truncation (and some call shows)."""
     calls = re.findall(r"\.(?:encode\w*|batch_encode_plus)\(([^)]*)\)|\b\w*tokenizer\w*\(([^)]*)\)",
@@ -433,7 +439,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "Autograd checks each saved tensor's version when it goes backward.",
        ["training.gradient-flow"],
        "x = x + y   # instead of x += y\ntorch.autograd.set_detect_anomaly(True)   # names the "
-       "operation", title="modified by an inplace operation", framework="pytorch"),
+       "operation", title="modified by an inplace operation", framework="pytorch",
+       refine=refine_inplace_owner),
     _u("generate-unused-kwargs",
        r"The following `?model_kwargs`? are not used by the model: (?P<kwargs>\[[^\]\n]*\])",
        "generate() got arguments the model's forward does not take (e.g. token_type_ids from a "
