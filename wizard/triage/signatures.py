@@ -27,6 +27,7 @@ from wizard.triage.refine import (
 )
 from wizard.triage.environment import ENV_SIGNATURES
 from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: F401 (re-export)
+from wizard.triage.signatures_devices import DEVICE_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_tokenizers import TOKENIZER_SIGNATURES
@@ -479,8 +480,8 @@ SIGNATURES: list[Signature] = [
         title="Some weights were not initialized (expected)", priority=0, benign=True),
 ]
 
-SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + KERAS_SIGNATURES + TOKENIZER_SIGNATURES
-               + ENV_SIGNATURES)
+SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGNATURES
+               + TOKENIZER_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

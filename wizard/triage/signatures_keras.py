@@ -1,6 +1,7 @@
-"""Keras errors of building, saving and loading models around a pretrained layer: classes Keras
-does not know when it loads a model, tensors of two Keras implementations in one model, and
-weights read from a layer that was never built."""
+"""Keras errors around a pretrained layer: inputs fit() cannot take, Keras 3 tensors or layers
+beside a Keras 2 (tf-keras) model, classes Keras does not know when it loads a model, tensors of
+two Keras implementations in one model, weights read from a layer that was never built, and an
+optimizer reused across models."""
 from __future__ import annotations
 
 import re
@@ -8,6 +9,22 @@ from typing import Any
 
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
+
+_HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
+
+
+def refine_keras_tensor(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A Keras 3 KerasTensor meeting TensorFlow code: with a transformers TF model, Keras 3 is
+    installed beside it; in plain Keras it is a TF op in a functional model."""
+    if _HF_TF.search(parsed.text) or re.search(r"keras\.src\.|Keras 3", parsed.text):
+        return {"id": "keras-3-installed",
+                "cause": "A Keras 3 tensor or object reached a Keras 2 (tf-keras) model: "
+                         "TensorFlow >= 2.16 ships Keras 3, while transformers' TF models are "
+                         "tf-keras models.",
+                "probes": ["environment.keras-3"],
+                "fix": 'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
+                       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow"}
+    return None
 
 
 def refine_unbuilt_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -23,7 +40,83 @@ def refine_unbuilt_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     return None
 
 
+def _k(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
+       priority: int = 11, **kw: Any) -> Signature:
+    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+
+
 KERAS_SIGNATURES: list[Signature] = [
+    _k("keras-fit-unsupported-input",
+       r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
+       r"Unrecognized data type: x=(?P<x>[^\n]{1,120})",
+       "model.fit() got a type Keras cannot iterate: the tokenizer's BatchEncoding, a dict of "
+       "Python lists, a datasets Dataset or a pandas object.",
+       "Keras accepts NumPy arrays, tensors, a dict of them, or a tf.data.Dataset.",
+       ["data.batch-structure"],
+       "model.fit(dict(tokenizer(texts, padding=True, truncation=True, return_tensors='np')), "
+       "np.array(labels))\n# or: tf_ds = model.prepare_tf_dataset(tokenized['train'], "
+       "batch_size=16, shuffle=True, tokenizer=tokenizer)",
+       title="Failed to find data adapter that can handle input", framework="tensorflow"),
+    _k("keras-data-cardinality",
+       r"Data cardinality is ambiguous",
+       "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "
+       "labels, or labels of another split).",
+       "Keras needs one label per example in fit(x, y).",
+       ["data.batch-structure"],
+       "print({k: len(v) for k, v in x.items()}, len(y))   # one count\n"
+       "model.fit(dict(encodings), np.array(labels))",
+       title="Data cardinality is ambiguous", framework="tensorflow"),
+    _k("keras-tensor-with-keras-3",
+       r"A KerasTensor cannot be used as input to a TensorFlow function|Data of type <class "
+       r"'keras\.src\.[\w.]*KerasTensor'> is not allowed",
+       "A Keras tensor was passed to TensorFlow code that needs a concrete tensor.",
+       "In Keras 3, KerasTensors of a functional model only go through Keras layers and ops.",
+       ["environment.keras-3"],
+       "import keras\nx = keras.layers.Lambda(lambda t: tf_function(t))(inputs)   # wrap TF ops",
+       title="A KerasTensor reached TensorFlow code", framework="tensorflow", priority=13,
+       refine=refine_keras_tensor),
+    _k("keras-3-model-keras-2-layer",
+       r"Only instances of `?keras\.Layer`? can be added to a Sequential model\. Received: "
+       r"<(?P<module>(?:tensorflow_hub|tf_keras|transformers|keras\.engine)\b[\w.]*)",
+       "A Keras 2 layer (tf-keras: TF Hub's KerasLayer, transformers' TF models) was added to a "
+       "Keras 3 model: TensorFlow >= 2.16 makes tf.keras Keras 3, and Keras 3 accepts only its "
+       "own layers.",
+       "tf.keras is Keras 3 from TensorFlow 2.16; TF Hub layers and transformers' TF models are "
+       "built on tf-keras (Keras 2), so the two cannot be mixed in one model.",
+       ["environment.keras-3"],
+       'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
+       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow: tf.keras is tf-keras again\n"
+       "# or build the model with tf-keras itself: import tf_keras as keras",
+       title="A Keras 2 layer in a Keras 3 model", framework="tensorflow", priority=14,
+       family="keras-3-installed"),
+    _k("keras-model-input-count",
+       r"Layer \"?\w+\"? expects (?P<expected>\d+) input\(s\), but it received (?P<got>\d+) input "
+       r"tensors",
+       "The Keras model takes several named inputs (input_ids, attention_mask ...) and fit() or "
+       "call() got another number of them: a bare array instead of a dict, or columns missing.",
+       "A functional model with several Input layers takes a dict keyed by their names (or a "
+       "list in their order).", ["data.batch-structure"],
+       "model.fit({'input_ids': ids, 'attention_mask': mask}, labels)   # one entry per Input",
+       priority=13, framework="tensorflow", title="Another number of inputs than the model has"),
+    _k("tf-int-dtype-mismatch",
+       r"Tensor conversion requested dtype (?P<wanted>int32|int64) for Tensor with dtype "
+       r"(?P<got>int32|int64)",
+       "The token ids are int64 where the model's inputs (or a layer) are int32, or the reverse: "
+       "NumPy arrays default to int64, Keras Input layers to what they were declared.",
+       "TensorFlow does not cast between integer dtypes implicitly.",
+       ["data.batch-structure"],
+       "ids = tf.cast(ids, tf.int32)   # or Input(shape=(None,), dtype=tf.int64) to match",
+       priority=12, framework="tensorflow", title="int32 and int64 token ids"),
+    _k("keras-optimizer-reused",
+       r"The optimizer cannot recognize variable (?P<var>\S+)\. This usually means you are trying "
+       r"to call the optimizer to update different parts of the model separately",
+       "One Keras optimizer (Keras >= 2.11) was built for other variables: the same optimizer "
+       "object reused for a second model or a second compile, or a model rebuilt after it.",
+       "The new Keras optimizers create their slots for the variables of the first model they "
+       "update.", ["hyperparameters.keras3-optimizer"],
+       "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # a new optimizer per model\n"
+       "# or: tf.keras.optimizers.legacy.Adam(3e-5)", priority=13, framework="tensorflow",
+       title="A Keras optimizer reused for other variables"),
     Signature(
         "keras-custom-objects-on-load",
         r"Unknown (?:layer|object|loss|metric|optimizer|activation)(?: type| function)?:? "

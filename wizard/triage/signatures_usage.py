@@ -14,23 +14,6 @@ from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature
 from wizard.triage.versions import member_change, paste_versions
 
-_HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
-
-
-def refine_keras_tensor(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """A Keras 3 KerasTensor meeting TensorFlow code: with a transformers TF model, Keras 3 is
-    installed beside it; in plain Keras it is a TF op in a functional model."""
-    if _HF_TF.search(parsed.text) or re.search(r"keras\.src\.|Keras 3", parsed.text):
-        return {"id": "keras-3-installed",
-                "cause": "A Keras 3 tensor or object reached a Keras 2 (tf-keras) model: "
-                         "TensorFlow >= 2.16 ships Keras 3, while transformers' TF models are "
-                         "tf-keras models.",
-                "probes": ["environment.keras-3"],
-                "fix": 'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
-                       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow"}
-    return None
-
-
 def refine_layer_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A layer's shapes: not when the user's own code did the product (innermost frame yours)."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
@@ -140,24 +123,6 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    f"has, instead of .{attr}"}
 
 
-# a CUDA GPU without bfloat16 shown in the paste: its name, or its compute capability below 8
-_PRE_AMPERE = re.compile(r"\b(?:Tesla )?(?:V100|T4|P100|P40|K80|M60)\b|\bGTX ?\d{3,4}\b|"
-                         r"\bRTX ?20[5-8]0\b|\bmajor=[1-7],|compute capability:? ?[1-7]\.\d")
-
-
-def refine_precision_device(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """bf16 refused on a machine whose paste shows a CUDA GPU older than Ampere: the GPU lacks
-    bfloat16 (not CUDA)."""
-    if not re.search(r"bf16|tf32", parsed.text, re.I) or \
-            not _PRE_AMPERE.search(parsed.text):
-        return None
-    return {"id": "bf16-unsupported-gpu",
-            "cause": "bf16 (and tf32) was asked for on a CUDA GPU older than Ampere: it has no "
-                     "bfloat16 arithmetic.",
-            "fix": "TrainingArguments(..., bf16=False, tf32=False, fp16=True)   # or --bf16 False "
-                   "--tf32 False --fp16 True"}
-
-
 def refine_multilabel_view(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only for a multi-label set-up, and with fewer values than one row of labels needs (a
     reshape elsewhere fails for other reasons)."""
@@ -221,26 +186,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "ds = ds.map(group_texts, batched=True, remove_columns=ds.column_names)   # drop the old "
        "columns",
        title="A batched map returned columns of different lengths"),
-    _u("cuda-unavailable",
-       r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization "
-       r"failed, you might not have a CUDA gpu",
-       "The code asks for CUDA on a machine (or container, or runtime) without an NVIDIA GPU or "
-       "driver: a CPU notebook runtime, a container started without GPU access, or "
-       "CUDA_VISIBLE_DEVICES hiding every GPU.",
-       "torch finds no usable NVIDIA driver, so every .cuda() / device='cuda' fails.",
-       ["environment.device"],
-       "import torch; print(torch.cuda.is_available())   # then pick a GPU runtime, or:\n"
-       "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
-       title="No NVIDIA GPU or driver here"),
-    _u("flash-attention-needs-ampere",
-       r"FlashAttention only supports Ampere GPUs or newer",
-       "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
-       "GPU is older (T4, V100, RTX 20xx).",
-       "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "
-       "cannot run.",
-       ["environment.device"],
-       "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
-       title="FlashAttention needs an Ampere GPU"),
     _u("cross-entropy-class-dim",
        r"Expected target size \((?P<expected>[\d, ]+)\), got torch\.Size\(\[(?P<got>[\d, ]+)\]\)|"
        r"Expected target size \[(?P<expected2>[\d, ]+)\], got \[(?P<got2>[\d, ]+)\]",
@@ -353,26 +298,6 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.sequence-longer-than-positions"],
        "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)",
        title="The tokenizer does not truncate", refine=refine_truncation_not_asked),
-    _u("keras-fit-unsupported-input",
-       r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
-       r"Unrecognized data type: x=(?P<x>[^\n]{1,120})",
-       "model.fit() got a type Keras cannot iterate: the tokenizer's BatchEncoding, a dict of "
-       "Python lists, a datasets Dataset or a pandas object.",
-       "Keras accepts NumPy arrays, tensors, a dict of them, or a tf.data.Dataset.",
-       ["data.batch-structure"],
-       "model.fit(dict(tokenizer(texts, padding=True, truncation=True, return_tensors='np')), "
-       "np.array(labels))\n# or: tf_ds = model.prepare_tf_dataset(tokenized['train'], "
-       "batch_size=16, shuffle=True, tokenizer=tokenizer)",
-       title="Failed to find data adapter that can handle input", framework="tensorflow"),
-    _u("half-precision-on-cpu",
-       r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)'",
-       "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "
-       "which has no float16 kernels for this operation (or the GPU was not used).",
-       "PyTorch implements many float16 operations only on CUDA.",
-       ["environment.device", "model.precision-unsupported"],
-       "model = AutoModelForCausalLM.from_pretrained(checkpoint, torch_dtype=torch.float32)  "
-       "# on CPU\n# or move model and inputs to the GPU: model.to('cuda')",
-       title="An operation is not implemented for Half on this device", framework="pytorch"),
     _u("mixed-dtypes",
        r"expected (?:scalar type|mat1 and mat2 to have the same dtype, but got:?) "
        r"(?P<expected>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|double)"
@@ -402,15 +327,6 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "input_ids = torch.tensor(ids, dtype=torch.long)   # torch.Tensor(ids) makes floats",
        title="Token ids are not integers"),
-    _u("keras-data-cardinality",
-       r"Data cardinality is ambiguous",
-       "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "
-       "labels, or labels of another split).",
-       "Keras needs one label per example in fit(x, y).",
-       ["data.batch-structure"],
-       "print({k: len(v) for k, v in x.items()}, len(y))   # one count\n"
-       "model.fit(dict(encodings), np.array(labels))",
-       title="Data cardinality is ambiguous", framework="tensorflow"),
     _u("loss-not-scalar",
        r"grad can be implicitly created only for scalar outputs",
        "backward() was called on a loss that is not one number: DataParallel returns one loss "
@@ -520,29 +436,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "dataset = dataset.map(lambda b: {'labels': [int(x) for x in b['labels']]}, batched=True)\n"
        "labels = labels.long()", title="Float labels for cross-entropy", framework="pytorch",
        priority=12, refine=refine_float_labels),
-    _u("keras-tensor-with-keras-3",
-       r"A KerasTensor cannot be used as input to a TensorFlow function|Data of type <class "
-       r"'keras\.src\.[\w.]*KerasTensor'> is not allowed",
-       "A Keras tensor was passed to TensorFlow code that needs a concrete tensor.",
-       "In Keras 3, KerasTensors of a functional model only go through Keras layers and ops.",
-       ["environment.keras-3"],
-       "import keras\nx = keras.layers.Lambda(lambda t: tf_function(t))(inputs)   # wrap TF ops",
-       title="A KerasTensor reached TensorFlow code", framework="tensorflow", priority=13,
-       refine=refine_keras_tensor),
-    _u("keras-3-model-keras-2-layer",
-       r"Only instances of `?keras\.Layer`? can be added to a Sequential model\. Received: "
-       r"<(?P<module>(?:tensorflow_hub|tf_keras|transformers|keras\.engine)\b[\w.]*)",
-       "A Keras 2 layer (tf-keras: TF Hub's KerasLayer, transformers' TF models) was added to a "
-       "Keras 3 model: TensorFlow >= 2.16 makes tf.keras Keras 3, and Keras 3 accepts only its "
-       "own layers.",
-       "tf.keras is Keras 3 from TensorFlow 2.16; TF Hub layers and transformers' TF models are "
-       "built on tf-keras (Keras 2), so the two cannot be mixed in one model.",
-       ["environment.keras-3"],
-       'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
-       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow: tf.keras is tf-keras again\n"
-       "# or build the model with tf-keras itself: import tf_keras as keras",
-       title="A Keras 2 layer in a Keras 3 model", framework="tensorflow", priority=14,
-       family="keras-3-installed"),
     _u("decode-negative-ids",
        r"out of range integral type conversion attempted|piece id is out of range",
        "Token ids that are not ids reached decode(): labels still hold -100 (the ignored "
@@ -620,17 +513,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "given.", ["data.batch-structure"],
        "Trainer(model, args, train_dataset=train, eval_dataset=tokenized['validation'])",
        title="evaluation requires an eval_dataset"),
-    _u("precision-needs-cuda",
-       r"(?:FP16|fp16|bf16|BF16)[^\n]{0,120}can only be used on CUDA|"
-       r"(?:fp16|bf16) mixed precision requires a GPU|"
-       r"Your setup doesn't support bf16/gpu|bf16 \(`--bf16`\)[^\n]{0,80}requires? "
-       r"(?:PyTorch >= 1\.10 and )?(?:an )?(?:Ampere|NVIDIA)",
-       "Mixed precision was asked for (fp16=True / bf16=True) on a machine without a suitable "
-       "GPU (no CUDA, or bf16 on a GPU older than Ampere).",
-       "fp16 needs a CUDA GPU; bf16 needs Ampere (A100, RTX 30xx) or newer.",
-       ["environment.device", "model.precision-unsupported"],
-       "TrainingArguments(..., fp16=torch.cuda.is_available(), bf16=False)",
-       title="Mixed precision needs a suitable GPU", refine=refine_precision_device),
     _u("numpy-value-not-json-serializable",
        r"Object of type (?:int64|int32|float32|float64|ndarray|Tensor) is not JSON serializable",
        "A NumPy or torch value went into a config or log that is saved as JSON (e.g. id2label "
@@ -651,17 +533,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n"
        "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb)   # no "
        "load_in_4bit=", priority=14, title="Quantization set twice"),
-    _u("quantized-model-moved",
-       r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models|Calling `?cuda\(\)`? "
-       r"is not supported for `?4-bit`? or `?8-bit`? quantized models",
-       "A 4-bit/8-bit bitsandbytes model was moved with .to()/.cuda() (by your code, or by "
-       "Trainer/pipeline placing it): quantized weights are placed once, at loading.",
-       "from_pretrained(..., device_map=...) puts the quantized weights on their device; they "
-       "cannot be moved or cast afterwards.",
-       ["model.precision-unsupported"],
-       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
-       "device_map={'': 0})\n# and no model.to(...) / model.cuda() afterwards",
-       priority=14, title="A quantized model cannot be moved"),
     _u("wrong-auto-class",
        r"Unrecognized configuration class <class '(?P<config>[\w.]+)'> for this kind of "
        r"AutoModel: (?P<auto>\w+)",
@@ -686,20 +557,6 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "array = tensor.detach().cpu().numpy()", priority=12,
        title="A GPU tensor (or one that requires grad) to NumPy"),
-    _u("bf16-unsupported-gpu",
-       r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device",
-       "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
-       "bfloat16 arithmetic needs an Ampere (A100, RTX 30xx) or newer GPU; older ones run "
-       "fp16.", ["model.precision-unsupported"],
-       "mixed_precision = 'fp16'   # or TrainingArguments(fp16=True) instead of bf16=True",
-       priority=17, title="bf16 on a GPU without bfloat16"),
-    _u("triton-missing-warning-harmless",
-       r"A matching Triton is not available, some optimizations \w{1,6} not be enabled",
-       "Not an error: xformers (or bitsandbytes) looks for Triton, which has no build for this "
-       "platform (Windows); the optional Triton kernels are skipped and training runs as "
-       "usual.", "Triton only adds optional fused kernels here.", [],
-       "# nothing to fix; on Windows a community build exists: pip install triton-windows",
-       title="Triton not available (a warning)", priority=0, benign=True),
     _u("early-stopping-needs-load-best-model",
        r"EarlyStoppingCallback requires load_best_model_at_end = True|EarlyStoppingCallback "
        r"requires IntervalStrategy of steps or epoch",
@@ -798,26 +655,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "checkpoint's model_type.", ["model.forward"],
        "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=N)",
        priority=12, title="The model class does not match the checkpoint"),
-    _u("cuda-in-forked-subprocess",
-       r"Cannot re-initialize CUDA in forked subprocess",
-       "CUDA was used in the main process and then in a forked worker (DataLoader num_workers, "
-       "Dataset.map num_proc with a model or GPU tensors inside).",
-       "A forked child cannot reuse the parent's CUDA context; it needs the spawn start method "
-       "or no CUDA work in workers.", ["environment.device"],
-       "dataset.map(fn, num_proc=1)   # or keep GPU work out of map / DataLoader workers\n"
-       "# or: torch.multiprocessing.set_start_method('spawn')", priority=13,
-       title="CUDA in a forked worker"),
-    _u("dataloader-shared-memory",
-       r"DataLoader worker \(pid\(?s?\)? [\d, ]+\) (?:exited unexpectedly|is killed by signal: "
-       r"Bus error)|unable to open shared memory object|This might be caused by insufficient "
-       r"shared memory \(shm\)",
-       "DataLoader workers pass batches through shared memory, and there is too little of it "
-       "(a Docker container's 64 MB /dev/shm) or too few file handles.",
-       "Each worker process hands its batches to the main process in /dev/shm.",
-       ["environment.device"],
-       "TrainingArguments(..., dataloader_num_workers=0)   # or DataLoader(num_workers=0)\n"
-       "# docker run --shm-size=8g ...   |   ulimit -n 65535", priority=12,
-       title="DataLoader workers out of shared memory"),
     _u("peft-target-module-unsupported",
        r"Target module (?P<module>[^\n]{1,120}?) is not supported\. Currently, only the following "
        r"modules are supported",
@@ -829,15 +666,6 @@ USAGE_SIGNATURES: list[Signature] = [
        "torch.nn.Linear)})\nLoraConfig(target_modules=['q_proj', 'v_proj'], ...)   # Linear "
        "layers by name, or target_modules='all-linear'", priority=14,
        title="LoRA targets a module it cannot wrap"),
-    _u("ddp-unused-parameters",
-       r"Expected to have finished reduction in the prior iteration before starting a new one",
-       "Under DDP some parameters got no gradient in a step (a head or branch the loss does not "
-       "use, frozen-but-registered layers, or gradient checkpointing with reentrant "
-       "checkpoints).", "DDP waits for a gradient of every parameter unless told some go "
-       "unused.", ["model.frozen-parameters"],
-       "TrainingArguments(..., ddp_find_unused_parameters=True)\n# with gradient "
-       "checkpointing: gradient_checkpointing_kwargs={'use_reentrant': False}", priority=13,
-       title="DDP: parameters without gradients"),
     _u("safetensors-shared-tensors",
        r"Some tensors share memory, this will lead to duplicate memory on disk",
        "The model has tied weights (embeddings and LM head) and was saved with safetensors' "
@@ -846,83 +674,6 @@ USAGE_SIGNATURES: list[Signature] = [
        ["model.forward"],
        "model.save_pretrained('out')   # or: safetensors.torch.save_model(model, 'model."
        "safetensors')", priority=13, title="Tied weights saved with save_file"),
-    _u("quantized-model-wrong-device",
-       r"You can't train a model that has been loaded in 8-bit precision on a different device "
-       r"than the one you're training on|You can't train a model that has been loaded with "
-       r"`device_map='auto'` in any distributed mode|"
-       # torch's DDP refusing a module whose parameters sit on several devices
-       r"DistributedDataParallel device_ids and output_device arguments only work with "
-       r"single-device",
-       "A quantized (or device_map='auto') model sits on another GPU than the process trains "
-       "on: under DDP/accelerate each process needs its own copy on its own GPU.",
-       "With several processes, device_map must place the whole model on the process's GPU.",
-       ["environment.device"],
-       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
-       "device_map={'': torch.cuda.current_device()})   # or PartialState().process_index",
-       priority=14, title="A quantized model on another GPU than the process"),
-    _u("deepspeed-zero3-device-map",
-       r"DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a "
-       r"`device_map`",
-       "from_pretrained got a device_map (or low_cpu_mem_usage) under DeepSpeed ZeRO-3, which "
-       "partitions and places the weights itself.",
-       "ZeRO-3 shards every parameter across processes at load time.", ["environment.device"],
-       "model = AutoModelForCausalLM.from_pretrained(name)   # no device_map under ZeRO-3",
-       priority=14, title="device_map under ZeRO-3"),
-    _u("deepspeed-offload-client-optimizer",
-       r"You are using ZeRO-Offload with a client provided optimizer",
-       "ZeRO-Offload runs the optimizer on the CPU and needs DeepSpeed's CPU Adam, not the "
-       "torch optimizer the script or Trainer passed.",
-       "The offloaded optimizer step runs on the CPU copy of the weights.",
-       ["environment.device"],
-       '"optimizer": {"type": "AdamW", "params": {"lr": "auto"}}   # in ds_config, or '
-       '"zero_force_ds_cpu_optimizer": false', priority=14,
-       title="ZeRO-Offload with a torch optimizer"),
-    _u("distributed-child-failed",
-       r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError|ChildFailedError:",
-       "One process of the distributed launch failed; this line only reports it: the cause is "
-       "that process's own traceback, printed above it (the first 'Traceback' of a rank).",
-       "torchrun/accelerate launch collect the exit of every rank and raise this at the end.",
-       ["environment.device"],
-       "accelerate launch --num_processes 1 train.py   # one process: its error is the first "
-       "one printed\n# or scroll up to the first 'Traceback (most recent call last)' of a rank",
-       priority=2, title="A process of the launch failed (its error is above)"),
-    _u("disk-full",
-       r"\[Errno 28\] No space left on device|No space left on device \(os error 28\)",
-       "The disk (or the partition of the Hugging Face cache or /tmp) is full: a download, a "
-       "dataset cache or a checkpoint could not be written.",
-       "Models, datasets (Arrow caches) and checkpoints are written under HF_HOME, the dataset "
-       "cache and output_dir.", ["environment.package-versions"],
-       "df -h ~/.cache /tmp .   # which is full\nexport HF_HOME=/big/disk/hf   # or: "
-       "huggingface-cli delete-cache; TrainingArguments(save_total_limit=2)",
-       priority=13, title="No space left on device"),
-    _u("keras-model-input-count",
-       r"Layer \"?\w+\"? expects (?P<expected>\d+) input\(s\), but it received (?P<got>\d+) input "
-       r"tensors",
-       "The Keras model takes several named inputs (input_ids, attention_mask ...) and fit() or "
-       "call() got another number of them: a bare array instead of a dict, or columns missing.",
-       "A functional model with several Input layers takes a dict keyed by their names (or a "
-       "list in their order).", ["data.batch-structure"],
-       "model.fit({'input_ids': ids, 'attention_mask': mask}, labels)   # one entry per Input",
-       priority=13, framework="tensorflow", title="Another number of inputs than the model has"),
-    _u("tf-int-dtype-mismatch",
-       r"Tensor conversion requested dtype (?P<wanted>int32|int64) for Tensor with dtype "
-       r"(?P<got>int32|int64)",
-       "The token ids are int64 where the model's inputs (or a layer) are int32, or the reverse: "
-       "NumPy arrays default to int64, Keras Input layers to what they were declared.",
-       "TensorFlow does not cast between integer dtypes implicitly.",
-       ["data.batch-structure"],
-       "ids = tf.cast(ids, tf.int32)   # or Input(shape=(None,), dtype=tf.int64) to match",
-       priority=12, framework="tensorflow", title="int32 and int64 token ids"),
-    _u("keras-optimizer-reused",
-       r"The optimizer cannot recognize variable (?P<var>\S+)\. This usually means you are trying "
-       r"to call the optimizer to update different parts of the model separately",
-       "One Keras optimizer (Keras >= 2.11) was built for other variables: the same optimizer "
-       "object reused for a second model or a second compile, or a model rebuilt after it.",
-       "The new Keras optimizers create their slots for the variables of the first model they "
-       "update.", ["hyperparameters.keras3-optimizer"],
-       "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # a new optimizer per model\n"
-       "# or: tf.keras.optimizers.legacy.Adam(3e-5)", priority=13, framework="tensorflow",
-       title="A Keras optimizer reused for other variables"),
     _u("tokenizer-train-argument-order",
        r"argument 'files': '\w*Trainer' object cannot be converted to 'Sequence'",
        "Tokenizer.train takes the files first and the trainer second (since tokenizers 0.10); "

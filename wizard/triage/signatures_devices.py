@@ -1,0 +1,180 @@
+"""The catalogue's errors of devices, precision and distributed set-ups: CUDA missing or in a
+forked process, mixed precision the hardware lacks, quantized or device-mapped models on the
+wrong GPU, DeepSpeed and DDP settings, shared memory and disk space, and warnings about optional
+GPU kernels that are no error."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature
+
+# a CUDA GPU without bfloat16 shown in the paste: its name, or its compute capability below 8
+_PRE_AMPERE = re.compile(r"\b(?:Tesla )?(?:V100|T4|P100|P40|K80|M60)\b|\bGTX ?\d{3,4}\b|"
+                         r"\bRTX ?20[5-8]0\b|\bmajor=[1-7],|compute capability:? ?[1-7]\.\d")
+
+
+def refine_precision_device(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """bf16 refused on a machine whose paste shows a CUDA GPU older than Ampere: the GPU lacks
+    bfloat16 (not CUDA)."""
+    if not re.search(r"bf16|tf32", parsed.text, re.I) or \
+            not _PRE_AMPERE.search(parsed.text):
+        return None
+    return {"id": "bf16-unsupported-gpu",
+            "cause": "bf16 (and tf32) was asked for on a CUDA GPU older than Ampere: it has no "
+                     "bfloat16 arithmetic.",
+            "fix": "TrainingArguments(..., bf16=False, tf32=False, fp16=True)   # or --bf16 False "
+                   "--tf32 False --fp16 True"}
+
+
+def _d(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
+       priority: int = 11, **kw: Any) -> Signature:
+    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+
+
+DEVICE_SIGNATURES: list[Signature] = [
+    _d("cuda-unavailable",
+       r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization "
+       r"failed, you might not have a CUDA gpu",
+       "The code asks for CUDA on a machine (or container, or runtime) without an NVIDIA GPU or "
+       "driver: a CPU notebook runtime, a container started without GPU access, or "
+       "CUDA_VISIBLE_DEVICES hiding every GPU.",
+       "torch finds no usable NVIDIA driver, so every .cuda() / device='cuda' fails.",
+       ["environment.device"],
+       "import torch; print(torch.cuda.is_available())   # then pick a GPU runtime, or:\n"
+       "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
+       title="No NVIDIA GPU or driver here"),
+    _d("flash-attention-needs-ampere",
+       r"FlashAttention only supports Ampere GPUs or newer",
+       "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
+       "GPU is older (T4, V100, RTX 20xx).",
+       "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "
+       "cannot run.",
+       ["environment.device"],
+       "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
+       title="FlashAttention needs an Ampere GPU"),
+    _d("half-precision-on-cpu",
+       r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)'",
+       "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "
+       "which has no float16 kernels for this operation (or the GPU was not used).",
+       "PyTorch implements many float16 operations only on CUDA.",
+       ["environment.device", "model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(checkpoint, torch_dtype=torch.float32)  "
+       "# on CPU\n# or move model and inputs to the GPU: model.to('cuda')",
+       title="An operation is not implemented for Half on this device", framework="pytorch"),
+    _d("precision-needs-cuda",
+       r"(?:FP16|fp16|bf16|BF16)[^\n]{0,120}can only be used on CUDA|"
+       r"(?:fp16|bf16) mixed precision requires a GPU|"
+       r"Your setup doesn't support bf16/gpu|bf16 \(`--bf16`\)[^\n]{0,80}requires? "
+       r"(?:PyTorch >= 1\.10 and )?(?:an )?(?:Ampere|NVIDIA)",
+       "Mixed precision was asked for (fp16=True / bf16=True) on a machine without a suitable "
+       "GPU (no CUDA, or bf16 on a GPU older than Ampere).",
+       "fp16 needs a CUDA GPU; bf16 needs Ampere (A100, RTX 30xx) or newer.",
+       ["environment.device", "model.precision-unsupported"],
+       "TrainingArguments(..., fp16=torch.cuda.is_available(), bf16=False)",
+       title="Mixed precision needs a suitable GPU", refine=refine_precision_device),
+    _d("quantized-model-moved",
+       r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models|Calling `?cuda\(\)`? "
+       r"is not supported for `?4-bit`? or `?8-bit`? quantized models",
+       "A 4-bit/8-bit bitsandbytes model was moved with .to()/.cuda() (by your code, or by "
+       "Trainer/pipeline placing it): quantized weights are placed once, at loading.",
+       "from_pretrained(..., device_map=...) puts the quantized weights on their device; they "
+       "cannot be moved or cast afterwards.",
+       ["model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
+       "device_map={'': 0})\n# and no model.to(...) / model.cuda() afterwards",
+       priority=14, title="A quantized model cannot be moved"),
+    _d("bf16-unsupported-gpu",
+       r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device",
+       "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
+       "bfloat16 arithmetic needs an Ampere (A100, RTX 30xx) or newer GPU; older ones run "
+       "fp16.", ["model.precision-unsupported"],
+       "mixed_precision = 'fp16'   # or TrainingArguments(fp16=True) instead of bf16=True",
+       priority=17, title="bf16 on a GPU without bfloat16"),
+    _d("triton-missing-warning-harmless",
+       r"A matching Triton is not available, some optimizations \w{1,6} not be enabled",
+       "Not an error: xformers (or bitsandbytes) looks for Triton, which has no build for this "
+       "platform (Windows); the optional Triton kernels are skipped and training runs as "
+       "usual.", "Triton only adds optional fused kernels here.", [],
+       "# nothing to fix; on Windows a community build exists: pip install triton-windows",
+       title="Triton not available (a warning)", priority=0, benign=True),
+    _d("cuda-in-forked-subprocess",
+       r"Cannot re-initialize CUDA in forked subprocess",
+       "CUDA was used in the main process and then in a forked worker (DataLoader num_workers, "
+       "Dataset.map num_proc with a model or GPU tensors inside).",
+       "A forked child cannot reuse the parent's CUDA context; it needs the spawn start method "
+       "or no CUDA work in workers.", ["environment.device"],
+       "dataset.map(fn, num_proc=1)   # or keep GPU work out of map / DataLoader workers\n"
+       "# or: torch.multiprocessing.set_start_method('spawn')", priority=13,
+       title="CUDA in a forked worker"),
+    _d("dataloader-shared-memory",
+       r"DataLoader worker \(pid\(?s?\)? [\d, ]+\) (?:exited unexpectedly|is killed by signal: "
+       r"Bus error)|unable to open shared memory object|This might be caused by insufficient "
+       r"shared memory \(shm\)",
+       "DataLoader workers pass batches through shared memory, and there is too little of it "
+       "(a Docker container's 64 MB /dev/shm) or too few file handles.",
+       "Each worker process hands its batches to the main process in /dev/shm.",
+       ["environment.device"],
+       "TrainingArguments(..., dataloader_num_workers=0)   # or DataLoader(num_workers=0)\n"
+       "# docker run --shm-size=8g ...   |   ulimit -n 65535", priority=12,
+       title="DataLoader workers out of shared memory"),
+    _d("ddp-unused-parameters",
+       r"Expected to have finished reduction in the prior iteration before starting a new one",
+       "Under DDP some parameters got no gradient in a step (a head or branch the loss does not "
+       "use, frozen-but-registered layers, or gradient checkpointing with reentrant "
+       "checkpoints).", "DDP waits for a gradient of every parameter unless told some go "
+       "unused.", ["model.frozen-parameters"],
+       "TrainingArguments(..., ddp_find_unused_parameters=True)\n# with gradient "
+       "checkpointing: gradient_checkpointing_kwargs={'use_reentrant': False}", priority=13,
+       title="DDP: parameters without gradients"),
+    _d("quantized-model-wrong-device",
+       r"You can't train a model that has been loaded in 8-bit precision on a different device "
+       r"than the one you're training on|You can't train a model that has been loaded with "
+       r"`device_map='auto'` in any distributed mode|"
+       # torch's DDP refusing a module whose parameters sit on several devices
+       r"DistributedDataParallel device_ids and output_device arguments only work with "
+       r"single-device",
+       "A quantized (or device_map='auto') model sits on another GPU than the process trains "
+       "on: under DDP/accelerate each process needs its own copy on its own GPU.",
+       "With several processes, device_map must place the whole model on the process's GPU.",
+       ["environment.device"],
+       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
+       "device_map={'': torch.cuda.current_device()})   # or PartialState().process_index",
+       priority=14, title="A quantized model on another GPU than the process"),
+    _d("deepspeed-zero3-device-map",
+       r"DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a "
+       r"`device_map`",
+       "from_pretrained got a device_map (or low_cpu_mem_usage) under DeepSpeed ZeRO-3, which "
+       "partitions and places the weights itself.",
+       "ZeRO-3 shards every parameter across processes at load time.", ["environment.device"],
+       "model = AutoModelForCausalLM.from_pretrained(name)   # no device_map under ZeRO-3",
+       priority=14, title="device_map under ZeRO-3"),
+    _d("deepspeed-offload-client-optimizer",
+       r"You are using ZeRO-Offload with a client provided optimizer",
+       "ZeRO-Offload runs the optimizer on the CPU and needs DeepSpeed's CPU Adam, not the "
+       "torch optimizer the script or Trainer passed.",
+       "The offloaded optimizer step runs on the CPU copy of the weights.",
+       ["environment.device"],
+       '"optimizer": {"type": "AdamW", "params": {"lr": "auto"}}   # in ds_config, or '
+       '"zero_force_ds_cpu_optimizer": false', priority=14,
+       title="ZeRO-Offload with a torch optimizer"),
+    _d("distributed-child-failed",
+       r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError|ChildFailedError:",
+       "One process of the distributed launch failed; this line only reports it: the cause is "
+       "that process's own traceback, printed above it (the first 'Traceback' of a rank).",
+       "torchrun/accelerate launch collect the exit of every rank and raise this at the end.",
+       ["environment.device"],
+       "accelerate launch --num_processes 1 train.py   # one process: its error is the first "
+       "one printed\n# or scroll up to the first 'Traceback (most recent call last)' of a rank",
+       priority=2, title="A process of the launch failed (its error is above)"),
+    _d("disk-full",
+       r"\[Errno 28\] No space left on device|No space left on device \(os error 28\)",
+       "The disk (or the partition of the Hugging Face cache or /tmp) is full: a download, a "
+       "dataset cache or a checkpoint could not be written.",
+       "Models, datasets (Arrow caches) and checkpoints are written under HF_HOME, the dataset "
+       "cache and output_dir.", ["environment.package-versions"],
+       "df -h ~/.cache /tmp .   # which is full\nexport HF_HOME=/big/disk/hf   # or: "
+       "huggingface-cli delete-cache; TrainingArguments(save_total_limit=2)",
+       priority=13, title="No space left on device"),
+]
