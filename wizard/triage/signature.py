@@ -43,6 +43,14 @@ class Signature:
         return self.family or self.id
 
 
+def signature_maker(default_priority: int) -> Callable[..., Signature]:
+    """A catalogue module's constructor: Signature(id, pattern, cause, explanation, probes, fix,
+    ...) with that module's default priority."""
+    def make(*args: Any, priority: int = default_priority, **kw: Any) -> Signature:
+        return Signature(*args, priority=priority, **kw)
+    return make
+
+
 @lru_cache(maxsize=None)
 def compile_pattern(pattern: str) -> re.Pattern[str]:
     """A signature's regex, compiled once, case-insensitive."""

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from wizard.triage.parse import ParsedError
-from wizard.triage.signature import Signature
+from wizard.triage.signature import Signature, signature_maker
 
 # a CUDA GPU without bfloat16 shown in the paste: its name, or its compute capability below 8
 _PRE_AMPERE = re.compile(r"\b(?:Tesla )?(?:V100|T4|P100|P40|K80|M60)\b|\bGTX ?\d{3,4}\b|"
@@ -28,9 +28,7 @@ def refine_precision_device(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    "--tf32 False --fp16 True"}
 
 
-def _d(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
-       priority: int = 11, **kw: Any) -> Signature:
-    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+_d = signature_maker(11)
 
 
 DEVICE_SIGNATURES: list[Signature] = [

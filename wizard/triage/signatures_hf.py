@@ -7,7 +7,7 @@ from typing import Any
 
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
-from wizard.triage.signature import Signature
+from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import paste_versions
 
 
@@ -195,9 +195,7 @@ def refine_string_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     return None
 
 
-def _s(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
-       priority: int = 12, **kw: Any) -> Signature:
-    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+_s = signature_maker(12)
 
 
 HF_SIGNATURES: list[Signature] = [

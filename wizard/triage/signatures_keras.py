@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from wizard.triage.parse import ParsedError
-from wizard.triage.signature import Signature
+from wizard.triage.signature import Signature, signature_maker
 
 _HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
 
@@ -40,9 +40,7 @@ def refine_unbuilt_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     return None
 
 
-def _k(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
-       priority: int = 11, **kw: Any) -> Signature:
-    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+_k = signature_maker(11)
 
 
 KERAS_SIGNATURES: list[Signature] = [

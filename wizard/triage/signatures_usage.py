@@ -11,7 +11,7 @@ from wizard.triage import api_history
 from wizard.triage.env_answers import answer_from_change
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
-from wizard.triage.signature import Signature
+from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import member_change, paste_versions
 
 def refine_layer_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -147,9 +147,7 @@ def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any]
     return None
 
 
-def _u(sig_id: str, pattern: str, cause: str, explanation: str, probes: list[str], fix: str,
-       priority: int = 11, **kw: Any) -> Signature:
-    return Signature(sig_id, pattern, cause, explanation, probes, fix, priority=priority, **kw)
+_u = signature_maker(11)
 
 
 USAGE_SIGNATURES: list[Signature] = [
