@@ -1470,3 +1470,20 @@ def test_an_inplace_write_in_library_code_the_reporter_points_at() -> None:
     own = triage('  File "train.py", line 30, in <module>\n    x += y\n' + error + "\nThe error "
                  "occurs in `modeling_voxtral.py` at line 512, this line causes the error")
     assert own.cause_id == "inplace-operation-breaks-autograd"
+
+
+def test_an_adapter_loaded_frozen_explains_a_regression_statement() -> None:
+    paste = ("orig = LlamaForCausalLM.from_pretrained('base', load_in_8bit=True)\n"
+             "out = PeftModel.from_pretrained(orig, 'tloen/alpaca-lora-7b')\n"
+             "print(out.print_trainable_parameters())\n"
+             "# trainable params: 0 || all params: 6755201024 || trainable%: 0.0\n"
+             "This issue was not there a few days ago so I'm guessing a recent commit broke it!")
+    t = triage(paste)
+    assert t.cause_id == "peft-adapter-loaded-frozen" and "is_trainable=True" in t.primary.fix
+    # loaded for training already: something else
+    trainable = paste.replace("'tloen/alpaca-lora-7b')", "'tloen/alpaca-lora-7b', "
+                              "is_trainable=True)")
+    assert triage(trainable).cause_id != "peft-adapter-loaded-frozen"
+    # a described fix of library code still makes it a library bug
+    fixed = paste + "\nFixes #123: from_pretrained ignored is_trainable"
+    assert triage(fixed).cause_id == "library-bug"

@@ -495,7 +495,7 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
     if not reasons:
         return None
     stated = any(r.startswith(("a regression", "the paste describes")) for r in reasons)
-    if real and not stated:
-        return None                   # a signature explains the error
+    if real and (not stated or real[0].signature.behaviour_change and not fixed_here):
+        return None                   # a signature explains the error (or the regression)
     package = _package(parsed)
     return LibraryBug(package, _version_of(package, parsed), reasons, strong)

@@ -19,6 +19,8 @@ class Signature:
     at the evidence and return a more precise cause/probes/fix, another cause id ("id"), or
     {"reject": True} when the words match but the cause is not this one. `family` is the cause
     id the signature reports when it is one of several rules for one cause (default: its id).
+    `behaviour_change` marks an intended change of a release (a new default): a reporter's
+    "it worked before" is then explained by it, not evidence of a bug.
     """
 
     id: str
@@ -34,6 +36,7 @@ class Signature:
     refine: Refine | None = None
     benign: bool = False              # a warning that is not the error (never the primary match)
     family: str | None = None         # the cause id reported (environment family), else id
+    behaviour_change: bool = False    # a release changed this on purpose: explains a regression
 
     def regex(self) -> re.Pattern[str]:
         return compile_pattern(self.pattern)

@@ -134,6 +134,15 @@ def refine_checkpoint_resume(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
                    "'checkpoint-8000', is_trainable=True)"}
 
 
+def refine_frozen_adapter(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only when the paste loads a saved adapter without is_trainable=True (a fresh
+    get_peft_model with nothing trainable is another fault)."""
+    call = re.search(r"PeftModel\.from_pretrained\((?P<args>[^()]{0,400})\)", parsed.text)
+    if call is None or re.search(r"is_trainable\s*=\s*True", call.group("args")):
+        return {"reject": True}
+    return None
+
+
 def refine_hub_signature(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The fix names a signature the module has (the first the error lists)."""
     return {"fix": f"hub.KerasLayer(handle, signature={ev['available']!r}, "
@@ -462,6 +471,14 @@ HF_SIGNATURES: list[Signature] = [
        "checkpoint-N folder inside output_dir.", ["environment.hub-file-missing"],
        "trainer.train(resume_from_checkpoint=True)   # the last checkpoint-N in output_dir; or "
        "the full path of one", priority=12, refine=refine_checkpoint_resume),
+    _s("peft-adapter-loaded-frozen",
+       r"trainable params: 0 \|\| all params",
+       "The adapter was loaded for inference: PeftModel.from_pretrained loads a saved adapter "
+       "frozen unless is_trainable=True, so nothing is left to train.",
+       "A loaded adapter is frozen by default (inference mode); training it further needs "
+       "is_trainable=True.", ["model.nothing-trainable"],
+       "model = PeftModel.from_pretrained(base_model, adapter_path, is_trainable=True)",
+       priority=13, refine=refine_frozen_adapter, behaviour_change=True),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",
