@@ -1487,3 +1487,21 @@ def test_an_adapter_loaded_frozen_explains_a_regression_statement() -> None:
     # a described fix of library code still makes it a library bug
     fixed = paste + "\nFixes #123: from_pretrained ignored is_trainable"
     assert triage(fixed).cause_id == "library-bug"
+
+
+@pytest.mark.parametrize("paste, cause", [
+    ("ValueError: Please correct the following DeepSpeed config values that mismatch "
+     "TrainingArguments values:\n- ds bf16.enabled=True vs hf bf16|bf16_full_eval=False",
+     "deepspeed-config-mismatch-training-args"),
+    ("ValueError: Cannot merge LORA layers when the model is gptq quantized",
+     "merge-into-quantized-unsupported"),
+    ("predictions = model.predict(validation_input_ids)\nprint(predictions.shape)\n"
+     "AttributeError: 'list' object has no attribute 'shape'", "model-output-misread"),
+])
+def test_deepspeed_merge_and_predict_wordings(paste: str, cause: str) -> None:
+    assert triage(paste).cause_id == cause
+
+
+def test_a_list_without_predict_is_not_a_keras_output() -> None:
+    assert triage("rows = df.values.tolist()\nAttributeError: 'list' object has no attribute "
+                  "'shape'").cause_id != "model-output-misread"

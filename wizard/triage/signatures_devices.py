@@ -175,4 +175,14 @@ DEVICE_SIGNATURES: list[Signature] = [
        "df -h ~/.cache /tmp .   # which is full\nexport HF_HOME=/big/disk/hf   # or: "
        "huggingface-cli delete-cache; TrainingArguments(save_total_limit=2)",
        priority=13, title="No space left on device"),
+    _d("deepspeed-config-mismatch-training-args",
+       r"Please correct the following DeepSpeed config values that mismatch TrainingArguments "
+       r"values",
+       "The DeepSpeed config file and TrainingArguments disagree on a setting (bf16/fp16, batch "
+       "size, gradient accumulation, learning rate ...) that both define.",
+       "The Trainer fills 'auto' values of the DeepSpeed config from TrainingArguments and "
+       "refuses explicit values that contradict them.", ["hyperparameters.hidden-defaults"],
+       '"bf16": {"enabled": "auto"}   # in the DeepSpeed JSON: "auto" lets TrainingArguments '
+       "decide\n# or pass the matching flag: --bf16 True", priority=14,
+       title="DeepSpeed config values mismatch TrainingArguments"),
 ]

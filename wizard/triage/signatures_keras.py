@@ -43,6 +43,11 @@ def refine_unbuilt_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
 _k = signature_maker(11)
 
 
+def refine_predict_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only where the list comes from Keras' predict() (a model with several outputs)."""
+    return None if re.search(r"\.predict\(", parsed.text) else {"reject": True}
+
+
 KERAS_SIGNATURES: list[Signature] = [
     _k("keras-fit-unsupported-input",
        r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
@@ -157,4 +162,13 @@ KERAS_SIGNATURES: list[Signature] = [
         "\n# then load the weights",
         title="Weights of a layer that was never built", framework="tensorflow", priority=8,
         refine=refine_unbuilt_weights),
+    _k("keras-predict-returns-list",
+       r"'list' object has no attribute '(?:shape|argmax|reshape|dtype)'",
+       "The model has several outputs (a TF transformers model: hidden states and pooled "
+       "output), so Keras predict() returns a list with one array per output, which the code "
+       "reads as one array.", "predict() returns one array per model output.",
+       ["model.forward"],
+       "outputs = model.predict(x)\nhidden = outputs[0]   # or the named output: "
+       "model.predict(x)['logits'] for a model with a head", title="predict() returned a list",
+       framework="tensorflow", family="model-output-misread", refine=refine_predict_list),
 ]
