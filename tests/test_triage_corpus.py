@@ -6,6 +6,7 @@ through triage without a crash.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -90,3 +91,33 @@ def test_the_readme_messy_paste_gets_the_answer_it_shows() -> None:
         t = triage(paste)
     assert t.primary is not None and t.cause_id == cause_id
     assert t.primary.fix.strip() == fix
+
+
+_NOISE = {
+    "a fence and prose around it": lambda t: f"Here is my error:\n```python\n{t}\n```\nAny help "
+                                             "appreciated, thanks!",
+    "prose after it": lambda t: t + "\n\nI tried everything: reinstalling, restarting the kernel."
+                                    " Environment: Ubuntu 22.04, Python 3.10.",
+    "terminal colours": lambda t: "\n".join(f"\x1b[31m{line}\x1b[0m" if line.strip() else line
+                                            for line in t.splitlines()),
+    "Windows line ends": lambda t: t.replace("\n", "\r\n"),
+}
+
+
+def test_answers_do_not_depend_on_the_noise_around_a_paste(reports: dict[str, dict]) -> None:
+    """A report answered right keeps its answer when the paste comes wrapped the ways people
+    wrap it (a fence with prose, more prose after a cut traceback, colours, CRLF). The dev
+    split only: held reports are scored, never looked at one by one."""
+    changed = []
+    with pastes_from_elsewhere():
+        for name, r in reports.items():
+            if hashlib.sha256(r["url"].encode()).hexdigest()[0] < "5":
+                continue                  # held
+            plain = triage(r["paste"]).cause_id
+            if not same_cause(plain, r["cause_id"]):
+                continue
+            for how, wrap in _NOISE.items():
+                got = triage(wrap(r["paste"])).cause_id
+                if not same_cause(got, plain):
+                    changed.append((name, how, plain, got))
+    assert not changed

@@ -235,7 +235,7 @@ def private_override_arity(parsed: ParsedError) -> tuple[str, str] | None:
     """(class, method) when a project's class overrides another library's private method (a
     Trainer's `_get_train_sampler`) and that library now calls it with more arguments: code that
     relied on an internal, which the paste does not define itself."""
-    m = _PRIVATE_ARITY.search(parsed.message or parsed.text)
+    m = _PRIVATE_ARITY.search(parsed.message or "") or _PRIVATE_ARITY.search(parsed.text)
     if m is None or int(m.group("given")) <= int(m.group("takes")):
         return None
     if re.search(rf"^\s*def {re.escape(m.group('method'))}\s*\(", parsed.text, re.M):

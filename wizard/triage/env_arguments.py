@@ -306,7 +306,8 @@ def refine_removed_argument_in_code(ev: dict, parsed: ParsedError) -> dict[str, 
         return {"reject": True}
     cls, arg, span = found[0]
     message = parsed.message or ""
-    if message.strip() and cls not in message and "argument" not in message:
+    stated = re.search(r"(?m)^\W{0,4}TypeError: \S", parsed.text)    # a message of its own
+    if stated and message.strip() and cls not in message and "argument" not in message:
         return {"reject": True}       # a complete message about something else: the call passed
     removed = ".".join(span.removed.split(".")[:2]) + ".0"
     named = ", ".join(f"{a}= ({s.package} {'.'.join(s.removed.split('.')[:2])})"

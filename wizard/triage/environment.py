@@ -471,7 +471,8 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-python-too-old", OLD,
          r"SyntaxError: (?:invalid syntax|f-string)|'type' object is not subscriptable|"
          r"unsupported operand type\(s\) for \|: '|"
-         r"\A\Z",     # no exception line: a traceback cut at the line that does not parse
+         # no exception line (prose may follow): a traceback cut at the line that does not parse
+         r"\A(?![\w.]*(?:Error|Exception)\b)",
          "A library needs a newer Python than the one running it.",
          "# use a newer Python (a new environment)", refine=refine_python_too_old, priority=16),
     _sig("env-tf-checkpoint-missing", SETUP,
