@@ -275,14 +275,16 @@ def _call_arguments(text: str, start: int) -> str:
 
 
 def removed_arguments_in_code(parsed: ParsedError) -> list[tuple[str, str, "api_history.Span"]]:
-    """(class, argument, span) for each argument the paste's code passes to a library class
-    whose newest release no longer takes it (and the release the paste states, if any, does not
-    take either), the earliest removed first."""
+    """(class, argument, span) for each argument the paste's code passes to a library config
+    class whose newest release no longer takes it (and the release the paste states, if any,
+    does not take either), the earliest removed first. Config dataclasses only (TrainingArguments,
+    SFTConfig, LoraConfig ...): a removed field is rejected outright, while other callables often
+    keep accepting a renamed keyword for a while (a deprecation shim the wheels do not show)."""
     found = {}
     stated = paste_versions(parsed.text)
     for call in _CALL_OPEN.finditer(parsed.text):
         key = api_history.owner(call.group("cls"))
-        if key is None:
+        if key is None or not re.search(r"(?:Arguments|Config|Args)$", key):
             continue
         args = _call_arguments(parsed.text, call.end())
         for arg in re.findall(r"(?<![\w.])([a-z_]\w*)\s*=(?!=)", args):
