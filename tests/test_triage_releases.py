@@ -82,6 +82,11 @@ def test_a_keyword_the_libraries_gained_passed_to_an_unnamed_class() -> None:
         assert own.cause_id != "env-version-too-old"
         # a keyword no library gained (a project's own) tells nothing about a release
         assert triage(paste.replace("'token'", "'data_path'")).cause_id != "env-version-too-old"
+        # a class the message names is answered for that class's own library
+        named = triage("TypeError: SentenceTransformer.__init__() got an unexpected keyword "
+                       "argument 'trust_remote_code'")
+        assert named.cause_id == "env-version-too-old"
+        assert named.primary.fix == 'pip install -U "sentence-transformers"'
 
 
 def test_flash_attention_2_names_under_flash_attn_1() -> None:

@@ -42,6 +42,8 @@ _LIB_CLASS = [
     (re.compile(r"^(?:SFT|DPO|PPO|PPOv2|RLOO|KTO|ORPO|CPO|GRPO|BCO|GKD|Reward|Online\w*|XPO|"
                 r"Nash\w*)(?:Trainer|Config)$"), "trl"),
     (re.compile(r"^(?:EngineArgs|AsyncEngineArgs|LLM|SamplingParams)$"), "vllm"),
+    (re.compile(r"^(?:SentenceTransformer\w*|CrossEncoder\w*|SparseEncoder\w*)$"),
+     "sentence_transformers"),
     (re.compile(r"^(?:Accelerator|PartialState|AcceleratorState)$"), "accelerate"),
     (re.compile(r"^(?:Dataset|DatasetDict|IterableDataset|BuilderConfig|DatasetBuilder|"
                 r"Features)$"), "datasets"),

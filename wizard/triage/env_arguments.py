@@ -134,7 +134,7 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                         f"def {method}(self, ..., {arg}=None, **kwargs):  # accept the new "
                         "argument") + f"\n# or: {pin(pkg, change.added if change else None)}",
                       ev)
-    if owner is None and caller is None and change is None and method == "__init__" and \
+    if not owner_cls and caller is None and change is None and method == "__init__" and \
             not re.search(r"^\s*def __init__\s*\(", parsed.text, re.M):
         added = api_history.kwarg_added(arg)
         if added:                     # a keyword the libraries gained: some release is older
