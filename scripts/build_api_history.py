@@ -4,7 +4,7 @@ appeared and disappeared, read from their released wheels.
 A maintainer script, run by hand (never by the tests or CI) with an interpreter that has pip and
 reaches PyPI::
 
-    .venv-modern/bin/python scripts/build_api_history.py     # all packages, ~2 minutes, ~0.8 GB fetched
+    .venv-modern/bin/python scripts/build_api_history.py     # all packages, ~3 minutes, ~0.9 GB fetched
     .venv-modern/bin/python scripts/build_api_history.py --packages peft trl --merge
 
 For each package it takes the latest patch of every minor release from a starting release on
@@ -100,6 +100,8 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "datasets": ("datasets", "1.0"),
     "accelerate": ("accelerate", "0.5"),
     "huggingface_hub": ("huggingface-hub", "0.5"),
+    "sentence_transformers": ("sentence-transformers", "2.0"),
+    "evaluate": ("evaluate", "0.1"),
 }
 
 TARGETS: dict[str, list[str]] = {
@@ -127,6 +129,12 @@ TARGETS: dict[str, list[str]] = {
     "huggingface_hub": [
         "hf_hub_download", "snapshot_download", "login", "HfApi.upload_folder", "HfApi.create_repo",
     ],
+    "sentence_transformers": [
+        "SentenceTransformer", "SentenceTransformer.encode", "SentenceTransformer.fit",
+        "CrossEncoder", "CrossEncoder.fit", "SentenceTransformerTrainer",
+        "SentenceTransformerTrainingArguments",
+    ],
+    "evaluate": ["load", "EvaluationModule.compute"],
 }
 
 # class name -> "pkg.Name" for classes another package's classes may inherit from
@@ -150,6 +158,8 @@ MEMBER_CLASSES: dict[str, list[str]] = {
     "datasets": ["Dataset", "DatasetDict", "IterableDataset", "Features", "DatasetInfo"],
     "accelerate": ["Accelerator", "PartialState"],
     "huggingface_hub": ["HfApi", "ModelInfo"],
+    "sentence_transformers": ["SentenceTransformer", "CrossEncoder"],
+    "evaluate": ["EvaluationModule"],
 }
 # one class under two names: each key holds the history of whichever name a release defines
 MEMBER_RENAMES = {"transformers.PretrainedConfig": "transformers.PreTrainedConfig",

@@ -18,7 +18,8 @@ def test_table_loads_fast_and_every_span_is_within_its_releases():
     assert time.perf_counter() - start < 1.0
     assert ah._DATA.stat().st_size < 1_600_000
     rels = data["releases"]
-    assert set(rels) == {"transformers", "peft", "trl", "datasets", "accelerate", "huggingface_hub"}
+    assert set(rels) == {"transformers", "peft", "trl", "datasets", "accelerate", "huggingface_hub",
+                         "sentence_transformers", "evaluate"}
     for pkg, versions in rels.items():
         keys = [parse_version(v) for v in versions]
         assert keys == sorted(keys) and len(set(keys)) == len(keys), pkg
@@ -304,3 +305,11 @@ def test_requirements_of_a_release_from_its_wheel_metadata():
     assert ah.requirements("trl", "0.12.1")["accelerate"] == ">=0.34.0"
     assert ah.requirements("transformers", "2.11.0") == {}      # before the first scanned release
     assert ah.requirements("no-such-package", "1.0") == {}
+
+
+def test_sentence_transformers_and_evaluate_names_are_dated() -> None:
+    trainer = ah.top_name("sentence_transformers", "SentenceTransformerTrainer")
+    assert trainer is not None and trainer.first.startswith("3.0")
+    combine = ah.top_name("evaluate", "combine")
+    assert combine is not None and combine.first.startswith("0.2")
+    assert ah.top_name("sentence_transformers", "NoSuchTrainer") is None
