@@ -15,6 +15,12 @@ def test_a_trainer_hook_overridden_with_the_older_signature() -> None:
         t = triage(paste)
         assert t.cause_id == "env-version-too-new"
         assert "num_items_in_batch=None" in t.primary.fix and "transformers<4.46.0" in t.primary.fix
+        # compute_loss keeps its return_outputs; Python's "from N to M" wording counts too
+        loss = triage("class T(Trainer):\n    def compute_loss(self, model, inputs, "
+                      "return_outputs=False):\n        ...\nTypeError: T.compute_loss() takes "
+                      "from 3 to 4 positional arguments but 5 were given")
+        assert loss.cause_id == "env-version-too-new"
+        assert "return_outputs=False, num_items_in_batch=None" in loss.primary.fix
         # fewer arguments given than taken is another fault (a call of the user's)
         fewer = triage(paste.replace("but 4 were", "but 2 were"))
         assert fewer.cause_id != "env-version-too-new"

@@ -238,8 +238,8 @@ def private_override_arity(parsed: ParsedError) -> tuple[str, str] | None:
     Trainer's `_get_train_sampler`) and that library now calls it with more arguments: code that
     relied on an internal, which the paste does not define itself."""
     m = _PRIVATE_ARITY.search(parsed.message or "") or _PRIVATE_ARITY.search(parsed.text)
-    if m is None or int(m.group("given")) <= int(m.group("takes")):
-        return None
+    if m is None or int(m.group("given")) <= int(m.group("takes")) or m.group("method") in HOOKS:
+        return None                   # a documented hook (_prepare_inputs): a version question
     if re.search(rf"^\s*def {re.escape(m.group('method'))}\s*\(", parsed.text, re.M):
         return None
     return m.group("cls"), m.group("method")

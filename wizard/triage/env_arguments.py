@@ -5,6 +5,7 @@ all), and an argument a named release took out.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from typing import Any
 
@@ -237,6 +238,14 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     return {"reject": True}
 
 
+# the signatures transformers 4.46 gave the hooks it now calls with num_items_in_batch
+_NEW_ARGUMENT_FIX = {
+    "training_step": "def training_step(self, model, inputs, num_items_in_batch=None):",
+    "compute_loss": "def compute_loss(self, model, inputs, return_outputs=False, "
+                    "num_items_in_batch=None):",
+}
+
+
 def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A Trainer hook overridden with fewer parameters than the library now passes
     (`training_step() takes 3 positional arguments but 4 were given`): the override was written
@@ -246,11 +255,10 @@ def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                                        rf"\bTraining(?:Arguments|Config)\b", parsed.text, re.M):
         return {"reject": True}
     pkg = importer_of(parsed) or "transformers"
-    change = api_change("num_items_in_batch") if hook in ("training_step", "compute_loss") else None
+    change = api_change("num_items_in_batch") if hook in _NEW_ARGUMENT_FIX else None
     note = (f" (transformers {change.added} added num_items_in_batch)" if change else "")
-    fix = (change.replacement.replace("compute_loss(self, model, inputs, return_outputs=False, ",
-                                      f"{hook}(self, model, inputs, ")
-           if change else f"def {hook}(self, *args, **kwargs):   # accept what the library passes")
+    fix = _NEW_ARGUMENT_FIX.get(hook) or f"def {hook}(self, *args, **kwargs):   # accept what " \
+        "the library passes"
     return answer(NEW, pkg, f"{pkg} now calls your override {hook}() with {given - takes} more "
                   f"argument(s) than it declares{note}: the override (yours, or the project's "
                   "script you run) has the older signature.",
@@ -258,6 +266,7 @@ def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 _CALL_OPEN = re.compile(r"(?<![\w.])(?P<cls>[A-Z]\w{0,60})\(")
+_MAX_CALLS = 50                       # config calls read per paste (a paste has a handful)
 
 
 def _call_arguments(text: str, start: int) -> str:
@@ -282,7 +291,9 @@ def removed_arguments_in_code(parsed: ParsedError) -> list[tuple[str, str, "api_
     keep accepting a renamed keyword for a while (a deprecation shim the wheels do not show)."""
     found = {}
     stated = paste_versions(parsed.text)
-    for call in _CALL_OPEN.finditer(parsed.text):
+    calls = (c for c in _CALL_OPEN.finditer(parsed.text)
+             if re.search(r"(?:Arguments|Config|Args)$", c.group("cls")))
+    for call in itertools.islice(calls, _MAX_CALLS):
         key = api_history.owner(call.group("cls"))
         if key is None or not re.search(r"(?:Arguments|Config|Args)$", key):
             continue

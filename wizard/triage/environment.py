@@ -538,7 +538,8 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-hook-arity", NEW,
          r"(?<![\w.])(?:\w{1,80}\.)?(?P<hook>training_step|compute_loss|prediction_step|"
          r"evaluation_loop|train_step|test_step|_prepare_inputs|log|create_optimizer)\(\) takes "
-         r"(?P<takes>\d+) positional arguments? but (?P<given>\d+) (?:were|was) given",
+         r"(?:from \d+ to )?(?P<takes>\d+) positional arguments? but (?P<given>\d+) (?:were|was) "
+         r"given",
          "A Trainer hook is overridden with fewer parameters than the library now passes.",
          "def <hook>(self, *args, **kwargs)", refine=refine_hook_arity, priority=11),
     _sig("env-unbatched-input", NEW,

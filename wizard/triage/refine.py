@@ -123,7 +123,7 @@ def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 # the reporter saying the memory problem is behind them ("It now fits on my gpu")
-_OOM_SOLVED = re.compile(r"\b(?:it|this|the model|training) (?:now )?fits\b|\bnow fits\b|"
+_OOM_SOLVED = re.compile(r"\bnow fits\b|"
                          r"\b(?:no longer|not) (?:runs? )?(?:out of memory|OOM)\b|\bOOM (?:is )?"
                          r"(?:gone|solved|fixed)\b", re.I)
 
