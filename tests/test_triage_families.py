@@ -1347,8 +1347,6 @@ def test_right_padding_refused_by_flash_attention_in_training_or_generation() ->
 @pytest.mark.parametrize("paste, cause", [
     ("model = load_model(path)\nValueError: Unknown layer: TokenEmbedding",
      "keras-custom-objects-on-load"),
-    ("after training I load it with load_model and I miss the custom layer 'TokenEmbedding'",
-     "keras-custom-objects-on-load"),
     ("outputs = keras.layers.Dense(units=2)(dense)\nAttributeError: 'tuple' object has no "
      "attribute 'layer'", "keras-and-tf-keras-mixed"),
     ("--> 181     match = re_bert.match(bert.weights[0].name)\nIndexError: list index out of range",

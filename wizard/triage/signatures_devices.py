@@ -91,7 +91,7 @@ DEVICE_SIGNATURES: list[Signature] = [
        "mixed_precision = 'fp16'   # or TrainingArguments(fp16=True) instead of bf16=True",
        priority=17, title="bf16 on a GPU without bfloat16"),
     _d("triton-missing-warning-harmless",
-       r"A matching Triton is not available, some optimizations \w{1,6} not be enabled",
+       r"A matching Triton is not available, some optimizations will not be enabled",
        "Not an error: xformers (or bitsandbytes) looks for Triton, which has no build for this "
        "platform (Windows); the optional Triton kernels are skipped and training runs as "
        "usual.", "Triton only adds optional fused kernels here.", [],

@@ -125,9 +125,8 @@ KERAS_SIGNATURES: list[Signature] = [
         r"Unknown (?:layer|object|loss|metric|optimizer|activation)(?: type| function)?:? "
         r"'?(?P<name>\w+)'?\. Please ensure "
         r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)|"
-        # older Keras: "ValueError: Unknown layer: TokenEmbedding"; a reporter's own words
-        r"(?m:Unknown (?:layer|loss|metric|activation(?: function)?): ?'?(?P<name2>\w+)'?\s*$)|"
-        r"\bmiss(?:ing)? the custom (?:layer|object) '?(?P<name3>\w+)",
+        # older Keras: "ValueError: Unknown layer: TokenEmbedding"
+        r"(?m:Unknown (?:layer|loss|metric|activation(?: function)?): ?'?(?P<name2>\w+)'?\s*$)",
         "The saved Keras model contains a class Keras does not know at load time (a transformers "
         "layer such as TFBertMainLayer, a layer of the library that built the model, or your own "
         "layer/loss).",
