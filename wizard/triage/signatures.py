@@ -31,6 +31,7 @@ from wizard.triage.signatures_devices import DEVICE_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_tokenizers import TOKENIZER_SIGNATURES
+from wizard.triage.signatures_torch import TORCH_SIGNATURES
 from wizard.triage.signatures_usage import USAGE_SIGNATURES
 
 
@@ -481,7 +482,7 @@ SIGNATURES: list[Signature] = [
 ]
 
 SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGNATURES
-               + TOKENIZER_SIGNATURES + ENV_SIGNATURES)
+               + TOKENIZER_SIGNATURES + TORCH_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

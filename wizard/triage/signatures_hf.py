@@ -644,6 +644,28 @@ HF_SIGNATURES: list[Signature] = [
        "transformers exposes sentencepiece-based tokenizers only when the package is present.",
        ["environment.package-versions"], "pip install sentencepiece   # then restart the runtime",
        priority=13, refine=refine_sentencepiece, family="env-missing-package"),
+    _s("env-tokenizer-converter-missing",
+       r"Converting from (?:Tiktoken|SentencePiece) failed|Couldn't instantiate the backend "
+       r"tokenizer from one of:",
+       "The fast tokenizer has to be converted from the checkpoint's slow tokenizer files, and "
+       "the package that reads them is not installed (sentencepiece and protobuf for a "
+       "tokenizer.model, tiktoken for a tiktoken file).",
+       "Without a tokenizer.json, transformers builds the fast tokenizer from the slow one; "
+       "each slow format needs its reader package.",
+       ["environment.package-versions"],
+       "pip install sentencepiece protobuf tiktoken   # then restart the runtime",
+       priority=12, family="env-missing-package", title="No converter for the tokenizer files"),
+    _s("add-prefix-space-for-pretokenized",
+       r"You need to instantiate (?P<cls>\w+) with add_prefix_space=True to use it with "
+       r"pretokenized inputs",
+       "Words already split (is_split_into_words=True, token classification) were given to a "
+       "byte-level BPE tokenizer (RoBERTa, GPT-2, BART, Longformer) created without "
+       "add_prefix_space=True.",
+       "Byte-level BPE encodes the space before a word into its first token; split words need "
+       "that space added back.",
+       ["data.token-labels-misaligned"],
+       "tokenizer = AutoTokenizer.from_pretrained(checkpoint, add_prefix_space=True)",
+       priority=12, title="add_prefix_space=True needed for split words"),
     _s("tf-dataset-unknown-cardinality",
        r"(?:training|evaluation|eval|test) dataset must have an asserted cardinality",
        "TFTrainer needs a tf.data.Dataset whose length it can read; datasets built with "

@@ -60,6 +60,17 @@ KERAS_SIGNATURES: list[Signature] = [
        "np.array(labels))\n# or: tf_ds = model.prepare_tf_dataset(tokenized['train'], "
        "batch_size=16, shuffle=True, tokenizer=tokenizer)",
        title="Failed to find data adapter that can handle input", framework="tensorflow"),
+    _k("keras-model-not-compiled",
+       r"You must (?:call `?compile\(\)`? before|compile (?:a|your) model before) "
+       r"(?:using|training/testing|training|fitting)",
+       "fit() or evaluate() was called on a model that has not been compiled: compile() was "
+       "skipped, or the model was loaded with compile=False (or rebuilt) after compiling.",
+       "Keras needs an optimizer (and a loss, unless the model computes its own) from compile() "
+       "before training; a newly built or reloaded model has none.",
+       ["hyperparameters.string-loss-defaults"],
+       "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # transformers TF models "
+       "compute their own loss\nmodel.fit(train_ds, validation_data=val_ds, epochs=3)",
+       title="The model was not compiled", framework="tensorflow"),
     _k("keras-data-cardinality",
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "

@@ -1,0 +1,122 @@
+"""Common runtime errors of fine-tuning: labels of the wrong rank or integer width, raw values at
+the default collate, sampling from inf/NaN, a process killed for RAM, NCCL failures, disk
+offload, unsupported attention kernels, files that are not UTF-8, tokenizer converters, split
+words for byte-level BPE, an uncompiled Keras model. Each with the paste it answers (as a real
+traceback reads) and a control it must leave alone."""
+from __future__ import annotations
+
+import pytest
+
+from wizard.core.catalogue import CHECKS
+from wizard.triage.match import triage
+from wizard.triage.signatures import SIGNATURES
+
+_LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <module>\n'
+         "    loss = criterion(logits, labels)\n"
+         '  File "/usr/lib/python3.10/site-packages/torch/nn/modules/loss.py", line 1174, in '
+         "forward\n    return F.cross_entropy(input, target, weight=self.weight,\n"
+         '  File "/usr/lib/python3.10/site-packages/torch/nn/functional.py", line 3029, in '
+         "cross_entropy\n    return torch._C._nn.cross_entropy_loss(input, target, weight)\n")
+
+
+@pytest.mark.parametrize("paste, expected", [
+    (_LOSS + "RuntimeError: 0D or 1D target tensor expected, multi-target not supported",
+     "labels-with-extra-dimension"),
+    (_LOSS + "RuntimeError: \"nll_loss_forward_reduce_cuda_kernel_2d_index\" not implemented "
+             "for 'Int'", "label-dtype-int-expected-long"),
+    ("TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+     "lists; found <class 'str'>", "text-column-reaches-collate"),
+    ("  File \"gen.py\", line 9, in <module>\n    out = model.generate(**inputs, do_sample=True)"
+     "\nRuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
+     "sampling-from-non-finite-logits"),
+    ("Loading checkpoint shards:  67%|██████▋   | 2/3 [00:41<00:20, 20.6s/it]\nKilled",
+     "host-memory-exhausted"),
+    ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n===\ntrain.py FAILED\n"
+     "  exitcode  : -9 (pid: 5217)\n  error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) "
+     "received by PID 5217", "host-memory-exhausted"),
+    ("[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: "
+     "WorkNCCL(SeqNum=5, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800650 milliseconds "
+     "before timing out.", "nccl-collective-timeout"),
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+     "ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), "
+     "NCCL version 2.19.3", "nccl-system-error"),
+    ("ValueError: The current `device_map` had weights offloaded to the disk. Please provide an "
+     "`offload_folder` for them. Alternatively, make sure you have `safetensors` installed if "
+     "the model you are using offers the weights in this format.",
+     "model-offloaded-without-folder"),
+    ("ValueError: GPT2Model does not support an attention implementation through "
+     "torch.nn.functional.scaled_dot_product_attention yet.",
+     "attention-implementation-unsupported"),
+    ("ValueError: Couldn't instantiate the backend tokenizer from one of: \n(1) a `tokenizers` "
+     "library serialization file, \n(2) a slow tokenizer instance to convert or \n(3) an "
+     "equivalent slow tokenizer class to instantiate and convert. \nYou need to have "
+     "sentencepiece installed to convert a slow tokenizer to a fast one.",
+     "env-missing-package"),
+    ("ValueError: Converting from Tiktoken failed, if a converter for SentencePiece is "
+     "available, provide a model path with a SentencePiece tokenizer.model file.",
+     "env-missing-package"),
+    ("ValueError: You need to instantiate RobertaTokenizerFast with add_prefix_space=True to use "
+     "it with pretokenized inputs.", "add-prefix-space-for-pretokenized"),
+    ("  File \"train.py\", line 30, in <module>\n    model.fit(train_ds, epochs=3)\n"
+     "RuntimeError: You must call `compile()` before using the model.",
+     "keras-model-not-compiled"),
+])
+def test_a_common_runtime_error_names_its_cause(paste: str, expected: str) -> None:
+    assert triage(paste).cause_id == expected
+
+
+@pytest.mark.parametrize("paste", [
+    # cross-entropy with long labels of the right rank, and nll_loss on floats (another cause)
+    _LOSS + "RuntimeError: expected scalar type Long but found Float",
+    "TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+    "lists; found <class 'torch.device'>",
+    "Epoch 1: loss is inf, skipping step",
+    # "Killed" inside a sentence, and a process that exited with another code
+    "The job was Killed by the scheduler after 2 hours of queueing, any idea?",
+    "exitcode  : 1 (pid: 5217)",
+    "NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+    "You must call `compile()` on the optimizer",
+])
+def test_the_same_words_in_another_error_are_left_alone(paste: str) -> None:
+    ids = {m.signature.id for m in triage(paste).matches}
+    assert not ids & {"labels-with-extra-dimension", "label-dtype-int-expected-long",
+                      "text-column-reaches-collate", "sampling-from-non-finite-logits",
+                      "host-memory-exhausted", "nccl-collective-timeout", "nccl-system-error",
+                      "keras-model-not-compiled"}
+
+
+def test_too_many_indices_reads_who_indexed() -> None:
+    inside = ("  File \"run.py\", line 12, in <module>\n    out = model(input_ids)\n"
+              '  File "/opt/conda/lib/python3.10/site-packages/transformers/models/bert/'
+              'modeling_bert.py", line 958, in forward\n'
+              "    batch_size, seq_length = input_shape\n"
+              "IndexError: too many indices for tensor of dimension 1")
+    t = triage(inside)
+    assert t.cause_id == "missing-batch-dimension" and "unsqueeze(0)" in t.primary.fix
+    mine = ("  File \"metrics.py\", line 7, in compute_metrics\n    preds = logits[:, 1]\n"
+            "IndexError: too many indices for tensor of dimension 1")
+    assert triage(mine).cause_id == "too-many-indices"
+
+
+def test_a_file_that_is_not_utf8_is_read_by_what_reads_it() -> None:
+    data = ("  File \"prep.py\", line 4, in <module>\n    ds = load_dataset('csv', "
+            "data_files='reviews.csv')\nUnicodeDecodeError: 'utf-8' codec can't decode byte "
+            "0xe9 in position 1021: invalid continuation byte")
+    assert "encoding='latin-1'" in triage(data).primary.fix
+    weights = ("  File \"load.py\", line 3, in <module>\n    tok = AutoTokenizer.from_pretrained("
+               "'out/pytorch_model.bin')\nUnicodeDecodeError: 'utf-8' codec can't decode byte "
+               "0x80 in position 64: invalid start byte")
+    t = triage(weights)
+    assert t.cause_id == "file-not-utf8" and "the folder" in t.primary.fix
+
+
+def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
+    new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
+           "text-column-reaches-collate", "sampling-from-non-finite-logits",
+           "host-memory-exhausted", "nccl-collective-timeout", "nccl-system-error",
+           "model-offloaded-without-folder", "attention-implementation-unsupported",
+           "file-not-utf8", "too-many-indices", "add-prefix-space-for-pretokenized",
+           "keras-model-not-compiled"}
+    sigs = [s for s in SIGNATURES if s.id in new]
+    assert len(sigs) == len(new)
+    assert all(p in CHECKS for s in sigs for p in s.probes)
