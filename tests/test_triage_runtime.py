@@ -60,6 +60,35 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
     ("  File \"train.py\", line 30, in <module>\n    model.fit(train_ds, epochs=3)\n"
      "RuntimeError: You must call `compile()` before using the model.",
      "keras-model-not-compiled"),
+    ("ValueError: args.max_steps must be set to a positive value if dataloader does not have a "
+     "length, was -1", "iterable-dataset-without-length"),
+    ("TypeError: object of type 'IterableDataset' has no len()",
+     "iterable-dataset-without-length"),
+    ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so "
+     "you have two options, do those steps only if you trust the source of the checkpoint.",
+     "env-version-too-new"),
+    ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: Cannot "
+     "find a working triton installation.", "env-missing-package"),
+    ("ValueError: Unable to infer channel dimension format", "image-channels-unknown"),
+    ("ValueError: The model corresponding to this feature extractor: WhisperFeatureExtractor was "
+     "trained using a sampling rate of 16000. Please make sure that the provided `raw_speech` "
+     "input was sampled with 16000 and not 44100.", "audio-sampling-rate-mismatch"),
+    ("ValueError: The `formatting_func` should return a list of processed strings since it can "
+     "lead to silent bugs.", "formatting-func-returns-string"),
+    ("huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: "
+     "https://huggingface.co/api/datasets/x/tree/main", "hub-rate-limited"),
+    ("ValueError: `temperature` (=0.0) has to be a strictly positive float, otherwise your next "
+     "token scores will be invalid.", "generation-temperature-zero"),
+    ("My outputs are cut off after a few words:\nUserWarning: Using the model-agnostic default "
+     "`max_length` (=20) to control the generation length.", "generate-default-max-length"),
+    ("UserWarning: \"`sparse_categorical_crossentropy` received `from_logits=True`, but the "
+     "`output` argument was produced by a Softmax activation and thus does not represent "
+     "logits. Was this intended?", "softmax-output-with-from-logits"),
+    ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+     "Your Tesla T4 GPU has compute capability 7.5.", "bf16-unsupported-gpu"),
+    # NumPy's ABI message as printed: wrapped before "NumPy 2"
+    ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
+     "env-binary-incompatible"),
 ])
 def test_a_common_runtime_error_names_its_cause(paste: str, expected: str) -> None:
     assert triage(paste).cause_id == expected
@@ -110,13 +139,32 @@ def test_a_file_that_is_not_utf8_is_read_by_what_reads_it() -> None:
     assert t.cause_id == "file-not-utf8" and "the folder" in t.primary.fix
 
 
+def test_warnings_that_are_no_error_give_way_to_the_error() -> None:
+    warning = ("`use_cache=True` is incompatible with gradient checkpointing. Setting "
+               "`use_cache=False`.\n")
+    alone = triage(warning)
+    assert alone.cause_id == "use-cache-with-checkpointing-warning"
+    assert alone.primary.signature.benign
+    with_error = triage(warning + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                        "2.00 GiB")
+    assert with_error.cause_id == "out-of-memory"
+    # the default-length warning explains short outputs, never a real error beside it
+    short = ("UserWarning: Using the model-agnostic default `max_length` (=20) to control the "
+             "generation length.\nIndexError: index out of range in self")
+    assert triage(short).cause_id != "generate-default-max-length"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
            "host-memory-exhausted", "nccl-collective-timeout", "nccl-system-error",
            "model-offloaded-without-folder", "attention-implementation-unsupported",
            "file-not-utf8", "too-many-indices", "add-prefix-space-for-pretokenized",
-           "keras-model-not-compiled"}
+           "keras-model-not-compiled", "iterable-dataset-without-length",
+           "torch-load-weights-only", "torch-compile-without-triton", "image-channels-unknown",
+           "audio-sampling-rate-mismatch", "formatting-func-returns-string",
+           "hub-rate-limited", "generation-temperature-zero",
+           "generate-default-max-length", "softmax-output-with-from-logits"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

@@ -349,7 +349,7 @@ ENV_SIGNATURES: list[Signature] = [
          refine=refine_requires_version, priority=17),
     _sig("env-binary", BINARY,
          r"numpy\.dtype size changed|numpy\.core\.multiarray failed to import|compiled using "
-         r"NumPy 1\.x cannot be run in NumPy 2|_ARRAY_API not found|undefined symbol: \w+|"
+         r"NumPy 1\.x cannot be run in\s+NumPy 2|_ARRAY_API not found|undefined symbol: \w+|"
          r"DLL load failed|GLIBC(?:XX)?_[\d.]+'? not found|Expected \d+ from C header, got \d+ "
          r"from PyObject|incompatible architecture \(have|no kernel image is available for "
          r"execution on the device|cannot open shared object file|"

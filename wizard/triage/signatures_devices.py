@@ -84,7 +84,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "device_map={'': 0})\n# and no model.to(...) / model.cuda() afterwards",
        priority=14, title="A quantized model cannot be moved"),
     _d("bf16-unsupported-gpu",
-       r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device",
+       r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device|Bfloat16 is only "
+       r"supported on GPUs with compute capability of at least 8\.0",
        "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
        "bfloat16 arithmetic needs an Ampere (A100, RTX 30xx) or newer GPU; older ones run "
        "fp16.", ["model.precision-unsupported"],

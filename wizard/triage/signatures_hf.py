@@ -666,6 +666,58 @@ HF_SIGNATURES: list[Signature] = [
        ["data.token-labels-misaligned"],
        "tokenizer = AutoTokenizer.from_pretrained(checkpoint, add_prefix_space=True)",
        priority=12, title="add_prefix_space=True needed for split words"),
+    _s("formatting-func-returns-string",
+       r"The `?formatting_func`? should return a list of processed strings",
+       "SFTTrainer calls formatting_func on a batch of examples (each field a list), and it "
+       "returned one string instead of a list of strings, one per example.",
+       "This TRL release maps formatting_func over batches.",
+       ["data.batch-structure"],
+       "def formatting_func(batch):\n"
+       "    return [f\"### Question: {q}\\n### Answer: {a}\" for q, a in zip(batch['question'], "
+       "batch['answer'])]", title="formatting_func must return a list of strings", priority=12),
+    _s("hub-rate-limited",
+       r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
+       r"HTTP Error 429 thrown while requesting",
+       "The Hub refused more requests from this address for a while: many downloads or "
+       "dataset file listings in a short time (several processes, streaming many shards, "
+       "resolving a large dataset), often without a token.",
+       "The Hub rate-limits anonymous and free requests per IP and per token.",
+       ["environment.hub-unreachable"],
+       "huggingface-cli login   # authenticated requests get a higher limit\n"
+       "# download once and reuse: snapshot_download(repo_id, local_dir=...); wait and retry",
+       title="Too many requests to the Hub", priority=13),
+    _s("generation-temperature-zero",
+       r"`?temperature`? \(=0(?:\.0)?\) has to be a strictly positive float",
+       "temperature=0 was passed to generate with sampling; greedy decoding is "
+       "do_sample=False, not temperature 0.",
+       "Sampling divides the logits by the temperature.",
+       ["hyperparameters.hidden-defaults"],
+       "model.generate(**inputs, do_sample=False)   # greedy\n"
+       "# or sample with temperature > 0: do_sample=True, temperature=0.7",
+       title="temperature=0 with sampling", priority=12),
+    _s("generate-default-max-length",
+       r"Using the model-agnostic default `?max_length`? \(=20\) to control the generation "
+       r"length",
+       "generate() stops after 20 tokens in all (prompt included) because neither max_new_tokens "
+       "nor a generation config sets a length: the outputs look cut off.",
+       "Without max_new_tokens, generate falls back to max_length=20.",
+       ["hyperparameters.hidden-defaults"],
+       "model.generate(**inputs, max_new_tokens=256)", title="Generation stops at 20 tokens",
+       priority=0),
+    _s("use-cache-with-checkpointing-warning",
+       r"`?use_cache=True`? is incompatible with gradient checkpointing\. Setting "
+       r"`?use_cache=False`?",
+       "Not an error: with gradient checkpointing, transformers turns the generation cache off "
+       "for training, as it should.", "The cache is only useful when generating.", [],
+       "model.config.use_cache = False   # silences it; re-enable for generation",
+       title="use_cache with gradient checkpointing (a warning)", priority=0, benign=True),
+    _s("truncation-not-activated-warning",
+       r"Truncation was not explicitly activated but `?max_length`? is provided a specific "
+       r"value",
+       "Not an error: the tokenizer was given max_length without truncation=True and truncates "
+       "with its default strategy.", "Set truncation explicitly to choose the strategy.", [],
+       "tokenizer(texts, max_length=512, truncation=True)", priority=0, benign=True,
+       title="Truncation not explicitly activated (a warning)"),
     _s("tf-dataset-unknown-cardinality",
        r"(?:training|evaluation|eval|test) dataset must have an asserted cardinality",
        "TFTrainer needs a tf.data.Dataset whose length it can read; datasets built with "

@@ -71,6 +71,18 @@ KERAS_SIGNATURES: list[Signature] = [
        "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # transformers TF models "
        "compute their own loss\nmodel.fit(train_ds, validation_data=val_ds, epochs=3)",
        title="The model was not compiled", framework="tensorflow"),
+    _k("softmax-output-with-from-logits",
+       r"received `?from_logits=True`?, but the `?output`? argument was produced by a "
+       r"(?P<activation>Softmax|sigmoid) activation",
+       "The loss is told the model outputs logits (from_logits=True) while its last layer "
+       "already applies softmax (or sigmoid): the probabilities go through softmax twice and "
+       "the model learns slowly or not at all.",
+       "from_logits=True applies softmax inside the loss.",
+       ["hyperparameters.from-logits-mismatch"],
+       "tf.keras.layers.Dense(num_classes)   # no activation on the last layer, with\n"
+       "loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)\n"
+       "# or keep the softmax and use from_logits=False",
+       title="from_logits=True on softmax outputs", framework="tensorflow", priority=10),
     _k("keras-data-cardinality",
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "

@@ -1,14 +1,16 @@
 """PyTorch runtime errors of fine-tuning that the other catalogue modules do not cover: labels of
 the wrong rank or integer width for the loss, strings reaching the default collate, sampling from
 non-finite probabilities, a process the kernel killed for lack of RAM, NCCL failures and
-timeouts, a model offloaded to disk without a folder, and an attention implementation the model
-does not have.
+timeouts, a model offloaded to disk without a folder, an attention implementation the model
+does not have, a streamed dataset where a length is needed, torch.load's weights-only default,
+torch.compile without Triton, and images or audio the processor cannot take as they are.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from wizard.triage.env_answers import MISSING, NEW
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
@@ -174,4 +176,53 @@ TORCH_SIGNATURES: list[Signature] = [
        "print(tensor.shape)   # then index by that shape; add a batch dimension with "
        ".unsqueeze(0)", title="Too many indices for the tensor", priority=14,
        refine=refine_extra_index),
+    _t("iterable-dataset-without-length",
+       r"max_steps must be set to a positive value if dataloader does not have a length|"
+       r"object of type '(?:Iterable\w*Dataset|IterableDatasetDict|generator)' has no len\(\)",
+       "A streamed dataset (load_dataset(..., streaming=True), an IterableDataset or a "
+       "generator) has no length, and the Trainer (or the code) needs one to plan the epochs.",
+       "An iterable dataset is read as it goes; nothing knows how many rows it has.",
+       ["data.batch-structure"],
+       "TrainingArguments(..., max_steps=10_000)   # steps instead of epochs for a stream\n"
+       "# or load it without streaming=True when it fits on disk",
+       title="A streamed dataset has no length"),
+    _t("torch-load-weights-only",
+       r"Weights only load failed|WeightsUnpickler error: Unsupported global",
+       "torch 2.6 made torch.load(weights_only=True) the default; the checkpoint holds pickled "
+       "Python objects besides tensors (a Trainer checkpoint's RNG state or optimizer, NumPy "
+       "values, a whole saved model), which that mode refuses.",
+       "weights_only=True loads only tensors and allow-listed types, to avoid running code "
+       "from untrusted pickles.",
+       ["environment.pickle-weights-only"],
+       "torch.load(path, weights_only=False)   # only for a checkpoint you trust\n"
+       "pip install -U transformers   # resumes Trainer checkpoints under torch>=2.6\n"
+       "# or: pip install \"torch<2.6\"", title="torch.load refuses the checkpoint (weights "
+       "only)", family=NEW, behaviour_change=True, priority=14),
+    _t("torch-compile-without-triton",
+       r"Cannot find a working triton installation",
+       "torch.compile's default backend (inductor) generates Triton kernels for the GPU, and "
+       "Triton is not installed (or has no build for this platform, e.g. Windows).",
+       "inductor compiles GPU code with Triton; without it compilation fails.",
+       ["environment.device"],
+       "pip install triton   # Linux; on Windows: pip install triton-windows\n"
+       "# or train without compiling: TrainingArguments(torch_compile=False)",
+       title="torch.compile needs Triton", family=MISSING, priority=14),
+    _t("image-channels-unknown",
+       r"Unable to infer channel dimension format",
+       "An image of an unusual shape reached the image processor: grayscale (2-D), RGBA (4 "
+       "channels) or a batch of one with an extra dimension, so it cannot tell where the "
+       "channels are.", "Image processors guess channels-first or channels-last from a "
+       "dimension of size 1 or 3.", ["data.batch-structure"],
+       "images = [img.convert('RGB') for img in batch['image']]   # PIL images, 3 channels\n"
+       "# or: processor(images, input_data_format='channels_last')",
+       title="The image's channels cannot be inferred"),
+    _t("audio-sampling-rate-mismatch",
+       r"was trained using a sampling rate of (?P<expected>\d+)\. Please make sure that the "
+       r"provided `?raw_speech`? input was sampled with \d+ and not (?P<got>\d+)",
+       "The audio was recorded at another sampling rate than the model's feature extractor "
+       "was trained on.", "Speech models read features computed at one fixed rate.",
+       ["data.batch-structure"],
+       "from datasets import Audio\n"
+       "dataset = dataset.cast_column('audio', Audio(sampling_rate=16_000))   # the extractor's "
+       "rate", title="Audio at the wrong sampling rate"),
 ]
