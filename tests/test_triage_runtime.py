@@ -86,6 +86,38 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
      "logits. Was this intended?", "softmax-output-with-from-logits"),
     ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
      "Your Tesla T4 GPU has compute capability 7.5.", "bf16-unsupported-gpu"),
+    ("NotImplementedError: Cannot convert a symbolic tf.Tensor (args_0:0) to a numpy array. "
+     "This error may indicate that you're trying to pass a Tensor to a NumPy call",
+     "numpy-call-on-symbolic-tensor"),
+    ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU "
+     "libraries. Please make sure the missing libraries mentioned above are installed properly",
+     "env-missing-package"),
+    ("ValueError: Expected input data to be non-empty.", "empty-dataset"),
+    ("ValueError: Class label 5 greater than configured num_classes 2",
+     "classlabel-out-of-range"),
+    ("RuntimeError: One of the subprocesses has abruptly died during map operation.To debug the "
+     "error, disable multiprocessing.", "map-worker-died"),
+    ("  File \"prep.py\", line 20, in <module>\n    ds = ds.map(tok, num_proc=8)\n"
+     "TypeError: cannot pickle '_thread.RLock' object", "map-function-not-picklable"),
+    ("huggingface_hub.errors.RevisionNotFoundError: 404 Client Error. Revision Not Found for "
+     "url: https://huggingface.co/api/models/gpt2/revision/v2.", "hub-revision-not-found"),
+    ("ValueError: Tried to use `fp16` but it is not supported on cpu", "precision-needs-cuda"),
+    ("AssertionError: Check batch related parameters. train_batch_size is not equal to "
+     "micro_batch_per_gpu * gradient_acc_step * world_size 16 != 4 * 1 * 2",
+     "deepspeed-batch-size-mismatch"),
+    ("ValueError: Could not find the transformer layer class to wrap in the model.",
+     "fsdp-wrap-class-not-found"),
+    ("ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough "
+     "GPU RAM to fit the quantized model.", "quantized-model-does-not-fit"),
+    ("ValueError: Make sure to set the decoder_start_token_id attribute of the model's "
+     "configuration.", "decoder-start-token-missing"),
+    ("  File \"train.py\", line 52, in compute_metrics\n    decoded = tokenizer.batch_decode("
+     "preds, skip_special_tokens=True)\nTypeError: argument 'ids': 'list' object cannot be "
+     "interpreted as an integer", "decode-logits-not-ids"),
+    ("wandb.errors.UsageError: api_key not configured (no-tty). call wandb.login(key=[your_api_"
+     "key])", "env-setup-step-skipped"),
+    ("  File \"train.py\", line 31, in compute_metrics\n    preds = logits.argmax(-1)\n"
+     "AttributeError: 'tuple' object has no attribute 'argmax'", "model-output-misread"),
     # NumPy's ABI message as printed: wrapped before "NumPy 2"
     ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
      "env-binary-incompatible"),
@@ -154,6 +186,27 @@ def test_warnings_that_are_no_error_give_way_to_the_error() -> None:
     assert triage(short).cause_id != "generate-default-max-length"
 
 
+def test_numpy_on_a_symbolic_tensor_reads_the_release_from_the_wording() -> None:
+    # TensorFlow <= 2.4 said "symbolic Tensor": its RNN layers and NumPy >= 1.20 disagree
+    old = triage("  File \"model.py\", line 8, in build\n    x = LSTM(64)(emb)\n"
+                 "NotImplementedError: Cannot convert a symbolic Tensor (lstm/strided_slice:0) "
+                 "to a numpy array.")
+    assert old.cause_id == "env-version-too-new" and "numpy<1.20" in old.primary.fix
+    new = triage("NotImplementedError: Cannot convert a symbolic tf.Tensor (args_0:0) to a numpy "
+                 "array.")
+    assert new.cause_id == "numpy-call-on-symbolic-tensor" and "py_function" in new.primary.fix
+
+
+def test_a_warning_pasted_alone_is_read_as_the_warning_it_is() -> None:
+    alone = triage("UserWarning: Was asked to gather along dimension 0, but all input tensors "
+                   "were scalars; will instead unsqueeze and return a vector.")
+    assert alone.cause_id == "dataparallel-gather-scalars-warning"
+    info = triage("The following columns in the training set don't have a corresponding "
+                  "argument in `BertForSequenceClassification.forward` and have been ignored: "
+                  "text.\nRuntimeError: CUDA error: device-side assert triggered")
+    assert info.cause_id == "cuda-device-side-assert"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
@@ -164,7 +217,12 @@ def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
            "torch-load-weights-only", "torch-compile-without-triton", "image-channels-unknown",
            "audio-sampling-rate-mismatch", "formatting-func-returns-string",
            "hub-rate-limited", "generation-temperature-zero",
-           "generate-default-max-length", "softmax-output-with-from-logits"}
+           "generate-default-max-length", "softmax-output-with-from-logits",
+           "numpy-call-on-symbolic-tensor", "tf-gpu-libraries-missing", "classlabel-out-of-range",
+           "map-worker-died", "map-function-not-picklable", "hub-revision-not-found",
+           "deepspeed-batch-size-mismatch", "fsdp-wrap-class-not-found",
+           "quantized-model-does-not-fit", "decoder-start-token-missing", "decode-logits-not-ids",
+           "wandb-not-logged-in"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

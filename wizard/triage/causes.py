@@ -62,6 +62,7 @@ CAUSES: tuple[Cause, ...] = (
           "models piling up in one session, another process, or TensorFlow's pre-allocation "
           "leaving none for cuDNN/cuBLAS).",
           ("out-of-memory", "models-accumulate-in-loop", "gpu-held-by-other-process",
+           "quantized-model-does-not-fit",
            "cudnn-failed-to-initialize")),
     Cause("version-mismatch",
           "Installed releases do not match what the code was written for: a name or argument "

@@ -120,7 +120,8 @@ class Triage:
         real = [m for m in self.matches if not m.signature.benign]
         if real:
             return real[0]
-        if self.matches and not self.parsed.exc_type:
+        warning_only = (self.parsed.exc_name or "").endswith("Warning")
+        if self.matches and (not self.parsed.exc_type or warning_only):
             return self.matches[0]
         return None
 

@@ -63,7 +63,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        title="An operation is not implemented for Half on this device", framework="pytorch"),
     _d("precision-needs-cuda",
        r"(?:FP16|fp16|bf16|BF16)[^\n]{0,120}can only be used on CUDA|"
-       r"(?:fp16|bf16) mixed precision requires a GPU|"
+       r"(?:fp16|bf16) mixed precision requires a GPU|Tried to use `?fp16`? but it is not supported "
+       r"on cpu|"
        r"Your setup doesn't support bf16/gpu|bf16 \(`--bf16`\)[^\n]{0,80}requires? "
        r"(?:PyTorch >= 1\.10 and )?(?:an )?(?:Ampere|NVIDIA)",
        "Mixed precision was asked for (fp16=True / bf16=True) on a machine without a suitable "

@@ -83,6 +83,38 @@ KERAS_SIGNATURES: list[Signature] = [
        "loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)\n"
        "# or keep the softmax and use from_logits=False",
        title="from_logits=True on softmax outputs", framework="tensorflow", priority=10),
+    # TensorFlow >= 2.5's words ("symbolic tf.Tensor"); the older "symbolic Tensor" inside RNN
+    # layers is the NumPy 1.20 skew (env-numpy-symbolic-tensor)
+    _k("numpy-call-on-symbolic-tensor",
+       r"Cannot convert a symbolic tf\.Tensor \((?P<tensor>[^)\n]{1,80})\) to a numpy array",
+       "NumPy (or a Python tokenizer) was called on a symbolic tensor inside graph code: a "
+       "tf.data map() function, a custom layer's call() or a tf.function, where tensors have no "
+       "values yet.",
+       "tf.data and Keras trace functions into a graph; .numpy() and NumPy calls need eager "
+       "values.", ["model.tf-run-eagerly"],
+       "# tokenize before building the tf.data pipeline (dataset.map of the datasets library), "
+       "or in the graph:\n"
+       "ds = ds.map(lambda x, y: (tf.py_function(encode, [x], Tout=tf.int32), y))\n"
+       "# in a layer: use tf ops (tf.reduce_mean ...) instead of np.*",
+       title="NumPy on a symbolic tensor", framework="tensorflow"),
+    _k("tf-gpu-libraries-missing",
+       r"Cannot dlopen some GPU libraries",
+       "TensorFlow found no CUDA/cuDNN libraries it can load, so it runs on the CPU only: the "
+       "tensorflow wheel was installed without its CUDA packages, or the system CUDA does not "
+       "match the release.",
+       "Since 2.14, TensorFlow on Linux ships its CUDA libraries as pip extras.",
+       ["environment.device"],
+       "pip install \"tensorflow[and-cuda]\"   # Linux; then: "
+       "python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"",
+       title="TensorFlow cannot load the GPU libraries", family="env-missing-package",
+       framework="tensorflow", priority=12),
+    _k("tf-function-retracing-warning",
+       r"triggered tf\.function retracing",
+       "Not an error: a tf.function was traced again for new input shapes or Python values "
+       "(predict() called in a loop, inputs of varying length); it only costs time.",
+       "Each new input signature builds a new graph.", [],
+       "model.predict(np.stack(batch))   # one call on a batch, not one per example; or pad to a "
+       "fixed length", title="tf.function retracing (a warning)", priority=0, benign=True),
     _k("keras-data-cardinality",
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "

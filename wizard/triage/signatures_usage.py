@@ -497,7 +497,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"Please pass `features` or at least one example when writing data|"
        r"Instruction \"?\w+\"? corresponds to no data|"
        # Keras 3 / TF >= 2.13: fit() ran an epoch in which the dataset yielded no batch
-       r"Unexpected result of `train_function` \(Empty logs\)",
+       r"Unexpected result of `train_function` \(Empty logs\)|Expected input data to be non-empty",
        "The dataset is empty: a filter or map removed every row, the split or data_files matched "
        "nothing, or the text column is empty after preprocessing.",
        "A sampler (or indexing) over zero rows fails before the first step.",
@@ -588,7 +588,7 @@ USAGE_SIGNATURES: list[Signature] = [
        r"'(?P<cls>\w*Output\w*|BatchEncoding|BatchFeature)' object has no attribute "
        r"'(?P<attr>shape|size|dim|numpy|detach|cpu|cuda|to|float|long|view|argmax|softmax)'|"
        r"'tuple' object has no attribute '(?P<field>logits|loss|last_hidden_state|"
-       r"pooler_output|hidden_states|attentions)'|(?:linear|dropout|layer_norm|embedding)\(\): "
+       r"pooler_output|hidden_states|attentions|argmax)'|(?:linear|dropout|layer_norm|embedding)\(\): "
        r"argument 'input' \(position 1\) must be Tensor, not (?:tuple|dict|\w*Output\w*)",
        "Your code reads the model's output (or the tokenizer's batch) in another form than it "
        "has: a ModelOutput or BatchEncoding used as a tensor, or a tuple (return_dict=False, "

@@ -1,0 +1,193 @@
+"""Errors of the data on its way into the model: labels of the wrong rank or integer width for
+the loss, raw values at the default collate, an index one dimension too many, streamed datasets
+where a length is needed, ClassLabel values outside their names, map() workers that die or
+cannot receive their function, files that are not UTF-8, images and audio a processor cannot
+take as they are, formatting functions and split words the tokenizer does not expect, and
+logits decoded as token ids.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature, signature_maker
+
+
+def refine_extra_index(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Too many indices: raised in library model code, the input lacks its batch dimension; in
+    the user's own code (or no frames), the code indexes one dimension too many."""
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if relevant and relevant[-1].is_library and relevant[-1].package in ("transformers", "torch"):
+        return {"id": "missing-batch-dimension",
+                "cause": "A single example without its batch dimension reached the model: "
+                         "its code indexes input_ids as [batch, sequence], and the tensor has "
+                         "only the sequence dimension.",
+                "fix": "inputs = tokenizer(text, return_tensors='pt')   # shape [1, seq_len]\n"
+                       "# or: input_ids = input_ids.unsqueeze(0)"}
+    return None
+
+
+def refine_utf8(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A file that is not UTF-8: a data file in another encoding (load_dataset, read_csv), or a
+    binary file (weights, a pickle, a zip) read where a text or JSON file is expected."""
+    if re.search(r"load_dataset|read_csv|\.csv\b|\.tsv\b|\.txt\b|\.jsonl?\b|open\(", parsed.text):
+        return {"cause": "A data file is not encoded in UTF-8 (a spreadsheet export in Latin-1 "
+                         "or Windows-1252, a UTF-16 file), and it is read as UTF-8.",
+                "fix": "load_dataset('csv', data_files='data.csv', encoding='latin-1')   # the "
+                       "file's encoding\n# or: pd.read_csv('data.csv', encoding='latin-1'); or "
+                       "re-save the file as UTF-8"}
+    if re.search(r"from_pretrained|tokenizer|config\.json|json", parsed.text, re.I):
+        return {"cause": "A binary file (model weights, a pickle, a zip, a git-lfs object) is "
+                         "read where a text or JSON file is expected: the path names the weights "
+                         "file instead of the model folder, or a file of another kind sits under "
+                         "the expected name.",
+                "fix": "AutoTokenizer.from_pretrained('path/to/model_folder')   # the folder, "
+                       "not a file in it\n# ls path/to/model_folder   # tokenizer.json, "
+                       "config.json ... must be text"}
+    return None
+
+
+_m = signature_maker(12)
+
+
+DATA_SIGNATURES: list[Signature] = [
+    _m("labels-with-extra-dimension",
+       r"0D or 1D target tensor expected, multi-target not supported",
+       "Class labels reached the cross-entropy loss with an extra dimension: shape (batch, 1) "
+       "or one-hot rows (batch, num_classes) instead of one class id per example.",
+       "nn.CrossEntropyLoss (and nll_loss) takes a 1-D tensor of class ids for 2-D logits.",
+       ["data.batch-structure", "data.label-dtype-problem-type"],
+       "labels = labels.squeeze(-1)            # (batch, 1) -> (batch,)\n"
+       "labels = labels.argmax(dim=-1)         # one-hot -> class ids\n"
+       "# multi-label (several classes per example): "
+       "problem_type='multi_label_classification' and float multi-hot labels",
+       title="Labels have an extra dimension", framework="pytorch"),
+    _m("label-dtype-int-expected-long",
+       r"\"?nll_loss\w*\"? not implemented for 'Int'|expected scalar type Long but found Int\b|"
+       r"Expected object of scalar type Long but got scalar type Int for argument #\d+ 'target'",
+       "Class labels reached the loss as int32 (from NumPy on Windows, TensorFlow-style "
+       "preprocessing or an explicit .int()); PyTorch's cross-entropy takes int64 class ids.",
+       "nll_loss is implemented for Long targets only.",
+       ["data.label-dtype-problem-type"],
+       "labels = labels.long()\n"
+       "dataset = dataset.cast_column('labels', Value('int64'))   # from datasets import Value",
+       title="int32 labels for cross-entropy", framework="pytorch"),
+    _m("text-column-reaches-collate",
+       r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+       r"found <class '(?:str|NoneType|PIL\.\w+\.\w+)'>",
+       "A column of raw values (text, None, images) reached the DataLoader's default collate: "
+       "the dataset still has its untokenized columns (remove_unused_columns=False, a custom "
+       "DataLoader, set_format without columns=).",
+       "default_collate can only stack tensors, arrays and numbers.",
+       ["data.raw-text-columns", "data.batch-structure"],
+       "tokenized = dataset.map(tokenize, batched=True, remove_columns=dataset.column_names)\n"
+       "# or: tokenized.set_format('torch', columns=['input_ids', 'attention_mask', 'labels'])",
+       title="Raw values reach the default collate", framework="pytorch"),
+    _m("too-many-indices",
+       r"too many indices for (?:tensor|array) of dimension (?P<ndim>\d+)",
+       "Code indexes a tensor with more indices than it has dimensions: a single example "
+       "without its batch dimension, or 1-D class labels indexed like one-hot rows.",
+       "Each index consumes one dimension; a 1-D tensor takes one index.",
+       ["data.batch-structure"],
+       "print(tensor.shape)   # then index by that shape; add a batch dimension with "
+       ".unsqueeze(0)", title="Too many indices for the tensor", priority=14,
+       refine=refine_extra_index),
+    _m("iterable-dataset-without-length",
+       r"max_steps must be set to a positive value if dataloader does not have a length|"
+       r"object of type '(?:Iterable\w*Dataset|IterableDatasetDict|generator)' has no len\(\)",
+       "A streamed dataset (load_dataset(..., streaming=True), an IterableDataset or a "
+       "generator) has no length, and the Trainer (or the code) needs one to plan the epochs.",
+       "An iterable dataset is read as it goes; nothing knows how many rows it has.",
+       ["data.batch-structure"],
+       "TrainingArguments(..., max_steps=10_000)   # steps instead of epochs for a stream\n"
+       "# or load it without streaming=True when it fits on disk",
+       title="A streamed dataset has no length"),
+    _m("classlabel-out-of-range",
+       r"Class label (?P<label>-?\d+) greater than configured num_classes (?P<num_classes>\d+)|"
+       r"Class label (?P<label2>-?\d+) less than -1",
+       "A label value lies outside the dataset's ClassLabel feature (its names list has fewer "
+       "classes than the data uses, or the ids do not start at 0).",
+       "ClassLabel stores ids 0..num_classes-1 (and -1 for no label).",
+       ["data.labels-out-of-range", "data.label-balance"],
+       "from datasets import ClassLabel\n"
+       "dataset = dataset.cast_column('label', ClassLabel(names=sorted(set(dataset['label']))))"
+       "   # every class", title="A label outside the ClassLabel names", priority=12),
+    _m("map-worker-died",
+       r"One of the subprocesses has abruptly died during map operation",
+       "A worker process of Dataset.map(num_proc=N) died: usually out of RAM (each process holds "
+       "its own copy of what the function uses, e.g. a model or a large tokenizer), or a crash "
+       "inside the function.", "map(num_proc=N) runs the function in N processes.",
+       ["memory.estimate"],
+       "dataset.map(fn, batched=True, num_proc=1)   # shows the function's own error; then "
+       "fewer processes (num_proc=2) or smaller batches (batch_size=100)",
+       title="A map() worker process died", priority=12),
+    _m("map-function-not-picklable",
+       r"cannot pickle '(?P<obj>[\w.]{1,80})' object|Can't pickle (?:local object|<function "
+       r"<lambda>)",
+       "An object that cannot be pickled (a lock, a client, a model or tokenizer holding one, a "
+       "local function) is sent to another process: Dataset.map(num_proc>1), DataLoader workers "
+       "started by spawn (Windows, macOS), or multiprocessing.",
+       "Other processes receive the function and what it captures by pickling them.",
+       ["data.batch-structure"],
+       "dataset.map(fn, num_proc=1)   # or build the object inside the function;\n"
+       "# DataLoader: num_workers=0 (or define functions at module level, under if __name__ == "
+       "'__main__':)", title="An object that cannot be pickled", priority=11),
+    _m("file-not-utf8",
+       r"'utf-?8' codec can't decode byte 0x[0-9a-f]{2} in position \d+",
+       "A file read as UTF-8 text is not UTF-8: a data file in another encoding, or a binary "
+       "file read where a text file is expected.",
+       "Python decodes text files as UTF-8 by default; other bytes fail to decode.",
+       ["data.batch-structure"],
+       "open(path, encoding='latin-1')   # the file's real encoding; or re-save it as UTF-8",
+       title="File is not UTF-8", refine=refine_utf8),
+    _m("image-channels-unknown",
+       r"Unable to infer channel dimension format",
+       "An image of an unusual shape reached the image processor: grayscale (2-D), RGBA (4 "
+       "channels) or a batch of one with an extra dimension, so it cannot tell where the "
+       "channels are.", "Image processors guess channels-first or channels-last from a "
+       "dimension of size 1 or 3.", ["data.batch-structure"],
+       "images = [img.convert('RGB') for img in batch['image']]   # PIL images, 3 channels\n"
+       "# or: processor(images, input_data_format='channels_last')",
+       title="The image's channels cannot be inferred"),
+    _m("audio-sampling-rate-mismatch",
+       r"was trained using a sampling rate of (?P<expected>\d+)\. Please make sure that the "
+       r"provided `?raw_speech`? input was sampled with \d+ and not (?P<got>\d+)",
+       "The audio was recorded at another sampling rate than the model's feature extractor "
+       "was trained on.", "Speech models read features computed at one fixed rate.",
+       ["data.batch-structure"],
+       "from datasets import Audio\n"
+       "dataset = dataset.cast_column('audio', Audio(sampling_rate=16_000))   # the extractor's "
+       "rate", title="Audio at the wrong sampling rate"),
+    _m("formatting-func-returns-string",
+       r"The `?formatting_func`? should return a list of processed strings",
+       "SFTTrainer calls formatting_func on a batch of examples (each field a list), and it "
+       "returned one string instead of a list of strings, one per example.",
+       "This TRL release maps formatting_func over batches.",
+       ["data.batch-structure"],
+       "def formatting_func(batch):\n"
+       "    return [f\"### Question: {q}\\n### Answer: {a}\" for q, a in zip(batch['question'], "
+       "batch['answer'])]", title="formatting_func must return a list of strings", priority=12),
+    _m("add-prefix-space-for-pretokenized",
+       r"You need to instantiate (?P<cls>\w+) with add_prefix_space=True to use it with "
+       r"pretokenized inputs",
+       "Words already split (is_split_into_words=True, token classification) were given to a "
+       "byte-level BPE tokenizer (RoBERTa, GPT-2, BART, Longformer) created without "
+       "add_prefix_space=True.",
+       "Byte-level BPE encodes the space before a word into its first token; split words need "
+       "that space added back.",
+       ["data.token-labels-misaligned"],
+       "tokenizer = AutoTokenizer.from_pretrained(checkpoint, add_prefix_space=True)",
+       priority=12, title="add_prefix_space=True needed for split words"),
+    _m("decode-logits-not-ids",
+       r"argument '(?:ids|token_ids)': '(?:list|float|numpy\.ndarray)' object cannot be "
+       r"interpreted as an integer|TypeError: argument 'ids': (?:Can't extract|'float' object)",
+       "compute_metrics decodes something that is not token ids: logits or a tuple (with "
+       "predict_with_generate=False the predictions are the model's logits), or floats.",
+       "batch_decode takes lists of integer ids.",
+       ["hyperparameters.hidden-defaults"],
+       "Seq2SeqTrainingArguments(..., predict_with_generate=True)\n"
+       "preds = preds[0] if isinstance(preds, tuple) else preds\n"
+       "preds = np.where(preds != -100, preds, tokenizer.pad_token_id)",
+       title="Decoding logits instead of token ids", priority=12),
+]

@@ -1,0 +1,237 @@
+"""Errors of the run around the data: a process killed for RAM, models too big for the GPU,
+NCCL, DeepSpeed and FSDP set-ups, attention kernels a model lacks, torch.load's weights-only
+default, torch.compile without Triton, tokenizer converters, encoder-decoder start tokens,
+generation settings, Hub limits and revisions, experiment trackers without a login, and the
+warnings of these steps that are no error.
+"""
+from __future__ import annotations
+
+from wizard.triage.env_answers import MISSING, NEW
+from wizard.triage.signature import Signature, signature_maker
+
+_m = signature_maker(12)
+
+
+RUN_SIGNATURES: list[Signature] = [
+    _m("host-memory-exhausted",
+       r"(?m)^\W{0,4}Killed\s*$|<Signals\.SIGKILL: 9>|exit(?:ed with)? ?code[ \t]*:?[ \t]*-9\b|"
+       r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID",
+       "The operating system killed the process for lack of RAM (not GPU memory): a model "
+       "loaded on the CPU in float32 before moving to the GPU, a whole dataset held in memory, "
+       "or several processes each loading the full model.",
+       "Linux's out-of-memory killer ends the largest process with SIGKILL (exit code -9); "
+       "Python prints no traceback.",
+       ["memory.estimate"],
+       "model = AutoModelForCausalLM.from_pretrained(ckpt, torch_dtype=torch.bfloat16, "
+       "device_map='auto',\n                                             low_cpu_mem_usage=True)\n"
+       "dataset = load_dataset(..., streaming=True)   # for data larger than RAM\n"
+       "# free -g; dmesg | grep -i oom   # confirm", title="Killed: out of RAM",
+       priority=14),
+    _m("model-offloaded-without-folder",
+       r"had weights offloaded to the disk\. Please provide an `?offload_folder`?|"
+       r"We need an `?offload_dir`? to dispatch this model",
+       "device_map='auto' found the model too big for the GPUs and the CPU RAM together and "
+       "placed some weights on disk, which needs a folder to write them to.",
+       "accelerate fills the GPUs, then the CPU, then the disk; disk offload is very slow.",
+       ["memory.will-not-fit", "memory.estimate"],
+       "model = AutoModelForCausalLM.from_pretrained(ckpt, device_map='auto', "
+       "torch_dtype=torch.bfloat16,\n"
+       "                                             offload_folder='offload')\n"
+       "# better: a smaller or 4-bit model (BitsAndBytesConfig(load_in_4bit=True)), or more GPU "
+       "memory", title="Weights offloaded to disk without a folder", priority=15),
+    _m("quantized-model-does-not-fit",
+       r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM "
+       r"to fit the quantized model",
+       "The quantized model does not fit in the GPU's free memory, so device_map='auto' placed "
+       "some layers on the CPU or disk, which 8-bit/4-bit layers cannot run on.",
+       "bitsandbytes layers run on the GPU only.",
+       ["memory.will-not-fit", "memory.gpu-held-by-other-process"],
+       "BitsAndBytesConfig(load_in_4bit=True)   # 4-bit instead of 8-bit, or a smaller model\n"
+       "# free the GPU first (other notebooks, earlier models); or, slow: "
+       "llm_int8_enable_fp32_cpu_offload=True with a device_map",
+       title="The quantized model does not fit on the GPU", priority=13),
+    _m("nccl-collective-timeout",
+       r"Watchdog caught collective operation timeout|ProcessGroupNCCL\w*\.cpp[^\n]{0,200}"
+       r"Timeout\(ms\)=\d+|NCCL (?:communicator|watchdog)[^\n]{0,80}time(?:d )?out",
+       "One process of a distributed run did work the others waited on for longer than the "
+       "collective timeout (30 minutes by default): tokenizing or mapping the dataset, "
+       "evaluating or saving on the main process only, or processes that took different paths.",
+       "Every rank must reach each collective operation; NCCL's watchdog aborts the run when "
+       "one does not within the timeout.",
+       ["environment.device"],
+       "TrainingArguments(..., ddp_timeout=7200)   # seconds\n"
+       "# or prepare the dataset once before launching (map with cache), or with accelerate:\n"
+       "Accelerator(kwargs_handlers=[InitProcessGroupKwargs(timeout=timedelta(hours=2))])",
+       title="NCCL collective timed out", priority=11),
+    _m("nccl-system-error",
+       r"NCCL error in:?[^\n]{0,200}(?:unhandled system error|unhandled cuda error|internal "
+       r"error|invalid usage)",
+       "NCCL could not set up communication between the GPUs: a container's small /dev/shm, "
+       "peer-to-peer or InfiniBand transport the machine does not support, or the wrong network "
+       "interface.",
+       "NCCL picks shared memory, P2P, InfiniBand or sockets per machine; a transport that "
+       "fails at setup ends the run with a generic system error.",
+       ["environment.device"],
+       "NCCL_DEBUG=INFO torchrun ...   # shows which transport fails\n"
+       "NCCL_P2P_DISABLE=1 NCCL_IB_DISABLE=1 torchrun ...   # or: docker run --shm-size=16g",
+       title="NCCL failed to set up", priority=11),
+    _m("deepspeed-batch-size-mismatch",
+       r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* "
+       r"world_size",
+       "The DeepSpeed config's batch sizes do not multiply out for this run: its "
+       "train_batch_size was written for another number of GPUs or another accumulation.",
+       "DeepSpeed checks train_batch_size = micro batch x accumulation x number of GPUs.",
+       ["hyperparameters.hidden-defaults"],
+       '"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", '
+       '"gradient_accumulation_steps": "auto"   # the Trainer fills them in',
+       title="DeepSpeed batch sizes do not add up", priority=13),
+    _m("fsdp-wrap-class-not-found",
+       r"Could not find the transformer layer class (?:to wrap|(?P<cls>\w+)) in the model",
+       "The FSDP auto-wrap policy names a decoder layer class the model does not have "
+       "(fsdp_transformer_layer_cls_to_wrap copied from another architecture, e.g. "
+       "LlamaDecoderLayer for a Qwen or Mistral model).",
+       "FSDP wraps each module of the named class as one shard unit.",
+       ["model.forward"],
+       "print({type(m).__name__ for m in model.modules() if 'Layer' in type(m).__name__})\n"
+       "# then: fsdp_config={'transformer_layer_cls_to_wrap': ['Qwen2DecoderLayer']}",
+       title="FSDP layer class not in the model", priority=13),
+    _m("attention-implementation-unsupported",
+       r"does not support an attention implementation through torch\.nn\.functional\."
+       r"scaled_dot_product_attention yet|does not support Flash Attention 2\.0 yet",
+       "attn_implementation asks for SDPA or FlashAttention-2 on a model class that does not "
+       "implement it (in the installed transformers release).",
+       "Each architecture lists the attention kernels it implements; newer releases add them.",
+       ["environment.device"],
+       "model = AutoModel.from_pretrained(ckpt, attn_implementation='eager')\n"
+       "# or: pip install -U transformers   # newer releases implement sdpa for more models",
+       title="Attention implementation not supported by this model", framework="pytorch"),
+    _m("torch-load-weights-only",
+       r"Weights only load failed|WeightsUnpickler error: Unsupported global",
+       "torch 2.6 made torch.load(weights_only=True) the default; the checkpoint holds pickled "
+       "Python objects besides tensors (a Trainer checkpoint's RNG state or optimizer, NumPy "
+       "values, a whole saved model), which that mode refuses.",
+       "weights_only=True loads only tensors and allow-listed types, to avoid running code "
+       "from untrusted pickles.",
+       ["environment.pickle-weights-only"],
+       "torch.load(path, weights_only=False)   # only for a checkpoint you trust\n"
+       "pip install -U transformers   # resumes Trainer checkpoints under torch>=2.6\n"
+       "# or: pip install \"torch<2.6\"", title="torch.load refuses the checkpoint (weights "
+       "only)", family=NEW, behaviour_change=True, priority=14),
+    _m("torch-compile-without-triton",
+       r"Cannot find a working triton installation",
+       "torch.compile's default backend (inductor) generates Triton kernels for the GPU, and "
+       "Triton is not installed (or has no build for this platform, e.g. Windows).",
+       "inductor compiles GPU code with Triton; without it compilation fails.",
+       ["environment.device"],
+       "pip install triton   # Linux; on Windows: pip install triton-windows\n"
+       "# or train without compiling: TrainingArguments(torch_compile=False)",
+       title="torch.compile needs Triton", family=MISSING, priority=14),
+    _m("env-tokenizer-converter-missing",
+       r"Converting from (?:Tiktoken|SentencePiece) failed|Couldn't instantiate the backend "
+       r"tokenizer from one of:",
+       "The fast tokenizer has to be converted from the checkpoint's slow tokenizer files, and "
+       "the package that reads them is not installed (sentencepiece and protobuf for a "
+       "tokenizer.model, tiktoken for a tiktoken file).",
+       "Without a tokenizer.json, transformers builds the fast tokenizer from the slow one; "
+       "each slow format needs its reader package.",
+       ["environment.package-versions"],
+       "pip install sentencepiece protobuf tiktoken   # then restart the runtime",
+       priority=12, family="env-missing-package", title="No converter for the tokenizer files"),
+    _m("decoder-start-token-missing",
+       r"Make sure to set the decoder_start_token_id attribute of the model's configuration|"
+       r"self\.model\.config\.decoder_start_token_id has to be defined",
+       "An encoder-decoder model (EncoderDecoderModel from two encoders, e.g. bert2bert) has no "
+       "decoder_start_token_id (and often no pad_token_id) in its config, so it cannot shift the "
+       "labels into decoder inputs.",
+       "The decoder's inputs are the labels shifted right, starting with the start token.",
+       ["model.decoder-start-missing"],
+       "model.config.decoder_start_token_id = tokenizer.cls_token_id\n"
+       "model.config.pad_token_id = tokenizer.pad_token_id",
+       title="decoder_start_token_id not set", priority=13),
+    _m("sampling-from-non-finite-logits",
+       r"probability tensor contains either `?inf`?, `?nan`? or element < 0",
+       "generate(do_sample=True) drew from logits that are inf or NaN: the model runs in float16 "
+       "and overflows (common for Llama-family weights), its weights became NaN in training, or "
+       "a temperature near 0 divided the logits into inf.",
+       "Sampling turns the logits into probabilities with softmax; one inf or NaN makes the "
+       "whole distribution invalid.",
+       ["model.fp16-overflow-risk", "model.nan-loss-samples"],
+       "model = AutoModelForCausalLM.from_pretrained(ckpt, torch_dtype=torch.bfloat16)   # not "
+       "float16\n"
+       "print(any(torch.isnan(p).any() for p in model.parameters()))   # weights NaN after "
+       "training?\nmodel.generate(**inputs, do_sample=True, temperature=0.7)   # or "
+       "do_sample=False", title="Sampling from inf/NaN probabilities", framework="pytorch"),
+    _m("generation-temperature-zero",
+       r"`?temperature`? \(=0(?:\.0)?\) has to be a strictly positive float",
+       "temperature=0 was passed to generate with sampling; greedy decoding is "
+       "do_sample=False, not temperature 0.",
+       "Sampling divides the logits by the temperature.",
+       ["hyperparameters.hidden-defaults"],
+       "model.generate(**inputs, do_sample=False)   # greedy\n"
+       "# or sample with temperature > 0: do_sample=True, temperature=0.7",
+       title="temperature=0 with sampling", priority=12),
+    _m("generate-default-max-length",
+       r"Using the model-agnostic default `?max_length`? \(=20\) to control the generation "
+       r"length",
+       "generate() stops after 20 tokens in all (prompt included) because neither max_new_tokens "
+       "nor a generation config sets a length: the outputs look cut off.",
+       "Without max_new_tokens, generate falls back to max_length=20.",
+       ["hyperparameters.hidden-defaults"],
+       "model.generate(**inputs, max_new_tokens=256)", title="Generation stops at 20 tokens",
+       priority=0),
+    _m("hub-rate-limited",
+       r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
+       r"HTTP Error 429 thrown while requesting",
+       "The Hub refused more requests from this address for a while: many downloads or "
+       "dataset file listings in a short time (several processes, streaming many shards, "
+       "resolving a large dataset), often without a token.",
+       "The Hub rate-limits anonymous and free requests per IP and per token.",
+       ["environment.hub-unreachable"],
+       "huggingface-cli login   # authenticated requests get a higher limit\n"
+       "# download once and reuse: snapshot_download(repo_id, local_dir=...); wait and retry",
+       title="Too many requests to the Hub", priority=13),
+    _m("hub-revision-not-found",
+       r"RevisionNotFoundError|Revision Not Found for url|Invalid rev id: (?P<revision>\S+)",
+       "The revision (branch, tag or commit) named with revision= does not exist in the "
+       "repository.", "revision= selects a branch, tag or commit of the Hub repository.",
+       ["environment.revision-not-found"],
+       "AutoModel.from_pretrained(repo_id, revision='main')   # or a commit hash the repository's "
+       "history shows", title="No such revision", priority=12),
+    _m("wandb-not-logged-in",
+       r"api_key not configured \(no-tty\)|wandb\.errors\.\w*Error: api_key not configured",
+       "The Trainer reports to Weights & Biases (report_to defaults to every installed "
+       "integration in older releases) and wandb has no API key in this non-interactive run.",
+       "wandb asks for a login on a terminal; without one it stops.",
+       ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., report_to='none')   # or: wandb login / WANDB_API_KEY=...\n"
+       "# or: export WANDB_DISABLED=true", title="wandb is not logged in", family="env-setup-step-skipped",
+       priority=12),
+    _m("use-cache-with-checkpointing-warning",
+       r"`?use_cache=True`? is incompatible with gradient checkpointing\. Setting "
+       r"`?use_cache=False`?",
+       "Not an error: with gradient checkpointing, transformers turns the generation cache off "
+       "for training, as it should.", "The cache is only useful when generating.", [],
+       "model.config.use_cache = False   # silences it; re-enable for generation",
+       title="use_cache with gradient checkpointing (a warning)", priority=0, benign=True),
+    _m("truncation-not-activated-warning",
+       r"Truncation was not explicitly activated but `?max_length`? is provided a specific "
+       r"value",
+       "Not an error: the tokenizer was given max_length without truncation=True and truncates "
+       "with its default strategy.", "Set truncation explicitly to choose the strategy.", [],
+       "tokenizer(texts, max_length=512, truncation=True)", priority=0, benign=True,
+       title="Truncation not explicitly activated (a warning)"),
+    _m("unused-columns-ignored-info",
+       r"The following columns in the (?:training|evaluation|test) set don't have a corresponding "
+       r"argument in `[\w.]+` and have been ignored",
+       "Not an error: the Trainer drops dataset columns the model's forward does not take (the "
+       "raw text, ids).", "remove_unused_columns=True is the default.", [],
+       "# nothing to fix; set remove_unused_columns=False only when a collator needs them",
+       title="Unused columns ignored (information)", priority=0, benign=True),
+    _m("dataparallel-gather-scalars-warning",
+       r"Was asked to gather along dimension 0, but all input tensors were scalars",
+       "Not an error: with several GPUs in one process (DataParallel), each GPU returns its "
+       "scalar loss and they are stacked into a vector, which the Trainer averages.",
+       "DataParallel gathers the outputs of the replicas.", [],
+       "# nothing to fix; torchrun --nproc_per_node=N train.py runs DDP instead, which is faster",
+       title="DataParallel gathered scalars (a warning)", priority=0, benign=True),
+]
