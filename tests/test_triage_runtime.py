@@ -118,6 +118,51 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
      "key])", "env-setup-step-skipped"),
     ("  File \"train.py\", line 31, in compute_metrics\n    preds = logits.argmax(-1)\n"
      "AttributeError: 'tuple' object has no attribute 'argmax'", "model-output-misread"),
+    ("ImportError: To be able to use evaluate-metric/seqeval, you need to install the following "
+     "dependencies['seqeval'] using 'pip install seqeval' for instance'", "env-missing-package"),
+    ("ValueError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip "
+     "install 'accelerate>=0.26.0'`", "env-missing-package"),
+    ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with "
+     "the current PyTorch installation.", "env-binary-incompatible"),
+    ("ValueError: decay is deprecated in the new Keras optimizer, please check the docstring "
+     "for valid arguments, or use the legacy optimizer, e.g., tf.keras.optimizers.legacy.Adam.",
+     "env-version-too-new"),
+    ("TypeError: compute_loss() got an unexpected keyword argument 'num_items_in_batch'",
+     "env-version-too-new"),
+    ("ValueError: Input None is not valid. Should be a string, a list/tuple of strings or a "
+     "list/tuple of integers.", "tokenizer-input-not-text"),
+    ("Exception: Truncation error: Sequence to truncate too short to respect the provided "
+     "max_length", "truncation-stride-too-large"),
+    ("RuntimeError: view size is not compatible with input tensor's size and stride (at least "
+     "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+     "view-on-non-contiguous"),
+    ("RuntimeError: a Tensor with 2 elements cannot be converted to Scalar",
+     "item-on-non-scalar"),
+    ("TypeError: PeftModelForCausalLM.generate() takes 1 positional argument but 2 were given",
+     "peft-generate-positional-args"),
+    ("ValueError: Trying to create optimizer slot variable under the scope for "
+     "tf.distribute.Strategy (<OneDeviceStrategy object at 0x7f>), which is different from the "
+     "scope used for the original variable", "tf-strategy-scope-mismatch"),
+    ("RuntimeError: Default process group has not been initialized, please make sure to call "
+     "init_process_group.", "distributed-not-launched"),
+    ("RuntimeError: The server socket has failed to listen on any local network address. The "
+     "server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+     "distributed-port-in-use"),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered\nCUDA kernel errors "
+     "might be asynchronously reported at some other API call", "cuda-error-asynchronous"),
+    ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+     "gpu-unusable"),
+    ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens "
+     "that can be stored in KV cache (20000).", "vllm-kv-cache-too-small"),
+    ("My Gemma 2 LoRA loss is NaN.\nUserWarning: It is strongly recommended to train Gemma2 "
+     "models with the `eager` attention implementation instead of `sdpa`.",
+     "gemma2-needs-eager-attention"),
+    ("ValueError: Some keys are not used by the HfArgumentParser: ['lora_r']",
+     "hf-argparser-unused-args"),
+    ("OSError: Error no file named model.safetensors, or model.safetensors.index.json and thus "
+     "cannot be loaded with `safetensors`. Please make sure that the model has been saved with "
+     "`safe_serialization=True` or do not set `use_safetensors=True`.",
+     "model-dir-missing-weights"),
     # NumPy's ABI message as printed: wrapped before "NumPy 2"
     ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
      "env-binary-incompatible"),
@@ -207,6 +252,24 @@ def test_a_warning_pasted_alone_is_read_as_the_warning_it_is() -> None:
     assert info.cause_id == "cuda-device-side-assert"
 
 
+def test_a_hook_argument_a_release_added_is_read_as_the_override_lagging() -> None:
+    t = triage("TypeError: compute_loss() got an unexpected keyword argument "
+               "'num_items_in_batch'")
+    assert "your override compute_loss()" in t.primary.cause
+    assert "num_items_in_batch=None" in t.primary.fix
+    # Keras' call() with an argument of no release is not read as a Trainer override
+    keras = triage("TypeError: call() got an unexpected keyword argument 'training'")
+    assert keras.cause_id != "env-version-too-new"
+
+
+def test_informational_messages_are_not_the_error() -> None:
+    info = ("The new embeddings will be initialized from a multivariate normal distribution "
+            "that has old embeddings' mean and covariance.\n")
+    assert triage(info).primary.signature.benign
+    assert triage(info + "RuntimeError: CUDA error: device-side assert triggered"
+                  ).cause_id == "cuda-device-side-assert"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
@@ -222,7 +285,10 @@ def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
            "map-worker-died", "map-function-not-picklable", "hub-revision-not-found",
            "deepspeed-batch-size-mismatch", "fsdp-wrap-class-not-found",
            "quantized-model-does-not-fit", "decoder-start-token-missing", "decode-logits-not-ids",
-           "wandb-not-logged-in"}
+           "wandb-not-logged-in", "truncation-stride-too-large", "view-on-non-contiguous",
+           "item-on-non-scalar", "peft-generate-positional-args", "tf-strategy-scope-mismatch",
+           "distributed-not-launched", "distributed-port-in-use", "cuda-error-asynchronous",
+           "gpu-unusable", "vllm-kv-cache-too-small", "gemma2-needs-eager-attention"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

@@ -350,7 +350,8 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-binary", BINARY,
          r"numpy\.dtype size changed|numpy\.core\.multiarray failed to import|compiled using "
          r"NumPy 1\.x cannot be run in\s+NumPy 2|_ARRAY_API not found|undefined symbol: \w+|"
-         r"DLL load failed|GLIBC(?:XX)?_[\d.]+'? not found|Expected \d+ from C header, got \d+ "
+         r"DLL load failed|with CUDA capability sm_\d+ is not compatible with the current PyTorch "
+         r"installation|GLIBC(?:XX)?_[\d.]+'? not found|Expected \d+ from C header, got \d+ "
          r"from PyObject|incompatible architecture \(have|no kernel image is available for "
          r"execution on the device|cannot open shared object file|"
          r"Error loading \"[^\"\n]+\.dll\" or one of its dependencies|Numpy is not available",
@@ -432,6 +433,14 @@ ENV_SIGNATURES: list[Signature] = [
          "NumPy 1.20 or later with TensorFlow 2.4 or older: that TensorFlow's RNN layers call a "
          "NumPy function NumPy 1.20 no longer accepts tensors in.",
          'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
+    _sig("env-keras-new-optimizer", NEW,
+         r"(?:decay|lr) is deprecated in the new Keras optimizer|is not a legacy optimizer|"
+         r"Could not interpret optimizer identifier: <keras\.optimizers\.legacy",
+         "TensorFlow 2.11 made the new Keras optimizers the default; code written for the "
+         "older ones passes their arguments (decay=, lr=) or mixes the two kinds.",
+         "tf.keras.optimizers.legacy.Adam(learning_rate=3e-5, decay=...)   # the older "
+         "optimizer\n# or the new one without decay: tf.keras.optimizers.Adam(learning_rate="
+         "tf.keras.optimizers.schedules.PolynomialDecay(...))", priority=16),
     _sig("env-model-output-tuple", NEW,
          r"argument '\w+' \(position \d+\) must be Tensor, not str|"
          # the TensorFlow form: the key names of a ModelOutput reach a Keras layer
@@ -558,13 +567,16 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-requires-package", MISSING,
          r"requires the (?P<pkg>[\w-]+) library but it was not found|"
          r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
+         r"(?!the following)"
          r"(?:it with )?`?['\"]?(?:pip install )?(?P<pkg2>[A-Za-z][\w\[\].-]*)['\"`]?(?![\w.]*\s*"
          r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are|seems to be|appears to be) not installed|"
          r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
          r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed|"
-         r"requires [A-Za-z][\w-]*:? `pip install (?P<pkg6>[A-Za-z][\w\[\].-]*)`|"
+         r"requires [A-Za-z][\w-]*:? `pip install ['\"]?(?P<pkg6>[A-Za-z][\w\[\].-]*)|"
          r"requires `(?P<pkg7>[A-Za-z][\w-]*)`\.? You can install it with `pip install|"
-         r"make sure (?:that )?you have `?(?P<pkg8>[A-Za-z][\w-]*)`? installed",
+         r"make sure (?:that )?you have `?(?P<pkg8>[A-Za-z][\w-]*)`? installed|"
+         # evaluate's metrics: "you need to install the following dependencies['nltk'] using ..."
+         r"install the following dependencies ?\[['\"]?(?P<pkg9>[A-Za-z][\w.-]*)",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

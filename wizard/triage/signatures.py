@@ -27,6 +27,7 @@ from wizard.triage.refine import (
 )
 from wizard.triage.environment import ENV_SIGNATURES
 from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: F401 (re-export)
+from wizard.triage.signatures_code import CODE_SIGNATURES
 from wizard.triage.signatures_data import DATA_SIGNATURES
 from wizard.triage.signatures_devices import DEVICE_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
@@ -483,7 +484,8 @@ SIGNATURES: list[Signature] = [
 ]
 
 SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGNATURES
-               + TOKENIZER_SIGNATURES + DATA_SIGNATURES + RUN_SIGNATURES + ENV_SIGNATURES)
+               + TOKENIZER_SIGNATURES + DATA_SIGNATURES + CODE_SIGNATURES + RUN_SIGNATURES
+               + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

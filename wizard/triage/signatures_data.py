@@ -103,6 +103,16 @@ DATA_SIGNATURES: list[Signature] = [
        "TrainingArguments(..., max_steps=10_000)   # steps instead of epochs for a stream\n"
        "# or load it without streaming=True when it fits on disk",
        title="A streamed dataset has no length"),
+    _m("truncation-stride-too-large",
+       r"Truncation error: Sequence to truncate too short to respect the provided max_length",
+       "With truncation='only_second' and a stride (question answering, long documents), the "
+       "part that may not be truncated (the question) leaves too little room: max_length minus "
+       "the question is shorter than the stride.",
+       "Each window keeps the whole question plus a slice of the context overlapping the "
+       "previous one by `stride` tokens.", ["data.text-lengths"],
+       "tokenizer(questions, contexts, truncation='only_second', max_length=384, stride=128,\n"
+       "          return_overflowing_tokens=True)   # stride well below max_length - question "
+       "length; truncate long questions first", title="Stride too large for the question"),
     _m("classlabel-out-of-range",
        r"Class label (?P<label>-?\d+) greater than configured num_classes (?P<num_classes>\d+)|"
        r"Class label (?P<label2>-?\d+) less than -1",

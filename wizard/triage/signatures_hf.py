@@ -567,7 +567,8 @@ HF_SIGNATURES: list[Signature] = [
     _s("model-dir-missing-weights",
        r"Error no file named \[?'?(?:pytorch_model\.bin|tf_model\.h5|model\.safetensors)|does not "
        r"appear to have a file named (?:pytorch_model\.bin|tf_model\.h5|model\.safetensors|"
-       r"flax_model\.msgpack)|Unable to load weights from h5 file\. If you tried to load a TF 2\.0 "
+       r"flax_model\.msgpack)|model\.safetensors\.index\.json and thus cannot be loaded with "
+       r"`?safetensors|Unable to load weights from h5 file\. If you tried to load a TF 2\.0 "
        r"model from a PyTorch checkpoint",
        "The folder has no weights in a format from_pretrained reads (e.g. training checkpoints "
        "instead of a save_pretrained folder, or only the other framework's weights).",

@@ -179,6 +179,70 @@ RUN_SIGNATURES: list[Signature] = [
        ["hyperparameters.hidden-defaults"],
        "model.generate(**inputs, max_new_tokens=256)", title="Generation stops at 20 tokens",
        priority=0),
+    _m("distributed-not-launched",
+       r"Default process group has not been initialized, please make sure to call "
+       r"init_process_group",
+       "Distributed code (a DistributedSampler, dist.barrier, SyncBatchNorm, a DeepSpeed or "
+       "FSDP setting) runs in a script started with plain python, so no process group exists.",
+       "torchrun and accelerate launch start the processes and create the process group.",
+       ["environment.device"],
+       "torchrun --nproc_per_node=2 train.py   # or: accelerate launch train.py",
+       title="Process group not initialized (no launcher)", priority=13),
+    _m("distributed-port-in-use",
+       r"Address already in use|The server socket has failed to (?:listen|bind)[^\n]{0,120}"
+       r"errno: 98",
+       "The port the launcher uses for its processes to meet (29500 by default) is taken: an "
+       "earlier run still alive, or two runs on one machine.",
+       "torchrun and accelerate rendezvous on MASTER_PORT.", ["environment.device"],
+       "accelerate launch --main_process_port 29501 train.py   # or: torchrun --master_port "
+       "29501 ...\n# or end the old run: pkill -f train.py", title="Launcher port in use",
+       priority=11),
+    _m("cuda-error-asynchronous",
+       r"CUDA error: an illegal memory access was encountered|CUBLAS_STATUS_EXECUTION_FAILED|"
+       r"CUDA error: unspecified launch failure",
+       "A CUDA kernel failed, and CUDA reports it at a later call, so the traceback points at the "
+       "wrong line. In fine-tuning the usual cause is an index out of range on the GPU (a token "
+       "id beyond the embeddings, a label beyond the classes); otherwise a kernel or driver "
+       "fault.", "GPU kernels run asynchronously; errors surface at the next synchronisation.",
+       ["model.cpu-rerun", "data.token-ids-out-of-vocab", "data.labels-out-of-range"],
+       "CUDA_LAUNCH_BLOCKING=1 python train.py   # the real failing line\n"
+       "# or one batch on the CPU, which raises the readable IndexError", priority=10,
+       title="A CUDA kernel failed (reported late)"),
+    _m("gpu-unusable",
+       r"all CUDA-capable devices are busy or unavailable|uncorrectable ECC error encountered",
+       "The GPU cannot take this process: it is in exclusive mode and held by another process, "
+       "or it reports a hardware memory (ECC) fault.",
+       "A GPU in exclusive-process mode accepts one process; ECC errors need a reset.",
+       ["memory.gpu-held-by-other-process", "environment.device"],
+       "nvidia-smi   # which processes hold the GPU, and its ECC counters\n"
+       "CUDA_VISIBLE_DEVICES=1 python train.py   # another GPU; ask the admin to reset a faulty "
+       "one", title="The GPU is busy or faulty", priority=12),
+    _m("vllm-kv-cache-too-small",
+       r"larger than the maximum number of tokens that can be stored in KV cache|No available "
+       r"memory for the cache blocks",
+       "vLLM has too little GPU memory left for the KV cache after loading the weights: the "
+       "model's full context length does not fit (or another process holds memory).",
+       "vLLM reserves gpu_memory_utilization of the GPU for weights and the KV cache.",
+       ["memory.will-not-fit", "memory.gpu-held-by-other-process"],
+       "LLM(model=ckpt, max_model_len=8192, gpu_memory_utilization=0.95)   # a shorter context",
+       title="vLLM: KV cache too small", priority=12),
+    _m("gemma2-needs-eager-attention",
+       r"strongly recommended to train Gemma2 models with the `?eager`? attention implementation",
+       "Gemma 2 is trained here with sdpa or flash attention, which skip its attention logit "
+       "soft-capping: the loss is worse or NaN.",
+       "Gemma 2 caps attention logits; only the eager implementation applies the cap.",
+       ["model.fp16-overflow-risk"],
+       "AutoModelForCausalLM.from_pretrained(ckpt, attn_implementation='eager')",
+       title="Gemma 2 needs eager attention", priority=0),
+    _m("library-info-warning",
+       r"Unsloth should be imported before transformers|`?loss_type=None`? was set in the config "
+       r"but it is unrecognised|The new embeddings will be initialized from a multivariate normal "
+       r"distribution|Setting `?save_embedding_layers`? to `?True`?",
+       "Not an error: an informational message of the library (import order for speed, the "
+       "default loss it picked, how new token embeddings start, embeddings saved with the "
+       "adapter).", "These messages describe a default the library chose.", [],
+       "# nothing to fix", title="An informational message (not an error)", priority=0,
+       benign=True),
     _m("hub-rate-limited",
        r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
        r"HTTP Error 429 thrown while requesting",

@@ -268,8 +268,8 @@ USAGE_SIGNATURES: list[Signature] = [
        r"text input must (?:be )?of type `?str`? \(single example\)|"
        r"PreTokenizedEncodeInput must be Union|"
        r"input must be of type `?str`?|You need to specify either `text` or `text_target`|"
-       r"Input is not valid\. Should be a string, a list/tuple of strings or a list/tuple of "
-       r"integers",
+       r"Input (?:None |nan )?is not valid\. Should be a string, a list/tuple of strings or a "
+       r"list/tuple of integers",
        "The tokenizer got something that is not a string: an empty value (None/NaN, e.g. a "
        "missing cell of a CSV), a number, or a nested list from the text column.",
        "Tokenizers encode str (or lists of str); one None or float among the texts fails the "
@@ -376,7 +376,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "LoraConfig(target_modules=['query', 'value'], ...)   # e.g. for BERT",
        title="Target modules not found in the base model"),
     _u("hf-argparser-unused-args",
-       r"Some specified arguments are not used by the HfArgumentParser: (?P<args>\[[^\]\n]*\])",
+       r"Some (?:specified arguments|keys) are not used by the HfArgumentParser: "
+       r"(?P<args>\[[^\]\n]*\])",
        "A command-line flag is not an argument of the script's dataclasses: misspelt, or one "
        "that the script's (or transformers') release does not have.",
        "HfArgumentParser rejects arguments none of its dataclasses defines.",
