@@ -1499,6 +1499,19 @@ def test_known_fixed_bug_on_an_affected_version() -> None:
     for release in ("0.35.4", "0.41.1"):
         known = triage(nan.format(release)).bug
         assert known is None or known.known is None
+    # unsloth's patched Trainer method behind a newer transformers: any release before the fix
+    patched = triage("TypeError: _unsloth_get_batch_samples() takes 3 positional arguments but "
+                     "4 were given")
+    assert patched.bug.known.fixed_in == "2025.3.18"
+    assert triage(patched.parsed.text + "\nunsloth==2025.3.18").bug is None or triage(
+        patched.parsed.text + "\nunsloth==2025.3.18").bug.known is None
+    # bugs of two releases only: named by the paste's release, never guessed without it
+    fp8 = "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'\n- `transformers` " \
+          "version: {}"
+    assert triage(fp8.format("4.43.1")).bug.known.fixed_in == "4.43.2"
+    for release in ("4.42.4", "4.43.2"):
+        known = triage(fp8.format(release)).bug
+        assert known is None or known.known is None
 
 
 # ------------------------------------------------------------------------------------------

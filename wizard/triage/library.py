@@ -79,6 +79,19 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              r"Accelerator\(\)", "1.9.0", "https://github.com/huggingface/trl/issues/2329",
              "with DeepSpeed, Accelerator() read AcceleratorState before it existed (PPO/RLOO "
              "trainers)", introduced="1.0.0", requires=r"deepspeed"),
+    KnownBug("unsloth", r"_unsloth_get_batch_samples\(\) takes \d+ positional arguments? but \d+ "
+             r"were given", "2025.3.18", "https://github.com/unslothai/unsloth/issues/2148",
+             "transformers 4.50 passes one more argument to Trainer.get_batch_samples, which "
+             "unsloth's patched replacement did not take"),
+    KnownBug("transformers", r"cannot import name '?call_context'?", "4.30.1",
+             "https://github.com/huggingface/transformers/issues/24133",
+             "transformers 4.30.0 imported Keras' call_context from the path of TensorFlow 2.11 "
+             "and later, so TF models failed to import on older TensorFlow",
+             introduced="4.30.0"),
+    KnownBug("transformers", r"module 'torch' has no attribute 'float8_e4m3fn'", "4.43.2",
+             "https://github.com/hiyouga/LLaMA-Factory/issues/4958",
+             "transformers 4.43.0 and 4.43.1 compared weights' dtypes with torch.float8_e4m3fn, "
+             "which torch before 2.1 lacks, so loading any model failed", introduced="4.43.0"),
 )
 
 _PANIC = re.compile(r"panicked at|PanicException|RUST_BACKTRACE", re.I)

@@ -48,7 +48,8 @@ def _installed_here(name: str) -> str | None:
 
 _KNOWN = (r"transformers?|datasets|tokenizers|accelerate|peft|trl|torch|pytorch|tensorflow|tf|"
           r"keras|tf[-_]keras|huggingface[-_]hub|numpy|pyarrow|bitsandbytes|sentence[-_]transformers|"
-          r"safetensors|vllm|deepspeed|evaluate|jax|flax|python|cuda|sentencepiece|diffusers")
+          r"safetensors|vllm|deepspeed|evaluate|jax|flax|python|cuda|sentencepiece|diffusers|unsloth|"
+          r"xformers|flash[-_]attn|optimum|auto[-_]gptq")
 _STATED = [
     # "- `transformers` version: 4.24.0", "Tensorflow version (GPU?): 2.11.0 (False)"
     re.compile(r"(?<![\w.-])`?(?P<pkg>[A-Za-z][\w.-]{1,40})`?\s+version(?:\s*\([^)\n]{0,30}\))?\s*:\s*"
