@@ -163,6 +163,38 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
      "cannot be loaded with `safetensors`. Please make sure that the model has been saved with "
      "`safe_serialization=True` or do not set `use_safetensors=True`.",
      "model-dir-missing-weights"),
+    ("ValueError: At most one of fp16 and bf16 can be True, but not both",
+     "fp16-and-bf16-both"),
+    ("ValueError: Expected a string path to an existing deepspeed config, or a dictionary, or a "
+     "base64 encoded string. Received: ds_config.json", "local-file-missing"),
+    ("PermissionError: [Errno 13] Permission denied: '/root/.cache/huggingface/datasets/"
+     "downloads'", "cache-dir-not-writable"),
+    ("ValueError: Couldn't infer the same data file format for all splits. Got {NamedSplit('train'"
+     "): ('json', {}), NamedSplit('validation'): ('csv', {})}", "data-files-mixed-formats"),
+    ("pyarrow.lib.ArrowInvalid: offset overflow while concatenating arrays",
+     "arrow-offset-overflow"),
+    ("TypeError: Couldn't cast array of type\nstruct<role: string, content: string>\nto\nnull",
+     "arrow-mixed-column-types"),
+    ("ValueError: Columns ['text'] not in the dataset. Current columns in the dataset: "
+     "['input_ids', 'attention_mask', 'label']", "column-not-in-dataset"),
+    ("ImportError: Loading a GPTQ quantized model requires optimum (`pip install optimum`) and "
+     "auto-gptq library (`pip install auto-gptq`)", "env-missing-package"),
+    ("ValueError: Fast download using 'hf_transfer' is enabled (HF_HUB_ENABLE_HF_TRANSFER=1) but "
+     "'hf_transfer' package is not available in your environment. Try `pip install hf_transfer`.",
+     "env-missing-package"),
+    ("TypeError: LlamaForCausalLM.gradient_checkpointing_enable() got an unexpected keyword "
+     "argument 'gradient_checkpointing_kwargs'", "env-version-too-old"),
+    ("AttributeError: 'DynamicCache' object has no attribute 'get_max_length'",
+     "env-version-too-new"),
+    ("WARNING:tensorflow:Your input ran out of data; interrupting training. Make sure that your "
+     "dataset or generator can generate at least `steps_per_epoch * epochs` batches",
+     "keras-input-ran-out-of-data"),
+    ("WARNING:tensorflow:Early stopping conditioned on metric `val_loss` which is not available. "
+     "Available metrics are: loss,accuracy", "keras-monitor-metric-missing"),
+    ("ValueError: Unable to synchronously create dataset (name already exists)",
+     "keras-h5-duplicate-names"),
+    ("Epoch 3/3\n500/500 [==============================] - 91s 182ms/step - loss: 0.6931 - "
+     "accuracy: 0.5012 - val_loss: 0.6931 - val_accuracy: 0.5000", "loss-stuck-at-chance"),
     # NumPy's ABI message as printed: wrapped before "NumPy 2"
     ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
      "env-binary-incompatible"),
@@ -270,6 +302,24 @@ def test_informational_messages_are_not_the_error() -> None:
                   ).cause_id == "cuda-device-side-assert"
 
 
+def test_a_loss_at_chance_level_only_when_it_stays_there() -> None:
+    three = "{'loss': 1.0986, 'epoch': 1.0}\n{'loss': 1.0985, 'epoch': 2.0}\n{'loss': 1.0987}"
+    t = triage(three)
+    assert t.cause_id == "loss-stuck-at-chance" and t.primary.evidence["classes"] == 3
+    # a run that starts at ln(2) and learns, and one loss value alone, are no finding
+    learning = "{'loss': 0.6931}\n{'loss': 0.5120}\n{'loss': 0.3011}\n{'loss': 0.2105}"
+    assert "loss-stuck-at-chance" not in {m.signature.id for m in triage(learning).matches}
+    assert "loss-stuck-at-chance" not in {m.signature.id for m in triage("loss: 0.6931").matches}
+
+
+def test_a_real_argument_of_a_newer_release_is_no_misspelling() -> None:
+    t = triage("TypeError: LlamaForCausalLM.gradient_checkpointing_enable() got an unexpected "
+               "keyword argument 'gradient_checkpointing_kwargs'")
+    assert t.cause_id != "misspelt-argument"
+    assert triage("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
+                  "'learning_rte'").cause_id == "misspelt-argument"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
@@ -288,7 +338,11 @@ def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
            "wandb-not-logged-in", "truncation-stride-too-large", "view-on-non-contiguous",
            "item-on-non-scalar", "peft-generate-positional-args", "tf-strategy-scope-mismatch",
            "distributed-not-launched", "distributed-port-in-use", "cuda-error-asynchronous",
-           "gpu-unusable", "vllm-kv-cache-too-small", "gemma2-needs-eager-attention"}
+           "gpu-unusable", "vllm-kv-cache-too-small", "gemma2-needs-eager-attention",
+           "fp16-and-bf16-both", "deepspeed-config-not-found", "cache-dir-not-writable",
+           "loss-stuck-at-chance", "data-files-mixed-formats", "arrow-offset-overflow",
+           "keras-input-ran-out-of-data", "keras-monitor-metric-missing",
+           "keras-h5-duplicate-names"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

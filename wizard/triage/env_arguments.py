@@ -52,8 +52,8 @@ _COMMON_ARGS = (
 
 def _typo_of(arg: str) -> str | None:
     """The common argument `arg` is a near miss of (not a name of its own), or None."""
-    if arg in _COMMON_ARGS or len(arg) < 4:
-        return None
+    if arg in _COMMON_ARGS or len(arg) < 4 or api_history.kwarg_added(arg):
+        return None                   # a name of its own (some release added it)
     close = difflib.get_close_matches(arg, _COMMON_ARGS, n=1, cutoff=0.85)
     return close[0] if close else None
 

@@ -576,7 +576,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"requires `(?P<pkg7>[A-Za-z][\w-]*)`\.? You can install it with `pip install|"
          r"make sure (?:that )?you have `?(?P<pkg8>[A-Za-z][\w-]*)`? installed|"
          # evaluate's metrics: "you need to install the following dependencies['nltk'] using ..."
-         r"install the following dependencies ?\[['\"]?(?P<pkg9>[A-Za-z][\w.-]*)",
+         r"install the following dependencies ?\[['\"]?(?P<pkg9>[A-Za-z][\w.-]*)|"
+         # "requires optimum (`pip install optimum`)", "Try `pip install hf_transfer`"
+         r"requires (?:the )?(?:latest version of )?`?(?P<pkg10>[A-Za-z][\w-]*)`?(?: library)? "
+         r"\(`pip install|\bTry `pip install (?P<pkg11>[A-Za-z][\w\[\].-]*)`",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

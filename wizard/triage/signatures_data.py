@@ -113,6 +113,22 @@ DATA_SIGNATURES: list[Signature] = [
        "tokenizer(questions, contexts, truncation='only_second', max_length=384, stride=128,\n"
        "          return_overflowing_tokens=True)   # stride well below max_length - question "
        "length; truncate long questions first", title="Stride too large for the question"),
+    _m("data-files-mixed-formats",
+       r"Couldn't infer the same data file format for all splits",
+       "The splits' data_files are of different formats (JSON for one, CSV for another) in one "
+       "load_dataset call.", "One builder (json, csv, parquet ...) reads all splits of a call.",
+       ["environment.dataset-source"],
+       "train = load_dataset('json', data_files='train.jsonl', split='train')\n"
+       "valid = load_dataset('csv', data_files='valid.csv', split='train')   # one call per "
+       "format", title="Data files of different formats", priority=12),
+    _m("arrow-offset-overflow",
+       r"offset overflow while concatenating arrays|Capacity error: array cannot contain more "
+       r"than \d+ bytes",
+       "One Arrow chunk of a column holds more than 2 GB (long texts, images or token lists in "
+       "a large map batch): Arrow's 32-bit offsets overflow.",
+       "datasets writes each map batch as one Arrow chunk.", ["data.text-lengths"],
+       "dataset.map(fn, batched=True, batch_size=100, writer_batch_size=100)   # smaller chunks",
+       title="Arrow chunk over 2 GB", priority=12),
     _m("classlabel-out-of-range",
        r"Class label (?P<label>-?\d+) greater than configured num_classes (?P<num_classes>\d+)|"
        r"Class label (?P<label2>-?\d+) less than -1",

@@ -220,7 +220,7 @@ HF_SIGNATURES: list[Signature] = [
        "# or: dataset = dataset['train'];  saved DatasetDict: datasets.load_from_disk(path)",
        title="'DatasetDict' object has no attribute ..."),
     _s("arrow-mixed-column-types",
-       r"Couldn't cast array of type[\s\S]{1,300}? to |"
+       r"Couldn't cast array of type[\s\S]{1,300}?\sto\s|"
        r"Could not convert .{1,200}? with type \w+: tried to convert to \w+|changed from "
        r"(?:object|array|string|number) to (?:object|array|string|number)|ArrowTypeError: "
        r"Expected bytes, got an? '\w+' object",

@@ -115,6 +115,33 @@ KERAS_SIGNATURES: list[Signature] = [
        "Each new input signature builds a new graph.", [],
        "model.predict(np.stack(batch))   # one call on a batch, not one per example; or pad to a "
        "fixed length", title="tf.function retracing (a warning)", priority=0, benign=True),
+    _k("keras-input-ran-out-of-data",
+       r"Your input ran out of data; interrupting training",
+       "fit() was told to take more batches (steps_per_epoch x epochs) than the dataset yields: "
+       "a tf.data pipeline without .repeat(), or steps computed from another size or batch "
+       "size.", "Keras stops the epoch when the iterator is exhausted.",
+       ["data.batch-structure"],
+       "model.fit(train_ds, epochs=3)   # no steps_per_epoch: one pass per epoch\n"
+       "# or: train_ds.repeat() with steps_per_epoch = num_examples // batch_size",
+       title="The input ran out of data", framework="tensorflow"),
+    _k("keras-monitor-metric-missing",
+       r"conditioned on metric `?(?P<metric>\w+)`? which is not available|Can save best model "
+       r"only with (?P<metric2>\w+) available",
+       "A callback (EarlyStopping, ModelCheckpoint) watches a metric the logs do not have: "
+       "val_* without validation_data, or a metric name that differs from the compiled one.",
+       "Keras logs loss and the compiled metrics, with val_ only when it validates.",
+       ["hyperparameters.hidden-defaults"],
+       "model.fit(train_ds, validation_data=val_ds, callbacks=[EarlyStopping(monitor='val_loss')])"
+       "\n# the metric names logged: print(history.history.keys())",
+       title="The monitored metric is not logged", framework="tensorflow"),
+    _k("keras-h5-duplicate-names",
+       r"Unable to (?:synchronously )?create dataset \(name already exists\)",
+       "The model saved to HDF5 (.h5) has two weights of one name (transformers TF models, "
+       "layers reused or named alike), which HDF5 cannot store.",
+       "HDF5 stores weights by name.", ["model.forward"],
+       "model.save_pretrained('out')   # transformers models\n"
+       "model.save('model.keras')   # or the SavedModel / .keras format instead of .h5",
+       title="HDF5 cannot store duplicate weight names", framework="tensorflow"),
     _k("keras-data-cardinality",
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "

@@ -6,8 +6,30 @@ warnings of these steps that are no error.
 """
 from __future__ import annotations
 
+import math
+import re
+from typing import Any
+
 from wizard.triage.env_answers import MISSING, NEW
+from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
+
+_LOSS = re.compile(r"(?:^|[\s{,'\"])(?:train_|eval_|val_)?loss['\"]?\s*[:=]\s*(\d+\.\d+)")
+
+
+def refine_chance_loss(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """At least two logged losses (a train and a validation loss, or several steps), the last
+    ones all within 0.005 of ln(k) for one k in 2..20 (a log that only starts there, then falls,
+    is learning)."""
+    values = [float(v) for v in _LOSS.findall(parsed.text)[:500]]
+    if len(values) < 2:
+        return {"reject": True}
+    for k in range(2, 21):
+        if all(abs(v - math.log(k)) < 0.005 for v in values[-3:]):
+            ev["classes"] = k
+            return None
+    return {"reject": True}
+
 
 _m = signature_maker(12)
 
@@ -237,12 +259,55 @@ RUN_SIGNATURES: list[Signature] = [
     _m("library-info-warning",
        r"Unsloth should be imported before transformers|`?loss_type=None`? was set in the config "
        r"but it is unrecognised|The new embeddings will be initialized from a multivariate normal "
-       r"distribution|Setting `?save_embedding_layers`? to `?True`?",
-       "Not an error: an informational message of the library (import order for speed, the "
-       "default loss it picked, how new token embeddings start, embeddings saved with the "
-       "adapter).", "These messages describe a default the library chose.", [],
+       r"distribution|Setting `?save_embedding_layers`? to `?True`?|Setting `?pad_token_id`? to "
+       r"`?eos_token_id`?:?\s?\d* for open-end generation|The attention mask and the pad token id "
+       r"were not set|were not used when initializing \w+|The model weights are not tied|"
+       r"fan_in_fan_out is set to False but the target module is `?Conv1D|Could not find a config "
+       r"file in [^\n]{1,200} - will assume that the vocabulary was not modified|couldn't be "
+       r"hashed properly, a random hash was used instead|cache-system uses symlinks by default",
+       "Not an error: an informational message of the library about a default it chose (import "
+       "order, the loss, the pad token for generation, pretraining weights a task model does "
+       "not use, new embeddings, caching, symlinks).",
+       "These messages describe a default the library chose.", [],
        "# nothing to fix", title="An informational message (not an error)", priority=0,
        benign=True),
+    _m("fp16-and-bf16-both",
+       r"At most one of fp16 and bf16 can be True",
+       "Both fp16 and bf16 are switched on (often bf16=True beside a config or script default "
+       "of fp16=True).", "One mixed-precision mode is used at a time.",
+       ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., bf16=True, fp16=False)   # bf16 on Ampere or newer, else fp16",
+       title="fp16 and bf16 both on", priority=13),
+    _m("deepspeed-config-not-found",
+       r"Expected a string path to an existing deepspeed config, or a dictionary",
+       "The DeepSpeed config path does not exist from where the script runs (a relative path "
+       "and another working directory, or a misspelt name).",
+       "The Trainer reads the config from the path given to deepspeed=.",
+       ["environment.device"],
+       "TrainingArguments(..., deepspeed=os.path.abspath('ds_config.json'))   # ls it first",
+       title="DeepSpeed config not found", family="local-file-missing", priority=13),
+    _m("cache-dir-not-writable",
+       r"Permission denied: '[^'\n]{0,200}(?:\.cache[/\\]huggingface|huggingface[/\\](?:hub|"
+       r"datasets|modules))|(?:Read-only file system|PermissionError)[^\n]{0,200}\.cache[/\\]"
+       r"huggingface",
+       "The Hugging Face cache folder is not writable for this user or container (a cache made "
+       "by root, a read-only home, a shared cluster path).",
+       "Models and datasets are cached under HF_HOME (~/.cache/huggingface).",
+       ["environment.download-size"],
+       "export HF_HOME=/a/writable/path/hf   # before starting Python; or cache_dir= in "
+       "from_pretrained / load_dataset", title="Cache folder not writable", priority=13),
+    _m("loss-stuck-at-chance",
+       r"(?:^|[\s{,'\"])loss['\"]?\s*[:=]\s*\d\.\d{3}",
+       "The loss stays at ln(number of classes): the model predicts the uniform distribution "
+       "and is not learning. Fine-tuning a pretrained transformer, the usual cause is a learning "
+       "rate far too high (Keras' Adam default 1e-3), which destroys the pretrained weights in "
+       "the first steps; otherwise labels that do not vary or an output layer that is frozen.",
+       "A classifier that outputs equal probabilities over k classes has loss ln(k).",
+       ["hyperparameters.learning-rate-too-high", "training.cannot-overfit-batch",
+        "data.label-balance"],
+       "optimizer = tf.keras.optimizers.Adam(learning_rate=3e-5)   # or "
+       "TrainingArguments(learning_rate=2e-5)\n# then check that one batch can be overfit",
+       title="Loss stuck at chance level", priority=1, refine=refine_chance_loss),
     _m("hub-rate-limited",
        r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
        r"HTTP Error 429 thrown while requesting",

@@ -395,7 +395,8 @@ USAGE_SIGNATURES: list[Signature] = [
        title="The tokenizer has no chat template"),
     _u("column-not-in-dataset",
        r"Column (?:to remove )?\[?'?(?P<column>[^\]'\n]{1,80})'?\]? not in the dataset|"
-       r"Column (?P<column2>\w+) not in the dataset\. Current columns in the dataset:",
+       r"Columns? (?P<column2>\w+|\[[^\]\n]{1,200}\]) not in the dataset\. Current columns in the "
+       r"dataset:",
        "The code names a column the dataset does not have (another name, or already removed "
        "or renamed by an earlier map).",
        "datasets checks column names against the dataset's current columns.",

@@ -168,6 +168,17 @@ API_CHANGES: tuple[ApiChange, ...] = (
               replacement="upgrade the package that calls it (transformers)", internal=True),
     ApiChange("tensorflow", "swish", added="2.2.0"),
     # members: "Base.attr" holds for every class whose name ends with Base (OneDeviceStrategy)
+    # the KV cache classes (DynamicCache, StaticCache ...): model code of a Hub repository
+    # (trust_remote_code) written for an older transformers calls what a release removed
+    ApiChange("transformers", "Cache.get_max_length", removed="4.49.0",
+              replacement="cache.get_max_cache_shape()   # or a revision of the model's code "
+                          "for the installed transformers"),
+    ApiChange("transformers", "Cache.seen_tokens", removed="4.54.0",
+              replacement="cache.get_seq_length()   # or a revision of the model's code for the "
+                          "installed transformers"),
+    ApiChange("transformers", "Cache.get_usable_length", removed="4.54.0",
+              replacement="cache.get_seq_length()   # or a revision of the model's code for the "
+                          "installed transformers"),
     ApiChange("tensorflow", "Strategy.experimental_run_v2", removed="2.4.0",
               replacement="strategy.run(fn, args=...)   # or a release of the calling library "
                           "that uses it"),
