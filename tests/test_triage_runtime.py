@@ -320,6 +320,61 @@ def test_a_real_argument_of_a_newer_release_is_no_misspelling() -> None:
                   "'learning_rte'").cause_id == "misspelt-argument"
 
 
+def test_a_well_known_repository_that_cannot_be_loaded_was_not_reached() -> None:
+    msg = ("OSError: Can't load tokenizer for '{0}'. If you were trying to load it from "
+           "'https://huggingface.co/models', make sure you don't have a local directory with the "
+           "same name. Otherwise, make sure '{0}' is the correct path to a directory containing "
+           "all relevant files for a BertTokenizer tokenizer.")
+    for public in ("bert-base-uncased", "openai/clip-vit-large-patch14"):
+        t = triage(msg.format(public))
+        assert t.cause_id == "hub-unreachable" and "HF_ENDPOINT" in t.primary.fix
+    # an id of nobody we know may be misspelt or private; a path is a local folder
+    assert triage(msg.format("someone/my-modle")).cause_id == "model-id-not-found"
+    assert triage(msg.format("./out/checkpoint-500")).cause_id == "local-file-missing"
+    # the older wording of the same error
+    old = ("OSError: Can't load config for 'xlnet-base-cased'. Make sure that:\n\n"
+           "- 'xlnet-base-cased' is a correct model identifier listed on "
+           "'https://huggingface.co/models'\n")
+    assert triage(old).cause_id == "hub-unreachable"
+
+
+def test_old_releases_and_mismatched_pairs_read_from_their_words() -> None:
+    lm = triage("TypeError: forward() got an unexpected keyword argument 'lm_labels'")
+    assert lm.cause_id == "env-version-too-new" and "labels=" in lm.primary.fix
+    keras = triage("AlreadyExistsError: Another metric with the same name already exists.")
+    assert keras.cause_id == "env-version-too-new" and "keras==" in keras.primary.fix
+    # a model type the release lacks, pasted inside a markdown backtick
+    gptj = triage("    config_class = CONFIG_MAPPING[config_dict['model_type']]\n"
+                  "KeyError: 'gptj'`")
+    assert gptj.cause_id == "env-version-too-old"
+
+
+def test_a_404_is_a_missing_file_only_when_one_file_was_asked_for() -> None:
+    file404 = ("data_files = hf_hub_url(repo_id='lewtun/github-issues', filename='issues.jsonl', "
+               "repo_type='dataset')\nHTTPError: 404 Client Error: Not Found for url: "
+               "https://huggingface.co/datasets/lewtun/github-issues/resolve/main/issues.jsonl")
+    assert triage(file404).cause_id == "hub-file-not-in-repo"
+    repo404 = "HTTPError: 404 Client Error: Not Found for url: https://example.org/api/x"
+    assert triage(repo404).cause_id != "hub-file-not-in-repo"
+
+
+def test_mixed_dtypes_under_a_plain_python_run_on_several_gpus() -> None:
+    err = ('  File "peft/tuners/lora.py", line 902, in forward\n    result = F.linear(x, '
+           "self.weight)\nRuntimeError: expected scalar type Float but found Half\n")
+    plain = triage(err + "CUDA_VISIBLE_DEVICES=0,1,2,3 python src/train_bash.py --fp16")
+    assert plain.cause_id == "multi-gpu-without-distributed-launcher"
+    # with a launcher, or with no command shown, it stays the dtype question
+    assert triage(err + "CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py"
+                  ).cause_id == "mixed-dtypes"
+    assert triage(err + "multi-GPU LoRA training").cause_id == "mixed-dtypes"
+
+
+def test_pad_sequence_given_a_none_pad_id() -> None:
+    t = triage("TypeError: pad_sequence(): argument 'padding_value' (position 3) must be float, "
+               "not NoneType")
+    assert t.cause_id == "no-pad-token"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
@@ -342,7 +397,7 @@ def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
            "fp16-and-bf16-both", "deepspeed-config-not-found", "cache-dir-not-writable",
            "loss-stuck-at-chance", "data-files-mixed-formats", "arrow-offset-overflow",
            "keras-input-ran-out-of-data", "keras-monitor-metric-missing",
-           "keras-h5-duplicate-names"}
+           "keras-h5-duplicate-names", "hub-file-not-in-repo"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

@@ -433,6 +433,12 @@ ENV_SIGNATURES: list[Signature] = [
          "NumPy 1.20 or later with TensorFlow 2.4 or older: that TensorFlow's RNN layers call a "
          "NumPy function NumPy 1.20 no longer accepts tensors in.",
          'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
+    _sig("env-keras-tf-mismatch", NEW,
+         r"Another metric with the same name already exists",
+         "The standalone keras package is of another release than TensorFlow (keras 2.7 "
+         "installed beside TensorFlow 2.6): both register the same metrics on import.",
+         'pip install "keras==2.6.*"   # the keras of your TensorFlow release (TensorFlow 2.6 -> '
+         'keras 2.6)', priority=16),
     _sig("env-keras-new-optimizer", NEW,
          r"(?:decay|lr) is deprecated in the new Keras optimizer|is not a legacy optimizer|"
          r"Could not interpret optimizer identifier: <keras\.optimizers\.legacy",
@@ -456,7 +462,7 @@ ENV_SIGNATURES: list[Signature] = [
          "The checkpoint's model type is newer than the installed transformers.",
          'pip install -U transformers', priority=17),
     _sig("env-model-type-key", OLD,
-         r"(?m)^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'$",
+         r"(?m)^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'`{0,3}\s*$",
          "The checkpoint's model type is newer than the installed transformers.",
          "pip install -U transformers", refine=refine_model_type_key, priority=16),
     _sig("env-tokenizer-class", OLD,

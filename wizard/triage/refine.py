@@ -386,9 +386,9 @@ def refine_nan(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 # several GPUs made visible (or asked for) to one process, and no launcher that starts one
 # process per GPU
-_MANY_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES=\d+(?:,\d+)+|\bmulti-?GPU\b|\bmultiple GPUs\b|"
+MANY_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES=\d+(?:,\d+)+|\bmulti-?GPU\b|\bmultiple GPUs\b|"
                         r"\b(?:several|two|four|eight|\d) GPUs\b|多卡|多GPU", re.I)
-_LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)|accelerate launch|"
+LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)|accelerate launch|"
                        r"\bdeepspeed\s+(?:--|\S+\.py)|--nproc_per_node|\bdevice_map\b")
 
 
@@ -398,7 +398,7 @@ def refine_devices(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     devices = {str(ev.get(k, "")) for k in ("device_a", "device_b")}
     if not all(d.startswith("cuda:") for d in devices) or len(devices) < 2:
         return None
-    if not _MANY_GPUS.search(parsed.text) or _LAUNCHER.search(parsed.text):
+    if not MANY_GPUS.search(parsed.text) or LAUNCHER.search(parsed.text):
         return None
     return {"id": "multi-gpu-without-distributed-launcher",
             "cause": "Several GPUs are visible to one training process started without a "

@@ -159,6 +159,40 @@ def refine_collated_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 # a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
 _LOCAL_PATH = r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])"
+# ids of public repositories that certainly exist (tutorials' and courses' checkpoints), exactly:
+# a near miss of one (bert-base-uncasd) is a misspelt id, not an unreachable Hub
+_PUBLIC_IDS = frozenset("""
+bert-base-uncased bert-base-cased bert-large-uncased bert-large-cased bert-base-chinese
+bert-base-multilingual-cased bert-base-multilingual-uncased roberta-base roberta-large
+distilbert-base-uncased distilbert-base-cased distilbert-base-multilingual-cased distilroberta-base
+gpt2 gpt2-medium gpt2-large gpt2-xl distilgpt2 t5-small t5-base t5-large t5-3b t5-11b
+albert-base-v2 albert-large-v2 xlnet-base-cased xlnet-large-cased xlm-roberta-base
+xlm-roberta-large openai-gpt
+google-bert/bert-base-uncased google-bert/bert-base-cased FacebookAI/roberta-base
+FacebookAI/roberta-large distilbert/distilbert-base-uncased openai-community/gpt2
+google-t5/t5-small google-t5/t5-base google/flan-t5-small google/flan-t5-base
+google/flan-t5-large google/vit-base-patch16-224 google/vit-base-patch16-224-in21k
+google/gemma-2b google/gemma-7b google/gemma-2-2b google/gemma-2-9b google/electra-small-discriminator
+google/mt5-small facebook/bart-base facebook/bart-large facebook/bart-large-cnn
+facebook/opt-125m facebook/opt-350m facebook/opt-1.3b facebook/wav2vec2-base
+facebook/wav2vec2-base-960h facebook/m2m100_418M facebook/nllb-200-distilled-600M
+microsoft/deberta-v3-base microsoft/deberta-v3-small microsoft/deberta-v3-large
+microsoft/phi-2 microsoft/Phi-3-mini-4k-instruct microsoft/DialoGPT-medium
+openai/clip-vit-base-patch32 openai/clip-vit-large-patch14 openai/whisper-tiny
+openai/whisper-small openai/whisper-base openai/whisper-medium openai/whisper-large-v2
+openai/whisper-large-v3 meta-llama/Llama-2-7b-hf meta-llama/Llama-2-7b-chat-hf
+meta-llama/Llama-2-13b-hf meta-llama/Meta-Llama-3-8B meta-llama/Meta-Llama-3-8B-Instruct
+meta-llama/Llama-3.1-8B meta-llama/Llama-3.1-8B-Instruct meta-llama/Llama-3.2-1B
+meta-llama/Llama-3.2-1B-Instruct meta-llama/Llama-3.2-3B meta-llama/Llama-3.2-3B-Instruct
+mistralai/Mistral-7B-v0.1 mistralai/Mistral-7B-Instruct-v0.1 mistralai/Mistral-7B-Instruct-v0.2
+mistralai/Mistral-7B-Instruct-v0.3 Qwen/Qwen2.5-0.5B Qwen/Qwen2.5-0.5B-Instruct
+Qwen/Qwen2.5-1.5B-Instruct Qwen/Qwen2.5-7B-Instruct Qwen/Qwen2-7B-Instruct
+EleutherAI/gpt-neo-125m EleutherAI/gpt-neo-1.3B EleutherAI/gpt-j-6b EleutherAI/pythia-70m
+bigscience/bloom-560m bigscience/bloomz-560m tiiuae/falcon-7b TinyLlama/TinyLlama-1.1B-Chat-v1.0
+HuggingFaceTB/SmolLM2-135M HuggingFaceTB/SmolLM2-135M-Instruct HuggingFaceH4/zephyr-7b-beta
+sentence-transformers/all-MiniLM-L6-v2 sentence-transformers/all-mpnet-base-v2
+stabilityai/stable-diffusion-2-1 runwayml/stable-diffusion-v1-5 CompVis/stable-diffusion-v1-4
+""".split())
 
 
 def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -177,7 +211,7 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
-    path = str(ev.get("path") or ev.get("path2") or "")
+    path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or "")
     if re.match(_LOCAL_PATH, path) or path.count("/") > 1:
         return {"id": "local-file-missing",
                 "cause": f"The folder {path} does not hold the files to load (a model saved "
@@ -185,6 +219,16 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "another working directory).",
                 "fix": f"tokenizer.save_pretrained('{path}')   # where the model was saved\n"
                        "# or load the tokenizer from the original Hub checkpoint"}
+    if path in _PUBLIC_IDS:
+        return {"id": "hub-unreachable",
+                "cause": f"{path} is a well-known public repository, so the name is not the "
+                         "problem: the Hub was not reached from this machine (no network, a "
+                         "proxy or firewall, a region that needs a mirror) and the files are not "
+                         "cached; or a local folder of that name hides it.",
+                "fix": "curl -I https://huggingface.co   # reachable?\n"
+                       "export HF_ENDPOINT=https://hf-mirror.com   # a mirror, where the Hub is "
+                       "blocked\n# or download once where it is reachable (huggingface-cli "
+                       f"download {path}) and load the local folder"}
     return {"id": "model-id-not-found",
             "cause": f"{path} is not a repository the Hub serves here: misspelt, private or "
                      "gated (needs a token), or the Hub is unreachable and it is not cached.",
@@ -623,7 +667,9 @@ HF_SIGNATURES: list[Signature] = [
     _s("cannot-load-from-path",
        r"Can't load (?:the )?(?:tokenizer|config|configuration|model|feature extractor|"
        r"image processor|processor) for '(?P<path>[^'\n]{1,300})'|"
-       r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'",
+       r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'|"
+       # transformers 3 and early 4: "- 't5-base' is a correct model identifier listed on ..."
+       r"'(?P<path3>[^'\n]{1,300})' is a correct model identifier listed on",
        "Nothing loadable of that kind is where the name points: a local folder without those "
        "files, or a Hub id that is misspelt, private or unreachable.",
        "from_pretrained reads a local folder when one of that name exists, else the Hub id.",

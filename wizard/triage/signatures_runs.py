@@ -31,6 +31,15 @@ def refine_chance_loss(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return {"reject": True}
 
 
+def refine_hub_file(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A 404 is a missing file only when the paste asks for one file of a repository (a
+    filename, a /resolve/ URL); a 404 on the repository itself is a wrong or private id."""
+    if re.search(r"EntryNotFound|Entry Not Found|hf_hub_url|hf_hub_download|filename\s*=|"
+                 r"/resolve/", parsed.text):
+        return None
+    return {"reject": True}
+
+
 _m = signature_maker(12)
 
 
@@ -308,6 +317,17 @@ RUN_SIGNATURES: list[Signature] = [
        "optimizer = tf.keras.optimizers.Adam(learning_rate=3e-5)   # or "
        "TrainingArguments(learning_rate=2e-5)\n# then check that one batch can be overfit",
        title="Loss stuck at chance level", priority=1, refine=refine_chance_loss),
+    _m("hub-file-not-in-repo",
+       r"EntryNotFoundError|404 Client Error(?![^\n]{0,40}(?:Repository|Revision) Not Found)"
+       r"[^\n]{0,60}Not Found for url|Entry Not Found for url",
+       "The repository exists but has no file of that name (at that revision): renamed or "
+       "removed since the tutorial or script was written, or a path inside the repository "
+       "spelt differently.",
+       "hf_hub_download / hf_hub_url address one file of a repository by its path.",
+       ["environment.hub-file-missing"],
+       "from huggingface_hub import list_repo_files\n"
+       "print(list_repo_files(repo_id, repo_type='dataset'))   # the files it has now",
+       title="No such file in the repository", priority=11, refine=refine_hub_file),
     _m("hub-rate-limited",
        r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
        r"HTTP Error 429 thrown while requesting",

@@ -28,6 +28,8 @@ def refine_token_id_none(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     """None where an int was needed, on a line that pads with the tokenizer's pad (or eos) id:
     the tokenizer defines no such token."""
     lines = [f.code or "" for f in parsed.frames[-4:]] or parsed.text.splitlines()[-15:]
+    if ev.get("padding_value"):
+        return None                   # the padding value itself is None
     if not any(_TOKEN_ID_NAME.search(line) for line in lines):
         return {"reject": True}
     return None
@@ -152,7 +154,9 @@ TOKENIZER_SIGNATURES: list[Signature] = [
         "token-id-none",
         r"int\(\) argument must be [^\n]{0,80}not '?NoneType'?|'NoneType' object cannot be "
         r"interpreted as an integer|unsupported operand type\(s\) for [^\n]{1,4}: '(?:NoneType|int)' "
-        r"and '(?:int|NoneType)'",
+        r"and '(?:int|NoneType)'|"
+        # torch's pad_sequence given the missing pad id
+        r"argument '(?P<padding_value>padding_value)' \(position \d\) must be \w+, not NoneType",
         "The tokenizer defines no pad (or eos) token, so the id the code pads with is None.",
         "Decoder-only tokenizers (and some updated ones) ship without a pad token; code that pads "
         "with tokenizer.pad_token_id (or eos_token_id) then gets None.", ["data.no-pad-token"],

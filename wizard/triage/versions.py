@@ -103,6 +103,9 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("huggingface-hub", "split_torch_state_dict_into_shards", added="0.23.0"),
     ApiChange("huggingface-hub", "huggingface_hub.errors", added="0.24.0"),
     # transformers
+    # the models' label arguments of 2.x/3.x (deprecated, then removed in 4.0)
+    ApiChange("transformers", "lm_labels", removed="4.0.0", replacement="labels=..."),
+    ApiChange("transformers", "masked_lm_labels", removed="4.0.0", replacement="labels=..."),
     ApiChange("transformers", "top_k_top_p_filtering", removed="4.39.0",
               replacement="upgrade the package that imports it (e.g. trl)"),
     ApiChange("transformers", "evaluation_strategy", added="3.2.0", removed="4.51.0",
