@@ -375,6 +375,15 @@ def test_pad_sequence_given_a_none_pad_id() -> None:
     assert t.cause_id == "no-pad-token"
 
 
+def test_a_class_of_another_project_is_not_dated_by_a_library_of_the_same_class_name() -> None:
+    error = "AttributeError: 'CrossEncoder' object has no attribute 'gradient_checkpointing_enable'"
+    library = triage(error + "\nfrom sentence_transformers import CrossEncoder")
+    assert "sentence-transformers 5.0" in library.primary.cause
+    project = triage(error + "\ntorchrun --nproc_per_node 1 -m FlagEmbedding.reranker.run "
+                     "--gradient_checkpointing")
+    assert "sentence-transformers" not in project.primary.cause
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",

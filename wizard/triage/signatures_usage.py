@@ -102,12 +102,27 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
                    "pip install -U <the package whose code reads it>   # upgrade them together"}
 
 
+_RUNS_MODULE = re.compile(r"(?:^|\s)-m\s+(?P<pkg>[A-Za-z_]\w*)\.")
+
+
+def _another_projects_class(package: str, parsed: ParsedError) -> bool:
+    """The paste never names `package` and runs another project's module (`python -m
+    FlagEmbedding.reranker.run`, frames of another package): a class of the same name may well
+    be that project's own (FlagEmbedding's CrossEncoder, not sentence-transformers')."""
+    names = {package.lower(), package.lower().replace("-", "_")}
+    if any(re.search(rf"\b{re.escape(n)}\b", parsed.text, re.I) for n in names):
+        return False
+    runs = _RUNS_MODULE.search(parsed.text)
+    others = {f.package for f in parsed.frames if f.is_library and f.package}
+    return bool(runs and runs.group("pkg").lower() not in names) or bool(others - names)
+
+
 def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A member the released wheels show another release of the class's package had: added
     later (upgrade) or removed (pin), whoever's code reads it; None when the release the paste
     runs has it, or the history does not record the class."""
     change = member_change(cls, attr)
-    if change is None:
+    if change is None or _another_projects_class(change.package, parsed):
         return None
     stated = paste_versions(parsed.text).get(dist_key(change.package))
     span = api_history.member(cls, attr)
