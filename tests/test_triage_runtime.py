@@ -384,6 +384,28 @@ def test_a_class_of_another_project_is_not_dated_by_a_library_of_the_same_class_
     assert "sentence-transformers" not in project.primary.cause
 
 
+_TF_ON_KERAS3 = (
+    '  File "/usr/lib/python3.11/site-packages/transformers/modeling_tf_utils.py", line 2919, in '
+    "from_pretrained\n    model.build()\n"
+    '  File "/usr/lib/python3.11/site-packages/keras/src/layers/layer.py", line 223, in '
+    "build_wrapper\n    original_build_method(*args, **kwargs)\n"
+    '  File "/usr/lib/python3.11/site-packages/transformers/modeling_tf_utils.py", line 1134, in '
+    "build\n    if self.built or call_context().in_call:\n"
+    "TypeError: 'NoneType' object is not callable\n")
+
+
+def test_a_transformers_tf_model_on_keras_3_read_from_its_frames() -> None:
+    # "it works with keras 2.14" is the environment that changed, not a library regression
+    t = triage(_TF_ON_KERAS3 + "This works with transformers 4.36.2, tensorflow 2.14, keras 2.14.")
+    assert t.cause_id == "keras-3-installed" and t.bug is None
+    assert "TF_USE_LEGACY_KERAS=1" in t.primary.fix
+    # Keras 2.13-2.15 also live under keras/src/ (other files); no transformers model: no finding
+    keras2 = _TF_ON_KERAS3.replace("layers/layer.py", "engine/base_layer.py")
+    assert "keras-3-under-tf-model" not in {m.signature.id for m in triage(keras2).matches}
+    plain = _TF_ON_KERAS3.replace("transformers/modeling_tf_utils.py", "mylib/model.py")
+    assert "keras-3-under-tf-model" not in {m.signature.id for m in triage(plain).matches}
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",

@@ -40,6 +40,20 @@ def refine_unbuilt_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     return None
 
 
+# files only Keras 3 has (Keras 2.13-2.15 also live under keras/src/, with other file names)
+_KERAS3_FILE = re.compile(r"keras[/\\]src[/\\](?:layers[/\\]layer\.py|trainers[/\\]|backend[/\\]"
+                          r"tensorflow[/\\]|ops[/\\]|models[/\\]functional\.py)")
+
+
+def refine_tf_model_on_keras3(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Frames in Keras 3's own files beside frames of a transformers TF model."""
+    files = [f.file or "" for f in parsed.frames]
+    if any(_KERAS3_FILE.search(f) for f in files) and any(
+            re.search(r"transformers[/\\].*modeling_tf_", f) for f in files):
+        return None
+    return {"reject": True}
+
+
 _k = signature_maker(11)
 
 
@@ -142,6 +156,19 @@ KERAS_SIGNATURES: list[Signature] = [
        "model.save_pretrained('out')   # transformers models\n"
        "model.save('model.keras')   # or the SavedModel / .keras format instead of .h5",
        title="HDF5 cannot store duplicate weight names", framework="tensorflow"),
+    # Keras 3's own source layout in the frames of a transformers TF model: the model runs on
+    # Keras 3, whatever the error says (the pattern takes any error; the refine reads the frames)
+    _k("keras-3-under-tf-model",
+       r"(?m)^\W{0,4}(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b",
+       "A transformers TensorFlow model runs on Keras 3 (TensorFlow 2.16 and later, keras-nightly "
+       "or keras>=3 installed), while its classes are written for Keras 2 (tf-keras): internals "
+       "they call behave otherwise or are gone.",
+       "TensorFlow >= 2.16 makes Keras 3 tf.keras unless TF_USE_LEGACY_KERAS=1 with tf-keras.",
+       ["environment.keras-3"],
+       'pip install "tf-keras~=2.16"   # the same minor version as tensorflow\n'
+       "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow",
+       title="A transformers TF model on Keras 3", framework="tensorflow", priority=13,
+       family="keras-3-installed", behaviour_change=True, refine=refine_tf_model_on_keras3),
     _k("keras-data-cardinality",
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "
