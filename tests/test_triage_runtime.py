@@ -406,6 +406,47 @@ def test_a_transformers_tf_model_on_keras_3_read_from_its_frames() -> None:
     assert "keras-3-under-tf-model" not in {m.signature.id for m in triage(plain).matches}
 
 
+_LOOKUP = ('  File "/usr/lib/python3.10/site-packages/transformers/models/bert/modeling_bert.py", '
+           "line 211, in forward\n    {}\nIndexError: index out of range in self\n")
+
+
+def test_an_embedding_lookup_out_of_range_names_the_table_the_paste_shows() -> None:
+    plain = triage("IndexError: index out of range in self")
+    assert plain.cause_id == "index-out-of-range-in-self"
+    positions = triage(_LOOKUP.format("position_embeddings = self.position_embeddings("
+                                      "position_ids)"))
+    assert positions.cause_id == "sequence-longer-than-max"
+    words = triage(_LOOKUP.format("inputs_embeds = self.word_embeddings(input_ids)"))
+    assert words.cause_id == "index-out-of-range-in-self"
+    # a checkpoint with 128 positions asked for 512
+    short = triage("tokenizer = AutoTokenizer.from_pretrained('vinai/bertweet-base')\n"
+                   "inputs = tokenizer(text, truncation=True, max_length=512)\n"
+                   "IndexError: index out of range in self")
+    assert short.cause_id == "sequence-longer-than-max" and "max_length=128" in short.primary.fix
+    added = "tokenizer.add_special_tokens({'additional_special_tokens': ['<x>']})\n"
+    grown = triage(added + "IndexError: index out of range in self")
+    assert grown.cause_id == "token-embeddings-not-resized"
+    resized = triage(added + "model.resize_token_embeddings(len(tokenizer))\n"
+                     "IndexError: index out of range in self")
+    assert resized.cause_id == "index-out-of-range-in-self"
+
+
+def test_a_device_side_assert_on_an_embedding_line_is_no_label_fault() -> None:
+    paste = ('  File "/usr/local/lib/python3.6/dist-packages/transformers/modeling_bert.py", line '
+             "177, in forward\n    embeddings = inputs_embeds + position_embeddings + "
+             "token_type_embeddings\nRuntimeError: CUDA error: device-side assert triggered")
+    assert triage(paste).cause_id == "index-out-of-range-in-self"
+    loss = paste.replace("embeddings = inputs_embeds + position_embeddings + "
+                         "token_type_embeddings", "loss = loss_fct(logits, labels)")
+    assert triage(loss).cause_id == "cuda-device-side-assert"
+
+
+def test_generation_without_a_decoder_start_token() -> None:
+    t = triage("ValueError: decoder_start_token_id or bos_token_id has to be defined for "
+               "encoder-decoder generation")
+    assert t.cause_id == "decoder-start-token-missing"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",

@@ -78,11 +78,50 @@ _TOO_LONG = re.compile(r"Token indices sequence length is longer than the specif
                        r"sequence length for this model \((?P<length>\d+) > (?P<max_length>\d+)\)")
 
 
+# checkpoints with fewer positions than the usual 512, and the longest input they take
+_SHORT_POSITIONS = ((re.compile(r"bertweet", re.I), 128), (re.compile(r"phobert", re.I), 256))
+_MAX_LENGTH = re.compile(r"\bmax_(?:seq_)?length\s*[=:]?\s*(?P<n>\d{3,5})\b")
+_ADDED_TOKENS = re.compile(r"\.add_(?:special_)?tokens\(")
+
+
+def _which_table(parsed: ParsedError) -> dict[str, Any] | None:
+    """Which embedding table an out-of-range lookup ran past, when the paste shows it: the
+    position table (the failing line reads position embeddings; a max_length above what the
+    checkpoint has positions for), or the token table (tokens added without resizing it)."""
+    code = " ".join(f.code or "" for f in parsed.frames[-3:] if f.is_library)
+    asked = [int(m.group("n")) for m in _MAX_LENGTH.finditer(parsed.text)]
+    short = next((n for rx, n in _SHORT_POSITIONS if rx.search(parsed.text)), None)
+    if short is not None and asked and max(asked) > short:
+        return {"id": "sequence-longer-than-max",
+                "cause": f"The checkpoint has position embeddings for {short} tokens, and the "
+                         f"inputs are padded or truncated to {max(asked)}: the position lookup "
+                         "runs past its table.",
+                "probes": ["data.sequence-longer-than-positions"],
+                "fix": f"tokenizer(texts, truncation=True, max_length={short})"}
+    if re.search(r"position_(?:embeddings|ids)|embed_positions", code) and \
+            not re.search(r"word_embeddings|embed_tokens|\bwte\b|token_type", code):
+        return {"id": "sequence-longer-than-max",
+                "cause": "The failing line looks up the position embeddings: a sequence is longer "
+                         "than the model's max_position_embeddings (truncation off, or max_length "
+                         "above the model's limit).",
+                "probes": ["data.sequence-longer-than-positions"],
+                "fix": "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)"}
+    if _ADDED_TOKENS.search(parsed.text) and "resize_token_embeddings" not in parsed.text:
+        return {"id": "token-embeddings-not-resized",
+                "cause": "Tokens were added to the tokenizer and the model's embedding matrix was "
+                         "not resized: the new token ids lie past the end of its table.",
+                "probes": ["data.token-ids-out-of-vocab"],
+                "fix": "tokenizer.add_special_tokens(...)\n"
+                       "model.resize_token_embeddings(len(tokenizer))   # after adding tokens"}
+    return None
+
+
 def refine_index_error(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """An index error after the tokenizer warned of a sequence too long: the positions ran out."""
+    """An index error after the tokenizer warned of a sequence too long: the positions ran out;
+    else the table the paste shows it ran past."""
     m = _TOO_LONG.search(parsed.text)
     if m is None:
-        return None
+        return _which_table(parsed)
     ev["length"], ev["max_length"] = int(m.group("length")), int(m.group("max_length"))
     return {"id": "sequence-longer-than-max",
             "cause": f"The tokenizer warned of a sequence of {m.group('length')} tokens, longer "
@@ -103,7 +142,12 @@ def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         return {"cause": "A label is outside 0..num_labels-1 (the assertion comes from the "
                          "cross-entropy kernel): num_labels is too small or a label is -1.",
                 "probes": ["data.labels-out-of-range", "model.cpu-rerun"]}
-    if "srcIndex < srcSelectDimSize" in assertion or "indexSelect" in kernel:
+    table = _which_table(parsed)
+    if table is not None:
+        return table
+    code = " ".join(f.code or "" for f in parsed.frames[-3:] if f.is_library)
+    if "srcIndex < srcSelectDimSize" in assertion or "indexSelect" in kernel or re.search(
+            r"\bembeddings?\b|_embeddings\b|embed_tokens", code):
         # the GPU form of the CPU's "index out of range in self": the same cause
         return {"id": "index-out-of-range-in-self",
                 "cause": "An embedding lookup got an index past the end of its table: token ids "

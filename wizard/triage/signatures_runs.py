@@ -170,6 +170,7 @@ RUN_SIGNATURES: list[Signature] = [
        priority=12, family="env-missing-package", title="No converter for the tokenizer files"),
     _m("decoder-start-token-missing",
        r"Make sure to set the decoder_start_token_id attribute of the model's configuration|"
+       r"decoder_start_token_id or bos_token_id has to be defined for encoder-decoder generation|"
        r"self\.model\.config\.decoder_start_token_id has to be defined",
        "An encoder-decoder model (EncoderDecoderModel from two encoders, e.g. bert2bert) has no "
        "decoder_start_token_id (and often no pad_token_id) in its config, so it cannot shift the "
