@@ -36,6 +36,18 @@ _BOOK = ("----------------------------------------------------------------------
          "      6     fp16=True,\n")
 
 
+def test_a_hook_the_trainer_calls_on_itself_is_an_override_lagging() -> None:
+    paste = ('  File "/usr/lib/python3.10/site-packages/transformers/trainer.py", line 3045, in '
+             "_maybe_log_save_evaluate"
+             "\n    self.log(logs, start_time)\nTypeError: log() takes 2 positional arguments but "
+             "3 were given")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "env-version-too-new" and t.bug is None
+    assert "def log(self, logs, start_time=None):" in t.primary.fix
+    assert 'transformers<4.47.0' in t.primary.fix
+
+
 def test_a_removed_argument_read_from_the_code_when_the_message_is_cut_off() -> None:
     with pastes_from_elsewhere():
         t = triage(_BOOK)

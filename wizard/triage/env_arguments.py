@@ -242,12 +242,16 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     return {"reject": True}
 
 
-# the signatures transformers 4.46 gave the hooks it now calls with num_items_in_batch
+# the signatures transformers gave the hooks it now calls with one more argument (4.46:
+# num_items_in_batch; 4.47: Trainer.log's start_time), and that argument
 _NEW_ARGUMENT_FIX = {
     "training_step": "def training_step(self, model, inputs, num_items_in_batch=None):",
     "compute_loss": "def compute_loss(self, model, inputs, return_outputs=False, "
                     "num_items_in_batch=None):",
+    "log": "def log(self, logs, start_time=None):",
 }
+_NEW_ARGUMENT = {"training_step": ("num_items_in_batch", "4.46.0"),
+                 "compute_loss": ("num_items_in_batch", "4.46.0"), "log": ("start_time", "4.47.0")}
 
 
 def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -255,18 +259,23 @@ def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     (`training_step() takes 3 positional arguments but 4 were given`): the override was written
     for an older release."""
     hook, takes, given = str(ev.get("hook")), int(ev.get("takes", 0)), int(ev.get("given", 0))
-    if given <= takes or not re.search(rf"^\s*def {hook}\s*\(|Trainer\b|\bfinetune|"
-                                       rf"\bTraining(?:Arguments|Config)\b", parsed.text, re.M):
+    # a trainer library's own line calling the hook on itself (self.log(logs, start_time)):
+    # only an override of the user's (or the project's) can take fewer arguments
+    called_on_self = any(f.is_library and f.package in ("transformers", "trl") and
+                         re.search(rf"\bself\.{hook}\(", f.code or "") for f in parsed.frames)
+    if given <= takes or not (called_on_self or re.search(
+            rf"^\s*def {hook}\s*\(|Trainer\b|\bfinetune|\bTraining(?:Arguments|Config)\b",
+            parsed.text, re.M)):
         return {"reject": True}
     pkg = importer_of(parsed) or "transformers"
-    change = api_change("num_items_in_batch") if hook in _NEW_ARGUMENT_FIX else None
-    note = (f" (transformers {change.added} added num_items_in_batch)" if change else "")
+    arg, added = _NEW_ARGUMENT.get(hook, ("", None))
+    note = f" (transformers {added} added {arg})" if added else ""
     fix = _NEW_ARGUMENT_FIX.get(hook) or f"def {hook}(self, *args, **kwargs):   # accept what " \
         "the library passes"
     return answer(NEW, pkg, f"{pkg} now calls your override {hook}() with {given - takes} more "
                   f"argument(s) than it declares{note}: the override (yours, or the project's "
                   "script you run) has the older signature.",
-                  f"{fix}\n# or: {pin(pkg, change.added if change else None)}", ev)
+                  f"{fix}\n# or: {pin('transformers' if added else pkg, added)}", ev)
 
 
 _CALL_OPEN = re.compile(r"(?<![\w.])(?P<cls>[A-Z]\w{0,60})\(")
