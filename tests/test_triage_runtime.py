@@ -447,6 +447,32 @@ def test_generation_without_a_decoder_start_token() -> None:
     assert t.cause_id == "decoder-start-token-missing"
 
 
+def test_pip_reporting_an_installed_pair_outside_the_range() -> None:
+    newer = triage("ERROR: pip's dependency resolver does not currently take into account all the "
+                   "packages that are installed.\ntransformers 4.45.0 requires tokenizers<0.21,"
+                   ">=0.20, but you have tokenizers 0.21.0 which is incompatible.")
+    assert newer.cause_id == "env-version-too-new"
+    assert 'pip install "tokenizers<0.21,>=0.20"' in newer.primary.fix
+    older = triage("transformers 4.45.0 requires tokenizers<0.21,>=0.20, but you have "
+                   "tokenizers 0.19.1 which is incompatible.")
+    assert older.cause_id == "env-version-too-old"
+    # the older pip's words, and a == pin
+    pinned = triage("ERROR: transformers 2.3.0 has requirement tokenizers==0.0.11, but you'll "
+                    "have tokenizers 0.1.1 which is incompatible.")
+    assert pinned.cause_id == "env-version-too-new"
+
+
+def test_a_label_column_that_is_no_classlabel() -> None:
+    for paste in ("AttributeError: 'Value' object has no attribute 'names'",
+                  "ValueError: Stratifying by column is only supported for ClassLabel column, and "
+                  "column label is Value."):
+        t = triage(paste)
+        assert t.cause_id == "label-column-not-classlabel"
+        assert "class_encode_column" in t.primary.fix
+    assert triage("AttributeError: 'ClassLabel' object has no attribute 'foo'"
+                  ).cause_id != "label-column-not-classlabel"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
@@ -469,7 +495,7 @@ def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
            "fp16-and-bf16-both", "deepspeed-config-not-found", "cache-dir-not-writable",
            "loss-stuck-at-chance", "data-files-mixed-formats", "arrow-offset-overflow",
            "keras-input-ran-out-of-data", "keras-monitor-metric-missing",
-           "keras-h5-duplicate-names", "hub-file-not-in-repo"}
+           "keras-h5-duplicate-names", "hub-file-not-in-repo", "label-column-not-classlabel"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wizard.triage.env_answers import BINARY, NEW, answer, importer_of
+from wizard.triage.env_answers import BINARY, NEW, OLD, answer, importer_of
+from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
+from wizard.triage.versions import satisfies
 
 # code of the paste that calls a model (or a Keras predict) directly with token ids
 _DIRECT_CALL = re.compile(r"\b\w*model\w*(?:\.predict)?\((?:[^()\n]*\b(?:input_ids|inputs?|"
@@ -69,6 +71,23 @@ def refine_pins_conflict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                      f"{m.group('dep_version')} requires {pkg} {spec}: both cannot be installed.",
             "fix": f'pip install "{pkg}{spec.replace(" ", "")}"   # replace the {pkg}=={pinned} pin '
                    f"with the range {dep} {m.group('dep_version')} accepts (or drop the pin)"}
+
+
+def refine_installed_conflict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """pip's warning after an install: a package now sits beside a release of its dependency
+    outside the range it requires. Above an upper bound (or a == pin) the dependency is too new
+    for it; below a lower bound, too old."""
+    who, pkg, spec, found = (str(ev.get(k, "")) for k in ("who", "pkg", "spec", "found"))
+    spec = spec.replace(" ", "")
+    bounds = re.findall(r"(<=|<|==|~=|>=|>)\s*(\d[\w.]*)", spec)
+    upper = [b for op, b in bounds if op in ("<", "<=", "==", "~=")
+             and satisfies(found, op + b) is False and version_lt(found, b) is not True]
+    kind = NEW if upper or not any(op in (">", ">=") for op, _ in bounds) else OLD
+    return answer(kind, pkg, f"{who} requires {pkg}{spec}, and {pkg} {found} is installed: "
+                  f"{pkg} is {'newer' if kind == NEW else 'older'} than {who} supports (an "
+                  f"install step changed {pkg} after {who}).",
+                  f'pip install "{pkg}{spec}"   # the range {who} accepts\n'
+                  f"# or: pip install -U {who}   # a release made for {pkg} {found}", ev, (who,))
 
 
 def refine_binary_built_for(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

@@ -42,7 +42,12 @@ from wizard.triage.env_imports import (
     refine_name_not_defined,
     refine_no_module,
 )
-from wizard.triage.env_skew import refine_binary_built_for, refine_pins_conflict, refine_unbatched_input
+from wizard.triage.env_skew import (
+    refine_binary_built_for,
+    refine_installed_conflict,
+    refine_pins_conflict,
+    refine_unbatched_input,
+)
 from wizard.triage.env_releases import (
     refine_constructor_argument,
     refine_dataset_script_release,
@@ -401,6 +406,16 @@ ENV_SIGNATURES: list[Signature] = [
          "(nvcc, from a CUDA toolkit); the torch wheel ships only the runtime.",
          "conda install -c nvidia cuda-toolkit   # or the CUDA toolkit of your torch's CUDA "
          "version\nexport CUDA_HOME=/usr/local/cuda   # where nvcc is: $CUDA_HOME/bin/nvcc",
+         priority=17),
+    # pip after an install: "trl 0.12.0 requires transformers>=4.46.0, but you have
+    # transformers 4.44.2 which is incompatible" (older pip: "has requirement ... you'll have")
+    _sig("env-installed-conflict", NEW,
+         r"(?P<who>[A-Za-z][\w.-]{0,60}) (?:\d[\w.]* )?(?:requires|has requirement) "
+         r"(?P<pkg>[A-Za-z][\w.-]{0,60})(?:\[[\w,-]{1,60}\])?(?P<spec>[<>=!~][^,\s]{1,30}(?:,"
+         r"[<>=!~][^,\s]{1,30}){0,4}), but you(?:'ll)? have (?:(?P=pkg) )?(?P<found>\d[\w.+]*) "
+         r"which is incompatible",
+         "An installed package sits beside a release of its dependency outside the range it "
+         "requires.", "pip install <the range it requires>", refine=refine_installed_conflict,
          priority=17),
     _sig("env-extension-built-for-other-torch", BINARY,
          r"(?P<ext>xFormers) was built for:\s*PyTorch (?P<built>\S+)[^\n]*\(you have "

@@ -129,6 +129,17 @@ DATA_SIGNATURES: list[Signature] = [
        "datasets writes each map batch as one Arrow chunk.", ["data.text-lengths"],
        "dataset.map(fn, batched=True, batch_size=100, writer_batch_size=100)   # smaller chunks",
        title="Arrow chunk over 2 GB", priority=12),
+    _m("label-column-not-classlabel",
+       r"'(?:Value|Sequence)' object has no attribute '(?:names|int2str|str2int|num_classes)'|"
+       r"Stratifying by column is only supported for ClassLabel column|is not (?:a|of type) "
+       r"ClassLabel",
+       "The label column is a plain Value (strings or ints, as loaded from CSV/JSON), not a "
+       "ClassLabel feature, so it has no class names (names, int2str) and cannot stratify.",
+       "Only a ClassLabel feature records the class names; load_dataset infers a Value from "
+       "raw files.", ["data.string-labels", "data.label-balance"],
+       "dataset = dataset.class_encode_column('label')   # Value -> ClassLabel, names sorted\n"
+       "# or: dataset.cast_column('label', ClassLabel(names=[...]))",
+       title="The label column is not a ClassLabel", priority=15),
     _m("classlabel-out-of-range",
        r"Class label (?P<label>-?\d+) greater than configured num_classes (?P<num_classes>\d+)|"
        r"Class label (?P<label2>-?\d+) less than -1",
