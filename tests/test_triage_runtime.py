@@ -473,6 +473,21 @@ def test_a_label_column_that_is_no_classlabel() -> None:
                   ).cause_id != "label-column-not-classlabel"
 
 
+def test_a_training_arguments_field_of_transformers_is_no_trl_config_question() -> None:
+    reader = ('  File "/usr/local/lib/python3.10/dist-packages/transformers/utils/notebook.py", line '
+              '295, in on_train_begin\n    self.first_column = "Epoch" if args.eval_strategy == '
+              'IntervalStrategy.EPOCH else "Step"\nAttributeError: \'TrainingArguments\' object '
+              "has no attribute 'eval_strategy'")
+    t = triage(reader)
+    assert t.cause_id == "env-version-too-new" and 'transformers<4.41.0' in t.primary.fix
+    mine = triage("print(args.eval_strategy)\nAttributeError: 'TrainingArguments' object has no "
+                  "attribute 'eval_strategy'")
+    assert mine.cause_id == "env-version-too-old"
+    # a field only TRL's configs have: the wrong config class, as before
+    trl = triage("AttributeError: 'TrainingArguments' object has no attribute 'dataset_text_field'")
+    assert trl.cause_id == "trl-wrong-config-class"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage import api_history
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
@@ -240,6 +241,34 @@ _SAYS_STRING_LABELS = re.compile(r"\b(?:labels? (?:as|are|is) (?:a )?strings?|st
                                  re.I)
 
 
+def refine_training_args_field(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A field transformers' own TrainingArguments has in some releases (eval_strategy from
+    4.41) is no TRL field: the object that lacks it is another release's TrainingArguments (or
+    another library's class of that name), read by code of a different release."""
+    attr = str(ev.get("attr", ""))
+    span = api_history.kwarg("transformers.TrainingArguments", attr)
+    if span is None:
+        return None                   # a TRL trainer's field: the wrong config class
+    first = ".".join(span.first.split(".")[:2]) + ".0"      # the history scans one patch a minor
+    reader = [f for f in parsed.frames if f.is_library and f.package == "transformers"]
+    other = re.search(r"\b(setfit|small[-_]text|sentence[-_]transformers|ludwig|simpletransformers|"
+                      r"autotrain)\b", parsed.text, re.I)
+    if reader or other:
+        owner = other.group(1) if other else "the library whose TrainingArguments it is"
+        return {"id": "env-version-too-new",
+                "cause": f"transformers code reads args.{attr}, a field its TrainingArguments has "
+                         f"from {first} on, from a TrainingArguments that lacks it ({owner}'s "
+                         "own class, or one of an older release): transformers is newer than "
+                         "that code supports.",
+                "fix": f'pip install "transformers<{first}"   # the release before it\n'
+                       f"# or upgrade {owner if other else 'the library'} to a release made for "
+                       "the installed transformers"}
+    return {"id": "env-version-too-old",
+            "cause": f"The code reads args.{attr}, a TrainingArguments field from transformers "
+                     f"{first} on, and the installed transformers is older.",
+            "fix": f'pip install -U "transformers>={first}"'}
+
+
 def refine_string_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A bare UnimplementedError (its message lost) is the string cast only when the reporter
     says the labels are strings."""
@@ -445,7 +474,8 @@ HF_SIGNATURES: list[Signature] = [
        "config class (SFTConfig, DPOConfig, ...) with the trainer's extra fields.",
        "TRL trainers read trainer-specific fields from args.",
        ["hyperparameters.hidden-defaults"],
-       "from trl import DPOConfig\nargs = DPOConfig(output_dir='out', ...)", priority=13),
+       "from trl import DPOConfig\nargs = DPOConfig(output_dir='out', ...)", priority=13,
+       refine=refine_training_args_field),
     _s("sft-missing-text-field",
        r"You passed `packing=False` to the SFTTrainer(?:/SFTConfig)?, but you didn't pass a "
        r"`dataset_text_field` "
