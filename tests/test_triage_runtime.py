@@ -195,6 +195,11 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
      "keras-h5-duplicate-names"),
     ("Epoch 3/3\n500/500 [==============================] - 91s 182ms/step - loss: 0.6931 - "
      "accuracy: 0.5012 - val_loss: 0.6931 - val_accuracy: 0.5000", "loss-stuck-at-chance"),
+    ("ds fp16.enabled=True vs hf fp16|fp16_full_eval+fp16_backend(amp)=False",
+     "deepspeed-config-mismatch-training-args"),
+    ("- ds train_micro_batch_size_per_gpu=4 vs hf per_device_train_batch_size=8",
+     "deepspeed-config-mismatch-training-args"),
+    ("AttributeError: 'str' object has no attribute 'item'", "env-version-too-new"),
     # NumPy's ABI message as printed: wrapped before "NumPy 2"
     ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
      "env-binary-incompatible"),

@@ -466,7 +466,9 @@ ENV_SIGNATURES: list[Signature] = [
          r"argument '\w+' \(position \d+\) must be Tensor, not str|"
          # the TensorFlow form: the key names of a ModelOutput reach a Keras layer
          r"Inputs to a layer should be tensors\. Got: (?:last_hidden_state|pooler_output|logits|"
-         r"hidden_states)\b",
+         r"hidden_states)\b|"
+         # the loss unpacked from the output is its first key's name: loss.item() on "loss"
+         r"'str' object has no attribute '(?:item|backward)'",
          "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
          "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
          "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"

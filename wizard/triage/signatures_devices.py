@@ -179,7 +179,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        priority=13, title="No space left on device"),
     _d("deepspeed-config-mismatch-training-args",
        r"Please correct the following DeepSpeed config values that mismatch TrainingArguments "
-       r"values",
+       r"values|(?:^|\n)\W{0,4}- ?ds [\w.]+=\S+ vs hf [\w|+().]+=\S+|\bds fp16\.enabled=\w+ vs "
+       r"hf ",
        "The DeepSpeed config file and TrainingArguments disagree on a setting (bf16/fp16, batch "
        "size, gradient accumulation, learning rate ...) that both define.",
        "The Trainer fills 'auto' values of the DeepSpeed config from TrainingArguments and "
