@@ -493,6 +493,18 @@ def test_a_training_arguments_field_of_transformers_is_no_trl_config_question() 
     assert trl.cause_id == "trl-wrong-config-class"
 
 
+def test_a_none_tokenizer_class_of_a_sentencepiece_checkpoint() -> None:
+    paste = ("AttributeError: 'NoneType' object has no attribute 'from_pretrained'\n"
+             "This code was working yesterday but doesn't work today:\n"
+             "from transformers import AutoTokenizer\n"
+             "AutoTokenizer('Helsinki-NLP/opus-mt-en-fr')")
+    t = triage(paste)
+    assert t.cause_id == "env-missing-package" and "sentencepiece" in t.primary.fix
+    assert t.bug is None              # the missing package explains "it worked yesterday"
+    assert triage("AttributeError: 'NoneType' object has no attribute 'from_pretrained'"
+                  ).cause_id != "env-missing-package"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",

@@ -20,13 +20,20 @@ def refine_no_grad(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+# checkpoints whose tokenizer is a SentencePiece model (Marian's opus-mt, T5, mT5, ALBERT, XLM-R ...)
+_SENTENCEPIECE_CHECKPOINT = re.compile(r"opus-mt-|\b(?:google/)?(?:flan-)?m?t5-(?:small|base|large|"
+                                       r"xl|3b|11b)|\balbert-|\bxlm-roberta-|\bcamembert|"
+                                       r"\bmbart-|pegasus-|\bxlnet-")
+
+
 def refine_sentencepiece(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only with a SentencePiece tokenizer class in the paste (those are None without it)."""
     if not re.search(r"\b(?:T5|MT5|Albert|XLNet|Camembert|MBart\w*|Pegasus|Marian|Llama|"
                      r"XLMRoberta|BigBird|DebertaV2|Reformer|BarthezTokenizer|Speech2Text|M2M100|"
                      r"Bartpho|Rembert|FNet|Plbart|NllbT?|XGLM|Gemma|CodeLlama|LayoutXLM|"
                      r"BertGeneration|GPTSw3|MLuke|SpeechT5|Siglip|Udop|SeamlessM4T|Cpm|ErnieM|"
-                     r"BigBirdPegasus|Pegasus_?X?)Tokenizer\b", parsed.text):
+                     r"BigBirdPegasus|Pegasus_?X?)Tokenizer\b", parsed.text) and \
+            not _SENTENCEPIECE_CHECKPOINT.search(parsed.text):
         return {"reject": True}
     return None
 
@@ -709,7 +716,7 @@ HF_SIGNATURES: list[Signature] = [
        priority=7, title="Cannot load from that name", refine=refine_load_path),
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
-       r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad)'|\btype\(tokenizer\)\W+"
+       r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad|from_pretrained)'|\btype\(tokenizer\)\W+"
        r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable|"
        r"Tokenizer(?:\.from_pretrained\([^)\n]{0,200}\))? (?:is|returns?|gives?|was) None\b|"
        # transformers 4.0 stopped installing sentencepiece: "Not able to load T5 tokenizer"
