@@ -505,6 +505,28 @@ def test_a_none_tokenizer_class_of_a_sentencepiece_checkpoint() -> None:
                   ).cause_id != "env-missing-package"
 
 
+def test_tensorflow_gpu_on_native_windows_after_2_10() -> None:
+    log = ("OS: Windows 10, CUDA 11.8, cuDNN 8.6\nI tried tf 2.10 and it works.\n"
+           "Tensor Flow Version: 2.12.0\nGPU is NOT AVAILABLE")
+    t = triage(log)
+    assert t.cause_id == "tf-gpu-unsupported-on-native-windows" and "WSL2" in t.primary.fix
+    # the same log on Linux, on WSL, or with TensorFlow 2.10: no such finding
+    for other in (log.replace("Windows 10", "Ubuntu 22.04"), log + "\n(inside WSL2)",
+                  log.replace("2.12.0", "2.10.1").replace("tf 2.10", "tf 2.9")):
+        ids = {m.signature.id for m in triage(other).matches}
+        assert "tf-gpu-unsupported-on-native-windows" not in ids
+
+
+def test_restart_advice_in_a_missing_backend_message_is_no_restart_finding() -> None:
+    missing = ("ImportError: \nT5Converter requires the protobuf library but it was not found in "
+               "your environment. Checkout the instructions on the\ninstallation page of its repo. "
+               "Please note that you may need to restart your runtime after installation.")
+    t = triage(missing)
+    assert t.cause_id == "env-missing-package" and "pip install protobuf" in t.primary.fix
+    restart = triage("You must restart the runtime in order to use newly installed versions.")
+    assert restart.cause_id == "env-setup-step-skipped"
+
+
 def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
     new = {"labels-with-extra-dimension", "label-dtype-int-expected-long",
            "text-column-reaches-collate", "sampling-from-non-finite-logits",
@@ -527,7 +549,8 @@ def test_the_new_signatures_name_checks_the_catalogue_has() -> None:
            "fp16-and-bf16-both", "deepspeed-config-not-found", "cache-dir-not-writable",
            "loss-stuck-at-chance", "data-files-mixed-formats", "arrow-offset-overflow",
            "keras-input-ran-out-of-data", "keras-monitor-metric-missing",
-           "keras-h5-duplicate-names", "hub-file-not-in-repo", "label-column-not-classlabel"}
+           "keras-h5-duplicate-names", "hub-file-not-in-repo", "label-column-not-classlabel",
+           "tf-gpu-unsupported-on-native-windows"}
     sigs = [s for s in SIGNATURES if s.id in new]
     assert len(sigs) == len(new)
     assert all(p in CHECKS for s in sigs for p in s.probes)

@@ -332,7 +332,9 @@ ENV_SIGNATURES: list[Signature] = [
          "TensorFlow's Keras (tf-keras for transformers' TF models) is not installed.",
          "pip install tf-keras   # then: export TF_USE_LEGACY_KERAS=1", priority=16),
     _sig("env-restart-runtime", SETUP,
-         r"(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
+         # not the advice closing transformers' "requires the X library but it was not found"
+         # ("Please note that you may need to restart your runtime after installation")
+         r"(?<!may )(?:must|need to|please) restart (?:the|your) (?:runtime|kernel|session)|"
          r"restart the runtime in order to use newly installed",
          "Packages were installed or upgraded inside a running session; the old versions stay "
          "loaded until the runtime restarts.", "# restart the runtime / kernel, then re-run"),

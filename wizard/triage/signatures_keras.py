@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
+from wizard.triage.versions import paste_versions
 
 _HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
 
@@ -50,6 +52,19 @@ def refine_tf_model_on_keras3(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     files = [f.file or "" for f in parsed.frames]
     if any(_KERAS3_FILE.search(f) for f in files) and any(
             re.search(r"transformers[/\\].*modeling_tf_", f) for f in files):
+        return None
+    return {"reject": True}
+
+
+def refine_windows_tf_gpu(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only on Windows (not WSL) with a TensorFlow of 2.11 or later stated in the paste."""
+    stated = [paste_versions(parsed.text).get("tensorflow") or ""] + re.findall(
+        r"(?:\btf|tensor ?flow(?:-gpu)?)(?: version)?[ =:]{0,3}v?(2\.\d+)", parsed.text, re.I)[:50]
+    newest = max((v for v in stated if v), key=lambda v: tuple(map(int, re.findall(r"\d+", v))),
+                 default=None)
+    windows = re.search(r"\bWindows\b|\bwin(?:32|_amd64|10|11)\b", parsed.text, re.I) and \
+        not re.search(r"\bWSL", parsed.text)
+    if windows and newest and version_lt(newest, "2.11") is False:
         return None
     return {"reject": True}
 
@@ -169,6 +184,19 @@ KERAS_SIGNATURES: list[Signature] = [
        "export TF_USE_LEGACY_KERAS=1   # before importing tensorflow",
        title="A transformers TF model on Keras 3", framework="tensorflow", priority=13,
        family="keras-3-installed", behaviour_change=True, refine=refine_tf_model_on_keras3),
+    _k("tf-gpu-unsupported-on-native-windows",
+       r"Num GPUs Available:?\s*0\b|GPU is NOT AVAILABLE|list_physical_devices\(['\"]GPU['\"]\)"
+       r"[^\n]{0,40}\n[^\n]{0,20}\[\]|\b(?:not|doesn't|does not|can't|cannot|won't) (?:detect|find|"
+       r"see|use|recogni[sz]e)\w* (?:my |the |any )?GPU|No version [\d.]+ of the tensorflow-gpu "
+       r"was found|No matching distribution found for tensorflow-gpu",
+       "TensorFlow 2.11 and later have no GPU build for native Windows: the installed release "
+       "runs on the CPU whatever CUDA and cuDNN are installed.",
+       "TensorFlow 2.10 was the last release with GPU support on native Windows.",
+       ["environment.device"],
+       "# in WSL2: pip install \"tensorflow[and-cuda]\"\n"
+       "# or native Windows: pip install \"tensorflow<2.11\"   # with CUDA 11.2 / cuDNN 8.1",
+       title="No TensorFlow GPU build on native Windows", framework="tensorflow", priority=12,
+       refine=refine_windows_tf_gpu),
     _k("keras-data-cardinality",
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "
