@@ -258,8 +258,8 @@ def refine_training_args_field(ev: dict, parsed: ParsedError) -> dict[str, Any] 
         return None                   # a TRL trainer's field: the wrong config class
     first = ".".join(span.first.split(".")[:2]) + ".0"      # the history scans one patch a minor
     reader = [f for f in parsed.frames if f.is_library and f.package == "transformers"]
-    other = re.search(r"\b(setfit|small[-_]text|sentence[-_]transformers|ludwig|simpletransformers|"
-                      r"autotrain)\b", parsed.text, re.I)
+    other = re.search(r"\b(setfit)\b", parsed.text, re.I)   # a library with a TrainingArguments
+                                                          # of its own
     if reader or other:
         owner = other.group(1) if other else "the library whose TrainingArguments it is"
         return {"id": "env-version-too-new",
