@@ -128,9 +128,9 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     # a hook named without its class ("compute_loss() got ... 'num_items_in_batch'"), with an
     # argument a release added to it: only the library passes it, to the user's override
     your_hook = not owner_cls and callee in HOOKS and change is not None and bool(change.added)
-    if your_hook or owner_cls and owner is None and (
-            method in HOOKS or USER_CLASS.search(owner_cls) or re.search(r"trainer$", owner_cls,
-                                                                         re.I)):
+    overridden = bool(owner_cls) and owner is None and bool(
+        method in HOOKS or USER_CLASS.search(owner_cls) or re.search(r"trainer$", owner_cls, re.I))
+    if your_hook or overridden:
         pkg = caller or (change.package if change else "transformers")
         note = f" (added in {pkg} {change.added})" if change and change.added else ""
         return answer(NEW, pkg, f"{pkg} now calls your override {callee}() with the new "

@@ -84,11 +84,17 @@ _MAX_LENGTH = re.compile(r"\bmax_(?:seq_)?length\s*[=:]?\s*(?P<n>\d{3,5})\b")
 _ADDED_TOKENS = re.compile(r"\.add_(?:special_)?tokens\(")
 
 
+def _library_code(parsed: ParsedError) -> str:
+    """The code lines of the innermost library frames (the failing library line and its
+    callers)."""
+    return " ".join(f.code or "" for f in parsed.frames[-3:] if f.is_library)
+
+
 def _which_table(parsed: ParsedError) -> dict[str, Any] | None:
     """Which embedding table an out-of-range lookup ran past, when the paste shows it: the
     position table (the failing line reads position embeddings; a max_length above what the
     checkpoint has positions for), or the token table (tokens added without resizing it)."""
-    code = " ".join(f.code or "" for f in parsed.frames[-3:] if f.is_library)
+    code = _library_code(parsed)
     asked = [int(m.group("n")) for m in _MAX_LENGTH.finditer(parsed.text)]
     short = next((n for rx, n in _SHORT_POSITIONS if rx.search(parsed.text)), None)
     if short is not None and asked and max(asked) > short:
@@ -145,7 +151,7 @@ def refine_assert(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     table = _which_table(parsed)
     if table is not None:
         return table
-    code = " ".join(f.code or "" for f in parsed.frames[-3:] if f.is_library)
+    code = _library_code(parsed)
     if "srcIndex < srcSelectDimSize" in assertion or "indexSelect" in kernel or re.search(
             r"\bembeddings?\b|_embeddings\b|embed_tokens", code):
         # the GPU form of the CPU's "index out of range in self": the same cause
@@ -430,10 +436,15 @@ def refine_nan(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 # several GPUs made visible (or asked for) to one process, and no launcher that starts one
 # process per GPU
-MANY_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES=\d+(?:,\d+)+|\bmulti-?GPU\b|\bmultiple GPUs\b|"
+_MANY_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES=\d+(?:,\d+)+|\bmulti-?GPU\b|\bmultiple GPUs\b|"
                         r"\b(?:several|two|four|eight|\d) GPUs\b|多卡|多GPU", re.I)
-LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)|accelerate launch|"
+_LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)|accelerate launch|"
                        r"\bdeepspeed\s+(?:--|\S+\.py)|--nproc_per_node|\bdevice_map\b")
+
+
+_ONE_PROCESS_PER_GPU = ("torchrun --nproc_per_node 4 train.py ...   # one process per GPU (or "
+                        "accelerate launch)\n# or train on one GPU: CUDA_VISIBLE_DEVICES=0 python "
+                        "train.py ...")
 
 
 def refine_devices(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -442,12 +453,29 @@ def refine_devices(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     devices = {str(ev.get(k, "")) for k in ("device_a", "device_b")}
     if not all(d.startswith("cuda:") for d in devices) or len(devices) < 2:
         return None
-    if not MANY_GPUS.search(parsed.text) or LAUNCHER.search(parsed.text):
+    if not _MANY_GPUS.search(parsed.text) or _LAUNCHER.search(parsed.text):
         return None
     return {"id": "multi-gpu-without-distributed-launcher",
             "cause": "Several GPUs are visible to one training process started without a "
                      "distributed launcher, so the Trainer spreads that process over them "
                      "(DataParallel) and the model's custom code meets tensors on two GPUs.",
-            "fix": "torchrun --nproc_per_node 4 train.py ...   # one process per GPU (or "
-                   "accelerate launch)\n# or train on one GPU: CUDA_VISIBLE_DEVICES=0 python "
-                   "train.py ..."}
+            "fix": _ONE_PROCESS_PER_GPU}
+
+
+_PLAIN_PYTHON = re.compile(r"(?m)(?:^|[\s=])python3? (?:-u )?[\w./-]+\.py\b")
+
+
+def refine_dtypes_many_gpus(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Mixed dtypes with several GPUs visible to one process started with a plain `python x.py`
+    (the command must be shown: without it a launcher may well have been used): the Trainer
+    wraps the model in DataParallel, whose replica threads do not inherit the thread-local
+    autocast of fp16/bf16."""
+    if not _MANY_GPUS.search(parsed.text) or _LAUNCHER.search(parsed.text) or \
+            not _PLAIN_PYTHON.search(parsed.text):
+        return None
+    return {"id": "multi-gpu-without-distributed-launcher",
+            "cause": "Several GPUs are visible to one training process started with plain "
+                     "python, so the Trainer runs the model in DataParallel: its replicas run in "
+                     "threads where mixed precision's autocast is not active, and half and float "
+                     "tensors meet.",
+            "fix": _ONE_PROCESS_PER_GPU}

@@ -11,7 +11,7 @@ from wizard.triage import api_history
 from wizard.triage.env_answers import answer_from_change
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
-from wizard.triage.refine import LAUNCHER, MANY_GPUS
+from wizard.triage.refine import refine_dtypes_many_gpus
 from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import member_change, paste_versions
 
@@ -21,27 +21,6 @@ def refine_layer_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if relevant and relevant[-1].is_user:
         return {"reject": True}
     return None
-
-
-_PLAIN_PYTHON = re.compile(r"(?m)(?:^|[\s=])python3? (?:-u )?[\w./-]+\.py\b")
-
-
-def refine_dtypes_many_gpus(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """Mixed dtypes with several GPUs visible to one process started without a launcher: the
-    Trainer wraps the model in DataParallel, whose replicas run in threads where the autocast
-    of fp16/bf16 (thread-local) is not active. Only when the paste shows the plain `python x.py`
-    command (without it, a launcher may well have been used)."""
-    if not MANY_GPUS.search(parsed.text) or LAUNCHER.search(parsed.text) or \
-            not _PLAIN_PYTHON.search(parsed.text):
-        return None
-    return {"id": "multi-gpu-without-distributed-launcher",
-            "cause": "Several GPUs are visible to one training process started with plain "
-                     "python, so the Trainer runs the model in DataParallel: its replicas run in "
-                     "threads where mixed precision's autocast is not active, and half and float "
-                     "tensors meet.",
-            "fix": "torchrun --nproc_per_node 4 train.py ...   # one process per GPU (or "
-                   "accelerate launch / deepspeed)\n# or one GPU: CUDA_VISIBLE_DEVICES=0 python "
-                   "train.py ..."}
 
 
 def refine_float_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

@@ -170,7 +170,8 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("tensorflow", "expand_1d", removed="2.11.0",
               replacement="upgrade the package that calls it (transformers)", internal=True),
     ApiChange("tensorflow", "swish", added="2.2.0"),
-    # members: "Base.attr" holds for every class whose name ends with Base (OneDeviceStrategy)
+    # members: "Base.attr" holds for every class whose name ends with Base (DynamicCache,
+    # OneDeviceStrategy).
     # the KV cache classes (DynamicCache, StaticCache ...): model code of a Hub repository
     # (trust_remote_code) written for an older transformers calls what a release removed
     ApiChange("transformers", "Cache.get_max_length", removed="4.49.0",
