@@ -228,12 +228,16 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                 "fix": f"tokenizer.save_pretrained('{path}')   # where the model was saved\n"
                        "# or load the tokenizer from the original Hub checkpoint"}
     if path in _PUBLIC_IDS:
+        gated = re.match(r"meta-llama/|google/gemma|mistralai/", path) is not None
         return {"id": "hub-unreachable",
                 "cause": f"{path} is a well-known public repository, so the name is not the "
                          "problem: the Hub was not reached from this machine (no network, a "
                          "proxy or firewall, a region that needs a mirror) and the files are not "
-                         "cached; or a local folder of that name hides it.",
-                "fix": "curl -I https://huggingface.co   # reachable?\n"
+                         "cached; or a local folder of that name hides it."
+                         + (" It is also gated: without a token of an account that accepted its "
+                            "licence, it cannot be downloaded either." if gated else ""),
+                "fix": ("huggingface-cli login   # gated: accept the licence on its page first\n"
+                        if gated else "") + "curl -I https://huggingface.co   # reachable?\n"
                        "export HF_ENDPOINT=https://hf-mirror.com   # a mirror, where the Hub is "
                        "blocked\n# or download once where it is reachable (huggingface-cli "
                        f"download {path}) and load the local folder"}
