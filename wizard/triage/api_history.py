@@ -96,6 +96,11 @@ def top_name(package: str, name: str) -> Span | None:
     return None
 
 
+def exporters(name: str) -> list[str]:
+    """The packages whose top level ever exported ``name`` (import spelling)."""
+    return [pkg for pkg, names in _data()["top"].items() if name in names]
+
+
 def module(path: str) -> Span | None:
     """When the module ``path`` (``"transformers.generation_utils"``) existed; None if never."""
     pkg = _import_name(path.split(".", 1)[0])

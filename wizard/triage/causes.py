@@ -141,7 +141,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause("checkpoint-shape-mismatch",
           "The checkpoint's weights have other shapes than the model built to load them "
           "(another number of labels, a resized vocabulary).",
-          ("head-size-mismatch", "adapter-vocab-size-mismatch", "vocab-size-mismatch")),
+          ("head-size-mismatch", "adapter-vocab-size-mismatch", "vocab-size-mismatch",
+           "checkpoint-tensor-shape-mismatch")),
     Cause("half-and-float-without-autocast",
           "Half-precision weights (a float16/bfloat16 or quantized model) meet float32 tensors in "
           "one operation because no mixed precision (autocast, --fp16/--bf16) is on.",

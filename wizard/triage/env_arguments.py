@@ -117,6 +117,15 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          "code or a tokenizer written for BERT passes them.",
                 "fix": "batch.pop('token_type_ids', None)   # or: tokenizer(..., "
                        "return_token_type_ids=False)"}
+    own = re.search(rf"^\s*def {method}\s*\((?P<params>[^)]{{0,500}})\)", parsed.text, re.M) \
+        if method in ("forward", "call") else None
+    if own and not re.search(rf"\b{re.escape(arg)}\b|\*\*", own.group("params")):
+        return {"id": "callback-signature-mismatch",
+                "cause": f"Your model's {method}() does not take {arg}, which its caller passes "
+                         "(the Trainer passes the batch's columns, generate() and wrappers such "
+                         "as PEFT pass their own options).",
+                "fix": f"def {method}(self, input_ids, attention_mask=None, {arg}=None, "
+                       "**kwargs):   # accept what the caller passes"}
     caller = importer_of(parsed, owner) if owner else importer_of(parsed)
     if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
         return {"id": "callback-signature-mismatch",
@@ -150,7 +159,10 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                           "the code (or the library that makes the call) was written for newer "
                           "releases than the one that ran it.", f"pip install -U {names}", ev,
                           tuple(s.package for s in added[1:]))
-    if owner is None and caller is None and change is None and not HF_NAMED.search(parsed.text):
+    model_arg = method in ("forward", "call") and arg in _MODEL_FORWARD_ARGS and \
+        not re.search(rf"^\s*def {method}\s*\(", parsed.text, re.M)     # not a forward of yours
+    if owner is None and caller is None and change is None and not model_arg and \
+            not HF_NAMED.search(parsed.text):
         return {"reject": True}           # a function of the user's own code
     if change is not None and (owner is None or dist_key(change.package) == dist_key(owner)):
         return answer_from_change(change, f"The argument {arg} of {callee}()", parsed, ev, caller)
@@ -172,6 +184,13 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     return answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
                   " the code follows the documentation of a newer release (check the version "
                   "the docs are for).", upgrade(pkg), ev)
+
+
+# keyword arguments that transformers (or a library built on it) passes to its models'
+# forward/call and that releases added: a model without one is of an older transformers
+_MODEL_FORWARD_ARGS = frozenset({"return_dict", "output_attentions", "output_hidden_states",
+                                 "use_cache", "past_key_values", "cache_position",
+                                 "logits_to_keep", "num_logits_to_keep"})
 
 
 def _base_model(owner_cls: str, parsed: ParsedError) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage import api_history
 from wizard.triage.env_answers import (
     BACKENDS,
     BINARY,
@@ -81,6 +82,8 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if not module:                    # "cannot import name 'X'": the paste's own import line
         m = re.search(rf"from\s+([\w.]+)\s+import\s+[^\n]*\b{re.escape(name)}\b", parsed.text)
         module = m.group(1) if m else ""
+        if not module and len(found := api_history.exporters(name)) == 1:
+            module = found[0]         # the one library that exports the name
         ev["module"] = module or None
     top = top_of(module) if module else ""
     if not name:

@@ -89,11 +89,33 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                   fix + "   # then restart the runtime", ev)
 
 
+_REMOTE_CODE_IMPORTS = re.compile(r"This modeling file requires the following packages that were "
+                                  r"not found in your environment: (?P<pkgs>[\w.-]+(?:, "
+                                  r"[\w.-]+)*)")
+
+
 def refine_requires_package(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     fold_groups(ev, ("pkg",))
     pkg = str(ev.get("pkg", "")).strip("`'\".,")
     if not re.fullmatch(r"[A-Za-z][\w.\[\]-]{1,40}", pkg) or pkg.lower() in NOT_NAMES:
         return {"reject": True}
+    remote = _REMOTE_CODE_IMPORTS.search(parsed.text)
+    if remote:                        # trust_remote_code: transformers checks the file's imports
+        names = [pip_name(n) for n in remote.group("pkgs").split(", ")]
+        flash = "flash-attn" in names
+        fix = f"pip install {' '.join(names)}" + (" --no-build-isolation" if flash else "") + \
+            "   # then restart the runtime"
+        if flash:                     # no CUDA GPU to build it for: skip it in the check
+            fix += ("\n# without a CUDA GPU (flash-attn cannot be built), if the model runs without"
+                    " it:\nfrom unittest.mock import patch\n"
+                    "from transformers.dynamic_module_utils import get_imports\n"
+                    "def no_flash(f): return [i for i in get_imports(f) if i != \"flash_attn\"]\n"
+                    "with patch(\"transformers.dynamic_module_utils.get_imports\", no_flash):\n"
+                    "    model = AutoModelForCausalLM.from_pretrained(name, trust_remote_code=True, "
+                    "attn_implementation=\"eager\")")
+        return answer(MISSING, names[0], f"The model repository's own code (trust_remote_code) "
+                      f"imports {', '.join(names)}, which transformers checks before loading it, "
+                      "and they are not installed.", fix, ev, tuple(names[1:]))
     return answer(MISSING, pkg, f"The optional package {pip_name(pkg)} is needed for this "
                   "feature and is not installed.", f"pip install {pip_name(pkg)}   # then "
                   "restart the runtime", ev)
@@ -101,6 +123,13 @@ def refine_requires_package(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
 
 def refine_binary(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     text = parsed.text
+    built, have = ev.get("built"), ev.get("have")
+    if built and have and int(str(built), 16) > int(str(have), 16):
+        return answer(BINARY, "numpy", f"A compiled package (torch, torchvision, ...) was built "
+                      f"against a newer NumPy C API ({built}) than the installed NumPy has "
+                      f"({have}): NumPy is older than the build needs.",
+                      "pip install -U numpy   # the NumPy the compiled packages were built for",
+                      ev)
     if re.search(r"numpy|_ARRAY_API|multiarray", text, re.I):
         return answer(BINARY, "numpy", "A compiled package was built against NumPy 1.x and NumPy 2 "
                       "is installed (or the other way round).",
@@ -293,6 +322,12 @@ ENV_SIGNATURES: list[Signature] = [
          "refuses the extra key.",
          "model.load_state_dict(state_dict, strict=False)   # position_ids is rebuilt\n"
          '# or: pip install "transformers<4.31"', priority=16),
+    _sig("env-state-dict-position-ids-missing", OLD,
+         r"Missing key\(s\) in state_dict: (?:\"[\w.]*position_ids\",? ?)+\.?[ \t]*(?:\n|$)",
+         "The state dict was saved by transformers 4.31 or later, which no longer stores "
+         "position_ids; the transformers loading it is older and expects the buffer.",
+         "pip install -U transformers   # or: model.load_state_dict(state_dict, strict=False)",
+         priority=16),
     _sig("env-non-consecutive-added-token", OLD,
          r"Non-consecutive added token '[^'\n]*' found",
          "The tokenizer was saved by a newer transformers (added tokens are stored "
@@ -361,7 +396,9 @@ ENV_SIGNATURES: list[Signature] = [
          r"installation|GLIBC(?:XX)?_[\d.]+'? not found|Expected \d+ from C header, got \d+ "
          r"from PyObject|incompatible architecture \(have|no kernel image is available for "
          r"execution on the device|cannot open shared object file|"
-         r"Error loading \"[^\"\n]+\.dll\" or one of its dependencies|Numpy is not available",
+         r"Error loading \"[^\"\n]+\.dll\" or one of its dependencies|Numpy is not available|"
+         r"module compiled against (?:ABI|API) version (?P<built>0x[0-9a-fA-F]{1,4}) but this "
+         r"version of numpy is (?P<have>0x[0-9a-fA-F]{1,4})",
          "Compiled packages were built against other versions of their dependencies.",
          "pip install --force-reinstall --no-cache-dir <package>", refine=refine_binary,
          priority=17),
@@ -387,7 +424,8 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-bitsandbytes-cpu", BINARY,
          r"bitsandbytes was compiled without GPU support|installed version of bitsandbytes was "
          r"compiled without GPU support|CUDA Setup failed despite GPU being available|"
-         r"No GPU found\. A GPU is needed for quantization",
+         r"No GPU found\. A GPU is needed for quantization|"
+         r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize)\w*'",
          "bitsandbytes cannot use a GPU here.", "python -m bitsandbytes", refine=refine_bnb,
          priority=18),
     _sig("env-bnb-unavailable", MISSING,
@@ -396,6 +434,12 @@ ENV_SIGNATURES: list[Signature] = [
          r"install accelerate`? and the latest version of bitsandbytes",
          "transformers finds no usable bitsandbytes.", "pip install -U bitsandbytes accelerate",
          refine=refine_bnb_unavailable, priority=18),
+    _sig("env-bnb-training", OLD,
+         r"is quantized with QuantizationMethod\.BITS_AND_BYTES but that quantization method do "
+         r"not support training",
+         "transformers allows training an 8-bit bitsandbytes model only with bitsandbytes 0.37.0 "
+         "or later; the installed bitsandbytes is older.",
+         'pip install -U "bitsandbytes>=0.37.0"   # then restart the runtime', priority=18),
     _sig("env-pins-conflict", OLD,
          r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
          r"dependencies",
@@ -431,7 +475,7 @@ ENV_SIGNATURES: list[Signature] = [
          "# load_dataset(name, revision='refs/convert/parquet')", priority=18),
     _sig("env-fsspec-glob", OLD,
          r"Invalid pattern: '\*\*' can only be an entire path component|"
-         r"Loading a dataset cached in a LocalFileSystem is not supported",
+         r"Loading a (?:streaming )?dataset cached in a LocalFileSystem is not supported",
          "The installed datasets is older than the installed fsspec: fsspec 2023.10 changed how "
          "'**' globs are read and how its local file system is named, which datasets before "
          "2.14.6 does not handle.",
@@ -604,7 +648,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"install the following dependencies ?\[['\"]?(?P<pkg9>[A-Za-z][\w.-]*)|"
          # "requires optimum (`pip install optimum`)", "Try `pip install hf_transfer`"
          r"requires (?:the )?(?:latest version of )?`?(?P<pkg10>[A-Za-z][\w-]*)`?(?: library)? "
-         r"\(`pip install|\bTry `pip install (?P<pkg11>[A-Za-z][\w\[\].-]*)`",
+         r"\(`pip install|\bTry `pip install (?P<pkg11>[A-Za-z][\w\[\].-]*)`|"
+         # a model repository's own code (trust_remote_code) imports it
+         r"requires the following packages that were not found in your environment: "
+         r"(?P<pkg12>[A-Za-z][\w.-]*)",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

@@ -132,12 +132,18 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     # nothing of the user's changed: "was working fine yesterday", "no changes to the notebook",
     # "the newly pushed changes broke the installation"
     r"\b(?:was|were|had been) (?:working|running) (?:fine |perfectly |well )?(?:yesterday|last "
-    r"week|a (?:day|week) ago|until (?:today|yesterday))|\bno changes? (?:to|in) (?:the|my) "
+    r"week|a (?:day|week) ago|(?:up )?(?:until|till|til) (?:today|yesterday|recently|last week))|\bno changes? (?:to|in) (?:the|my) "
     r"(?:code|notebook|script)\b|\b(?:newly|recently) pushed changes? (?:broke|break)|\b(?:latest|"
     r"new|recent) (?:commit|push|update|release) (?:broke|breaks|has broken)\b",
     # "Since (Python) version 0.11.3, tokenizers are not dealing with mask tokens as ..."
     r"\bsince (?:\(?[\w ]{1,20}\)? )?(?:version |release |v)\d+\.\d+[\w.]*,? [^.\n]{0,80}?\b(?:not|no "
     r"longer|fails?|broke|breaks|wrong)\b",
+    # the same in Chinese: "the old version trained fine" (老版能成功训练), "the solution was to
+    # pin transformers to 4.50.2" (解决方案是将transformers 固定为4.50.2版本)
+    r"(?:老|旧|之前的?|以前的?|上一?个)版本?[^\n，。,；]{0,20}?(?:可以|能|正常|没有?问题|成功|不会)|"
+    r"(?:解决|处理)(?:方案|方法|办法)是[^\n]{0,20}?(?:降级|回退|退回|固定|锁定|换成|改成|改为|"
+    r"安装)[^\n]{0,30}?\d+\.\d+|(?:降级|回退|退回)(?:到|为|成)?[^\n，。]{0,30}?\d+\.\d+[^\n]{0,30}?"
+    r"(?:可以|就好|正常|解决|没有?问题|成功)",
     # a release named as the breaking one: "transformers 4.35.0 is breaking peft 0.6"
     r"\bv?\d+\.\d+[\w.]* (?:is |are )?(?:breaking|breaks|broke)\b",
     # the other word order: "on version 0.14.0, no errors occur"

@@ -1,7 +1,8 @@
 """Errors of the user's own training code around the model: tensor methods used on a tensor of
 another layout or size (view on a non-contiguous tensor, item on a vector), a PEFT model's
-generate called with positional arguments, and TensorFlow variables created outside the
-strategy's scope.
+generate called with positional arguments, TensorFlow variables created outside the
+strategy's scope, a wrapped model used as the model, and weights that do not fit the tensors they
+are saved from or loaded into.
 """
 from __future__ import annotations
 
@@ -34,6 +35,43 @@ CODE_SIGNATURES: list[Signature] = [
        ["model.adapter"], "model.generate(input_ids=input_ids, max_new_tokens=64)   # or: "
        "model.generate(**inputs)", title="PeftModel.generate with positional arguments",
        framework="pytorch", priority=14),
+    _c("wrapped-model-attribute",
+       r"'(?P<wrapper>DistributedDataParallel|DataParallel|DeepSpeedEngine|FullyShardedDataParallel|"
+       r"OptimizedModule)' object has no attribute '(?P<attr>\w+)'",
+       "The model is wrapped (by DDP, DataParallel, DeepSpeed, FSDP or torch.compile) and the "
+       "code reads a method or attribute of the model itself (generate, config, "
+       "save_pretrained ...) from the wrapper.",
+       "A wrapper module forwards only forward(); the model's own methods live on "
+       "wrapper.module (torch.compile: wrapper._orig_mod).",
+       ["model.forward"],
+       "unwrapped = accelerator.unwrap_model(model)   # or: model.module (DDP, DataParallel)\n"
+       "unwrapped.generate(**inputs)", title="A method of the model read from its wrapper",
+       framework="pytorch", priority=16),
+    _c("safetensors-non-contiguous",
+       r"You are trying to save a non contiguous tensor",
+       "Some weights are views of other memory (transposed, sliced or re-tied by the code that "
+       "built or modified the model), and safetensors stores only contiguous tensors.",
+       "safetensors writes each tensor's memory as it lies; a view has no contiguous storage of "
+       "its own.",
+       ["model.forward"],
+       "for p in model.parameters():\n    p.data = p.data.contiguous()\n"
+       "model.save_pretrained(out)   # or: save_pretrained(out, safe_serialization=False); "
+       "Trainer: TrainingArguments(save_safetensors=False)",
+       title="safetensors refuses a non-contiguous tensor", framework="pytorch"),
+    _c("checkpoint-tensor-shape-mismatch",
+       r"Trying to set a tensor of shape torch\.Size\(\[(?P<ckpt>[\d, ]{1,40})\]\) in \"(?P<param>"
+       r"\w+)\" \(which has shape torch\.Size\(\[(?P<model>[\d, ]{1,40})\]\)\), this looks incorrect",
+       "The checkpoint holds a weight of another shape than the model built to load it: it was "
+       "saved after the vocabulary was resized or the head changed (num_labels), and the model "
+       "is built from a config of the original size (loading on the meta device or with a "
+       "device_map copies weights without a size check of its own).",
+       "With low_cpu_mem_usage or a device_map, weights are set into tensors of the model's own "
+       "shape; another shape is refused.",
+       ["model.head-size-mismatch"],
+       "model = AutoModelForCausalLM.from_pretrained(base)\n"
+       "model.resize_token_embeddings(len(tokenizer))   # the size the checkpoint was saved at\n"
+       "# a classifier: from_pretrained(ckpt, num_labels=N, ignore_mismatched_sizes=True)",
+       title="A weight of another shape than the model's", framework="pytorch", priority=14),
     _c("tf-strategy-scope-mismatch",
        r"Trying to create optimizer slot variable under the scope for tf\.distribute\.Strategy|"
        r"Mixing different tf\.distribute\.Strategy objects|"

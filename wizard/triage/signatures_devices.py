@@ -43,6 +43,16 @@ DEVICE_SIGNATURES: list[Signature] = [
        "import torch; print(torch.cuda.is_available())   # then pick a GPU runtime, or:\n"
        "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
        title="No NVIDIA GPU or driver here"),
+    _d("invalid-device-ordinal",
+       r"CUDA error: invalid device ordinal|Invalid device id|invalid CUDA 'device=\d+' requested",
+       "The code asks for a GPU index that this process cannot see: cuda:1 (or device_map "
+       "{'': 1}, --gpu_ids 1) on a machine with one GPU, or CUDA_VISIBLE_DEVICES hides it (after "
+       "CUDA_VISIBLE_DEVICES=1 the only visible GPU is cuda:0).",
+       "CUDA numbers the visible GPUs from 0; an index past the last one does not exist.",
+       ["environment.device"],
+       "import torch; print(torch.cuda.device_count())   # the GPUs this process sees\n"
+       "device = 'cuda:0'   # with CUDA_VISIBLE_DEVICES=N the chosen GPU is cuda:0",
+       title="No GPU with that index here"),
     _d("flash-attention-needs-ampere",
        r"FlashAttention only supports Ampere GPUs or newer",
        "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "

@@ -584,7 +584,8 @@ HF_SIGNATURES: list[Signature] = [
        "folder)\n# else save it: model.save_pretrained(folder)", priority=11,
        family="local-file-missing", refine=refine_local_folder),
     _s("hub-not-logged-in",
-       r"LocalTokenNotFoundError|Token is required \(`token=True`\), but no token found",
+       r"LocalTokenNotFoundError|Token is required \((?:`token=True`|write-access action)\),? "
+       r"but no token found",
        "The call needs a Hugging Face token (a push, a private or gated repo) and none is "
        "saved or set on this machine.", "huggingface_hub reads the token from HF_TOKEN or the "
        "login cache.", ["environment.hub-auth-required"],

@@ -1,0 +1,125 @@
+"""Everyday errors and evidence the catalogue lacked: a model repository's code importing
+flash_attn, NumPy's C-API version check, streaming datasets under a newer fsspec, model forward
+arguments a release added, names imported without their module, a wrapped model's methods,
+non-contiguous tensors at save time, weights of another shape at load time, GPU indices that do
+not exist, and regressions stated in Chinese or as "till yesterday". Each with the paste it
+answers and a control it must leave alone."""
+from __future__ import annotations
+
+import pytest
+
+from wizard.triage.match import triage
+from wizard.triage.versions import pastes_from_elsewhere
+
+_REMOTE = ('  File "/usr/local/lib/python3.10/site-packages/transformers/dynamic_module_utils.py", '
+           "line 180, in check_imports\n    raise ImportError(\n")
+
+
+def _cause(text: str) -> str:
+    with pastes_from_elsewhere():
+        return triage(text).cause_id
+
+
+@pytest.mark.parametrize("paste, expected", [
+    (_REMOTE + "ImportError: This modeling file requires the following packages that were not "
+     "found in your environment: flash_attn. Run `pip install flash_attn`",
+     "env-missing-package"),
+    ("NotImplementedError: Loading a streaming dataset cached in a LocalFileSystem is not "
+     "supported yet.", "env-version-too-old"),
+    ("anchor_utils.py:63: UserWarning: Failed to initialize NumPy: module compiled against API "
+     "version 0x10 but this version of numpy is 0xf (Triggered internally at "
+     "..\\torch\\csrc\\utils\\tensor_numpy.cpp:84.)", "env-binary-incompatible"),
+    ("I fine-tune a CrossEncoder and get:\nTypeError: forward() got an unexpected keyword "
+     "argument 'return_dict'", "env-version-too-old"),
+    ("I installed transformers 2.1.1 as the README says.\nImportError: cannot import name "
+     "'get_linear_schedule_with_warmup'", "env-version-too-old"),
+    ("ValueError: The model you are trying to fine-tune is quantized with "
+     "QuantizationMethod.BITS_AND_BYTES but that quantization method do not support training. "
+     "Please open an issue on GitHub", "env-version-too-old"),
+    ("AttributeError: 'NoneType' object has no attribute 'cadam32bit_grad_fp32'",
+     "env-binary-incompatible"),
+    ("RuntimeError: Error(s) in loading state_dict for BertModel:\n\tMissing key(s) in "
+     "state_dict: \"embeddings.position_ids\". \n", "env-version-too-old"),
+    ('  File "eval.py", line 30, in evaluate\n    out = model.generate(**batch)\n'
+     "AttributeError: 'DistributedDataParallel' object has no attribute 'generate'",
+     "wrapped-model-attribute"),
+    ("ValueError: You are trying to save a non contiguous tensor: `encoder.block.0.layer.0."
+     "SelfAttention.q.weight` which is not allowed.", "safetensors-non-contiguous"),
+    ('ValueError: Trying to set a tensor of shape torch.Size([32001, 4096]) in "weight" (which '
+     "has shape torch.Size([32000, 4096])), this looks incorrect.",
+     "checkpoint-tensor-shape-mismatch"),
+    ("RuntimeError: CUDA error: invalid device ordinal\nCUDA kernel errors might be "
+     "asynchronously reported at some other API call", "invalid-device-ordinal"),
+    ("ValueError: Token is required (write-access action) but no token found. You need to "
+     "provide a token or be logged in to Hugging Face with `huggingface-cli login`",
+     "hub-not-logged-in"),
+])
+def test_everyday_errors(paste: str, expected: str) -> None:
+    assert _cause(paste) == expected
+
+
+def test_flash_attn_for_remote_code_gives_the_import_check_workaround() -> None:
+    with pastes_from_elsewhere():
+        t = triage(_REMOTE + "ImportError: This modeling file requires the following packages "
+                   "that were not found in your environment: flash_attn, einops. Run `pip "
+                   "install flash_attn einops`")
+    assert t.primary is not None
+    assert "pip install flash-attn einops --no-build-isolation" in t.primary.fix
+    assert "get_imports" in t.primary.fix and "trust_remote_code" in t.primary.cause
+
+
+def test_numpy_api_direction_decides_the_fix() -> None:
+    with pastes_from_elsewhere():
+        older = triage("RuntimeError: module compiled against API version 0x10 but this "
+                       "version of numpy is 0xe")
+        newer = triage("RuntimeError: module compiled against API version 0xe but this "
+                       "version of numpy is 0x10\nImportError: numpy.core.multiarray failed to "
+                       "import")
+    assert older.primary is not None and "pip install -U numpy" in older.primary.fix
+    assert newer.primary is not None and "pip install -U numpy" not in newer.primary.fix
+
+
+def test_a_forward_of_the_users_own_is_no_version_question() -> None:
+    paste = ("class Net(torch.nn.Module):\n    def forward(self, input_ids):\n        return "
+             "self.fc(input_ids)\n\nTypeError: forward() got an unexpected keyword argument "
+             "'return_dict'")
+    assert _cause(paste) == "callback-signature-mismatch"
+    takes_all = paste.replace("input_ids):", "input_ids, **kwargs):")
+    assert _cause(takes_all) != "callback-signature-mismatch"
+
+
+def test_an_import_name_two_libraries_export_is_not_guessed() -> None:
+    # `logging` is exported by several libraries: no library is named for it
+    assert _cause("ImportError: cannot import name 'logging'") != "env-version-too-old"
+
+
+def test_a_wrapper_is_only_the_parallel_wrappers() -> None:
+    assert _cause("AttributeError: 'PeftModelForCausalLM' object has no attribute 'foo'") != \
+        "wrapped-model-attribute"
+
+
+def test_missing_keys_besides_position_ids_are_no_release_question() -> None:
+    paste = ("RuntimeError: Error(s) in loading state_dict for BertModel:\n\tMissing key(s) in "
+             "state_dict: \"embeddings.position_ids\", \"pooler.dense.weight\".")
+    assert _cause(paste) != "env-version-too-old"
+
+
+@pytest.mark.parametrize("paste", [
+    "如题，单机多卡微调报错如下（老版能成功训练）：\nRuntimeError: shape mismatch",
+    "当时的解决方案是将transformers 固定为4.50.2版本\nAttributeError: 'NoneType' object",
+    "Loading the adapter was working fine till yesterday.\nKeyError: 'base_model'",
+])
+def test_regressions_stated_in_other_words(paste: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.bug is not None and any(r.startswith("a regression") for r in t.bug.reasons)
+
+
+@pytest.mark.parametrize("paste", [
+    "新版本也不行，报错如下：\nRuntimeError: shape mismatch",
+    "It never worked, not even yesterday.\nKeyError: 'base_model'",
+])
+def test_no_regression_without_an_older_release_that_worked(paste: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.bug is None or not any(r.startswith("a regression") for r in t.bug.reasons)
