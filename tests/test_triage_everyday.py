@@ -53,6 +53,18 @@ def _cause(text: str) -> str:
     ("ValueError: Token is required (write-access action) but no token found. You need to "
      "provide a token or be logged in to Hugging Face with `huggingface-cli login`",
      "hub-not-logged-in"),
+    ("ValueError: Can't find 'adapter_config.json' at 'outputs/checkpoint-500'",
+     "local-file-missing"),
+    ("ImportError: DeepSpeed is not available => install it using `pip install deepspeed` or "
+     "build it from source", "env-missing-package"),
+    ("RuntimeError: Error building extension 'fused_adam'", "env-setup-step-skipped"),
+    ("ValueError: Loading this dataset requires you to execute custom code contained in the "
+     "dataset repository on your local machine. Please set the option `trust_remote_code=True` "
+     "to permit loading of this dataset.", "dataset-trust-remote-code-required"),
+    ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): "
+     "Read timed out. (read timeout=10)", "hub-unreachable"),
+    ("NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently "
+     "implemented for the MPS device.", "mps-op-not-implemented"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -123,3 +135,15 @@ def test_no_regression_without_an_older_release_that_worked(paste: str) -> None:
     with pastes_from_elsewhere():
         t = triage(paste)
     assert t.bug is None or not any(r.startswith("a regression") for r in t.bug.reasons)
+
+
+def test_an_org_slash_name_is_still_a_hub_id() -> None:
+    assert _cause("ValueError: Can't find 'adapter_config.json' at 'someuser/my-adapter'") != \
+        "local-file-missing"
+
+
+def test_the_gradient_checkpointing_cache_notice_is_benign() -> None:
+    with pastes_from_elsewhere():
+        t = triage("Caching is incompatible with gradient checkpointing in LlamaDecoderLayer. "
+                   "Setting `use_cache=False`.")
+    assert t.primary is not None and t.primary.signature.benign

@@ -447,7 +447,8 @@ ENV_SIGNATURES: list[Signature] = [
          refine=refine_pins_conflict, priority=18),
     _sig("env-cuda-toolkit-missing", SETUP,
          r"CUDA_HOME does not exist, unable to compile CUDA op|CUDA_HOME environment variable is "
-         r"not set|nvcc (?:was )?not found|No CUDA runtime is found, using CUDA_HOME",
+         r"not set|nvcc (?:was )?not found|No CUDA runtime is found, using CUDA_HOME|"
+         r"Error building extension '\w+'",
          "Building a CUDA extension (DeepSpeed ops, flash-attn, apex) needs the CUDA compiler "
          "(nvcc, from a CUDA toolkit); the torch wheel ships only the runtime.",
          "conda install -c nvidia cuda-toolkit   # or the CUDA toolkit of your torch's CUDA "
@@ -651,7 +652,8 @@ ENV_SIGNATURES: list[Signature] = [
          r"\(`pip install|\bTry `pip install (?P<pkg11>[A-Za-z][\w\[\].-]*)`|"
          # a model repository's own code (trust_remote_code) imports it
          r"requires the following packages that were not found in your environment: "
-         r"(?P<pkg12>[A-Za-z][\w.-]*)",
+         r"(?P<pkg12>[A-Za-z][\w.-]*)|"
+         r"(?<![\w-])(?P<pkg13>[A-Za-z][\w-]*) is not available => install it using `pip install",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

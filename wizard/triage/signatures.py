@@ -448,7 +448,8 @@ SIGNATURES: list[Signature] = [
         r"We couldn't connect to '?https?://huggingface\.co|OfflineModeIsEnabled|Couldn't reach "
         r"(?![^\n]*error 404)'?https?://|Max retries exceeded with url|"
         r"LocalEntryNotFoundError|outgoing traffic has been disabled|Cannot find the requested "
-        r"files in the (?:disk )?cache",
+        r"files in the (?:disk )?cache|HTTPSConnectionPool\(host='(?:huggingface\.co|"
+        r"cdn-lfs[\w.-]{0,40}|cas-bridge[\w.-]{0,40}|hf-mirror\.com)', port=443\): Read timed out",
         "The Hub could not be reached (offline, proxy, firewall) and the files are not in the "
         "cache.",
         "from_pretrained downloads into the cache on first use; offline it can only use what is "

@@ -52,6 +52,19 @@ _m = signature_maker(12)
 
 
 DATA_SIGNATURES: list[Signature] = [
+    _m("dataset-trust-remote-code-required",
+       r"Loading this dataset requires you to execute custom code contained in the dataset "
+       r"repository|Please set the option `?trust_remote_code=True`? to permit loading of this "
+       r"dataset",
+       "The dataset is a loading script (Python code in its repository), which datasets runs only "
+       "when allowed.",
+       "datasets 2.16 to 3.x ask for trust_remote_code=True before running a dataset's script; "
+       "datasets 4 no longer runs scripts at all.",
+       ["environment.dataset-config"],
+       "ds = load_dataset(name, trust_remote_code=True)   # datasets < 4, after reading the "
+       "script\n# datasets >= 4: load its parquet export: load_dataset(name, "
+       "revision='refs/convert/parquet')",
+       title="The dataset's script needs trust_remote_code=True"),
     _m("labels-with-extra-dimension",
        r"0D or 1D target tensor expected, multi-target not supported",
        "Class labels reached the cross-entropy loss with an extra dimension: shape (batch, 1) "

@@ -53,6 +53,15 @@ DEVICE_SIGNATURES: list[Signature] = [
        "import torch; print(torch.cuda.device_count())   # the GPUs this process sees\n"
        "device = 'cuda:0'   # with CUDA_VISIBLE_DEVICES=N the chosen GPU is cuda:0",
        title="No GPU with that index here"),
+    _d("mps-op-not-implemented",
+       r"The operator '(?P<op>aten::[\w.]+)' is not currently implemented for the MPS device",
+       "The PyTorch release installed has no Apple-GPU (MPS) kernel for an operator the model "
+       "uses.",
+       "Each operator needs a kernel per device; newer PyTorch releases add MPS kernels.",
+       ["environment.device"],
+       "export PYTORCH_ENABLE_MPS_FALLBACK=1   # run that operator on the CPU\n"
+       "pip install -U torch   # newer releases implement more operators on MPS",
+       title="An operator without an MPS kernel"),
     _d("flash-attention-needs-ampere",
        r"FlashAttention only supports Ampere GPUs or newer",
        "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "

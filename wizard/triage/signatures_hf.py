@@ -167,6 +167,9 @@ def refine_collated_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 # a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
 _LOCAL_PATH = r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])"
+# a training run's folder: a Trainer checkpoint, or an output folder of a script ("outputs/x")
+_RUN_FOLDER = (r"(?:^|[/\\])checkpoint-\d+[/\\]?$|^(?:outputs?|results?|checkpoints?|ckpts?|runs|"
+               r"saved?_models?|tmp|logs?)[/\\]")
 # ids of public repositories that certainly exist (tutorials' and courses' checkpoints), exactly:
 # a near miss of one (bert-base-uncasd) is a misspelt id, not an unreachable Hub
 _PUBLIC_IDS = frozenset("""
@@ -220,7 +223,15 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
     path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or "")
-    if re.match(_LOCAL_PATH, path) or path.count("/") > 1:
+    if re.match(_LOCAL_PATH, path) or path.count("/") > 1 or re.search(_RUN_FOLDER, path):
+        if ev.get("path2"):           # PeftModel.from_pretrained / AutoPeftModel
+            return {"id": "local-file-missing",
+                    "cause": f"The folder {path} holds no adapter_config.json: no adapter was "
+                             "saved there (a full model, a checkpoint of another run, or a path "
+                             "relative to another working directory).",
+                    "fix": f"import os; print(os.listdir('{path}'))   # what was saved\n"
+                           "model.save_pretrained(folder)   # on the PeftModel: writes "
+                           "adapter_config.json and the adapter weights"}
         return {"id": "local-file-missing",
                 "cause": f"The folder {path} does not hold the files to load (a model saved "
                          "without its tokenizer, a checkpoint folder, or a path relative to "

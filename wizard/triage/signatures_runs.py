@@ -358,6 +358,7 @@ RUN_SIGNATURES: list[Signature] = [
        priority=12),
     _m("use-cache-with-checkpointing-warning",
        r"`?use_cache=True`? is incompatible with gradient checkpointing\. Setting "
+       r"`?use_cache=False`?|Caching is incompatible with gradient checkpointing in \w+\. Setting "
        r"`?use_cache=False`?",
        "Not an error: with gradient checkpointing, transformers turns the generation cache off "
        "for training, as it should.", "The cache is only useful when generating.", [],
