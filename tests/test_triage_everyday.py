@@ -65,6 +65,29 @@ def _cause(text: str) -> str:
      "Read timed out. (read timeout=10)", "hub-unreachable"),
     ("NotImplementedError: The operator 'aten::isin.Tensor_Tensor_out' is not currently "
      "implemented for the MPS device.", "mps-op-not-implemented"),
+    # TensorFlow / Keras
+    ("UnimplementedError: Graph execution error:\n\nDetected at node 'Cast_1'\nCast string to "
+     "float is not supported", "string-labels-not-encoded"),
+    ("NotImplementedError: Layer TFBertMainLayer has arguments ['self', 'config'] in "
+     "`__init__` and therefore must override `get_config()`.", "keras-h5-save-unsupported"),
+    ("TypeError: Exception encountered when calling layer 'tf_bert_for_sequence_classification' "
+     "(type TFBertForSequenceClassification).\n\ncall() got an unexpected keyword argument "
+     "'label'", "labels-column-misnamed"),
+    ("ValueError: Target data is missing. Your model was compiled with loss=sparse_categorical_"
+     "crossentropy, and therefore expects target data to be provided in `fit()`.",
+     "keras-fit-without-targets"),
+    ("ValueError: No model config found in the file at <tensorflow.python.platform.gfile.GFile "
+     "object at 0x7f>.", "keras-load-model-on-weights-file"),
+    ("InvalidArgumentError: Cannot batch tensors with different shapes in component 0. First "
+     "element had shape [128] and element 1 had shape [97].", "ragged-sequences"),
+    ("ValueError: Attempt to convert a value (<transformers.tokenization_utils_base."
+     "BatchEncoding object at 0x7f>) with an unsupported type (<class 'transformers."
+     "tokenization_utils_base.BatchEncoding'>) to a Tensor.", "keras-fit-unsupported-input"),
+    ("W tensorflow/core/common_runtime/bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran out of "
+     "memory trying to allocate 1.50GiB (rounded to 1610612736)requested by op MatMul",
+     "out-of-memory"),
+    ("ValueError: Input 0 is incompatible with layer model: expected shape=(None, 512), found "
+     "shape=(16, 600)", "layer-input-shape-mismatch"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -147,3 +170,14 @@ def test_the_gradient_checkpointing_cache_notice_is_benign() -> None:
         t = triage("Caching is incompatible with gradient checkpointing in LlamaDecoderLayer. "
                    "Setting `use_cache=False`.")
     assert t.primary is not None and t.primary.signature.benign
+
+
+def test_a_bare_unimplemented_error_is_still_no_string_label_answer() -> None:
+    assert _cause("UnimplementedError: Graph execution error:\nDetected at node 'x'") != \
+        "string-labels-not-encoded"
+
+
+def test_a_label_argument_of_a_forward_of_the_users_own_is_no_column_name_question() -> None:
+    paste = ("    def forward(self, input_ids, labels=None):\n        ...\nTypeError: "
+             "forward() got an unexpected keyword argument 'label'")
+    assert _cause(paste) != "labels-column-misnamed"

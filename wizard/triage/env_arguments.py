@@ -78,6 +78,14 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                 "fix": "model = AutoModelForSequenceClassification.from_pretrained(name, "
                        "num_labels=N)   # a class with the task's head\n# or: def forward(self, "
                        "input_ids, attention_mask=None, labels=None): ... compute the loss"}
+    if (method or callee) in ("forward", "call") and arg in ("label", "target", "targets") and \
+            not re.search(rf"^\s*def {method or callee}\s*\(", parsed.text, re.M):
+        return {"id": "labels-column-misnamed",
+                "cause": f"The batch carries a column named {arg}; the model's "
+                         f"{method or callee}() takes the class ids as labels, so the column "
+                         "reaches it under a name it does not know.",
+                "fix": f"dataset = dataset.rename_column('{arg}', 'labels')   # before "
+                       "to_tf_dataset / prepare_tf_dataset, or a custom collator"}
     if not owner_cls:
         method = callee
         if callee == "__init__":      # the class of the call that passes the argument

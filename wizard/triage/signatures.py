@@ -116,7 +116,8 @@ SIGNATURES: list[Signature] = [
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
         r"DefaultCPUAllocator: can't allocate memory|CUDA (?:memory|OOM) (?:exception|error)|"
         r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|"
-        r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory",
+        r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
+        r"ran out of memory trying to allocate",
         "The model, its gradients and optimizer state and the activations of one batch do not fit "
         "in the device's memory (or another process holds part of it).",
         "Memory grows with parameters (weights + gradients + 2 Adam moments = 16 bytes per "
@@ -167,7 +168,8 @@ SIGNATURES: list[Signature] = [
         r"entry \d+ and \[(?P<got2>[\d, ]+)\] at entry \d+|"
         # TensorFlow: lists of different lengths to tf.constant / convert_to_tensor
         r"Can't convert non-rectangular Python sequence to Tensor|Cannot add tensor to the batch:"
-        r" number of elements does not match",
+        r" number of elements does not match|Cannot batch tensors with different shapes in "
+        r"component \d+",
         "A list of sequences of different lengths was turned into a tensor without padding.",
         "torch.tensor needs every row to have the same length; tokenized examples differ in length "
         "until a collator pads them.",

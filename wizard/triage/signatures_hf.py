@@ -294,7 +294,8 @@ def refine_training_args_field(ev: dict, parsed: ParsedError) -> dict[str, Any] 
 def refine_string_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A bare UnimplementedError (its message lost) is the string cast only when the reporter
     says the labels are strings."""
-    if ev.get("unimplemented") and not _SAYS_STRING_LABELS.search(parsed.text):
+    if ev.get("unimplemented") and not _SAYS_STRING_LABELS.search(parsed.text) and \
+            not re.search(r"Cast string to (?:float|int)", parsed.text, re.I):
         return {"reject": True}
     return None
 
@@ -654,7 +655,7 @@ HF_SIGNATURES: list[Signature] = [
        r"serializable|"
        # Keras' own words for a layer it cannot serialise (a subclassed / transformers layer)
        r"Layer \w+ has arguments (?:\[[^\]\n]*\] )?in `__init__` and therefore must override "
-       r"`get_config`|Saving the model to HDF5 format requires the model to be a Functional model "
+       r"`get_config(?:\(\))?`|Saving the model to HDF5 format requires the model to be a Functional model "
        r"or a Sequential model",
        "Keras cannot serialise a transformers layer (its config object) into the H5/Keras "
        "format.",

@@ -80,7 +80,8 @@ def refine_predict_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 KERAS_SIGNATURES: list[Signature] = [
     _k("keras-fit-unsupported-input",
        r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
-       r"Unrecognized data type: x=(?P<x>[^\n]{1,120})",
+       r"Unrecognized data type: x=(?P<x>[^\n]{1,120})|"
+       r"Attempt to convert a value \(<transformers\.tokenization_utils_base\.BatchEncoding",
        "model.fit() got a type Keras cannot iterate: the tokenizer's BatchEncoding, a dict of "
        "Python lists, a datasets Dataset or a pandas object.",
        "Keras accepts NumPy arrays, tensors, a dict of them, or a tf.data.Dataset.",
@@ -89,6 +90,28 @@ KERAS_SIGNATURES: list[Signature] = [
        "np.array(labels))\n# or: tf_ds = model.prepare_tf_dataset(tokenized['train'], "
        "batch_size=16, shuffle=True, tokenizer=tokenizer)",
        title="Failed to find data adapter that can handle input", framework="tensorflow"),
+    _k("keras-fit-without-targets",
+       r"Target data is missing\. Your model was compiled with (?:loss=)?",
+       "fit() got inputs without labels while compile() was given a loss: the tf.data dataset "
+       "yields only features (to_tf_dataset/prepare_tf_dataset without the labels), or fit(x) "
+       "was called without y.",
+       "A loss passed to compile() needs targets from fit(); transformers TF models compute "
+       "their own loss from a 'labels' key when compile() gets no loss.",
+       ["data.batch-structure", "hyperparameters.string-loss-defaults"],
+       "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))   # no loss: the model uses "
+       "its 'labels'\ntf_ds = model.prepare_tf_dataset(tokenized['train'], batch_size=16, "
+       "shuffle=True, tokenizer=tokenizer)   # keeps the labels column",
+       title="Target data is missing", framework="tensorflow"),
+    _k("keras-load-model-on-weights-file",
+       r"No model config found in the file at",
+       "load_model() was given a file of weights only (saved with save_weights, or a "
+       "transformers tf_model.h5), which holds no model architecture to rebuild.",
+       "load_model rebuilds the model from the config stored beside the weights; save_weights "
+       "stores none.",
+       ["model.forward"],
+       "model = TFAutoModelForSequenceClassification.from_pretrained('saved_dir')   # a "
+       "save_pretrained folder\n# or: build the model in code, then model.load_weights(path)",
+       title="load_model on a weights-only file", framework="tensorflow"),
     _k("keras-model-not-compiled",
        r"You must (?:call `?compile\(\)`? before|compile (?:a|your) model before) "
        r"(?:using|training/testing|training|fitting)",

@@ -266,7 +266,8 @@ USAGE_SIGNATURES: list[Signature] = [
        refine=refine_object_attribute),
     _u("layer-input-shape-mismatch",
        r"mat1 and mat2 shapes cannot be multiplied \((?P<a>\d+x\d+) and (?P<b>\d+x\d+)\)|"
-       r"Input \d+ of layer \"?[\w/-]+\"? is incompatible with the layer: expected "
+       r"Input \d+ (?:of layer \"?[\w/-]+\"? )?is incompatible with (?:the )?layer(?: "
+       r"\"?[\w/-]+\"?)?: expected "
        r"(?P<expected>[^\n]{1,80}?), found (?P<found>[^\n]{1,80})|"
        r"size mismatch, m1: \[(?P<m1>[^\]]+)\], m2: \[(?P<m2>[^\]]+)\]",
        "A layer got inputs of another width or rank than it was built for: a custom head sized "
