@@ -88,6 +88,15 @@ def _cause(text: str) -> str:
      "out-of-memory"),
     ("ValueError: Input 0 is incompatible with layer model: expected shape=(None, 512), found "
      "shape=(16, 600)", "layer-input-shape-mismatch"),
+    ("AttributeError: 'torch.dtype' object has no attribute 'itemsize'", "env-version-too-old"),
+    ("hf_hub_download(repo_id='runwayml/stable-diffusion-inpainting', filename='x.ckpt')\n"
+     "HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/runwayml/"
+     "stable-diffusion-inpainting/resolve/main/x.ckpt", "hub-gated-repo"),
+    ("NotImplementedError                       Traceback (most recent call last)\n"
+     "<ipython-input-269-557c9cec7497> in <module>\n----> 1 model.save('model.h5')\n\n"
+     "/usr/local/lib/python3.7/site-packages/tensorflow/python/keras/engine/network.py in "
+     "get_config(self)\n    966     if not self._is_graph_network:\n--> 967       raise "
+     "NotImplementedError\n\nNotImplementedError: ", "keras-h5-save-unsupported"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -181,3 +190,16 @@ def test_a_label_argument_of_a_forward_of_the_users_own_is_no_column_name_questi
     paste = ("    def forward(self, input_ids, labels=None):\n        ...\nTypeError: "
              "forward() got an unexpected keyword argument 'label'")
     assert _cause(paste) != "labels-column-misnamed"
+
+
+def test_a_403_on_a_push_is_no_gate() -> None:
+    paste = ("model.push_to_hub('org/name')\nHTTPError: 403 Client Error: Forbidden for url: "
+             "https://huggingface.co/api/models/org/name/commit/main")
+    assert _cause(paste) != "hub-gated-repo"
+
+
+def test_a_bare_not_implemented_error_elsewhere_is_no_keras_save() -> None:
+    paste = ('  File "train.py", line 3, in <module>\n    model.foo()\n  File '
+             '"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", line 9, in '
+             "_forward_unimplemented\n    raise NotImplementedError\nNotImplementedError")
+    assert _cause(paste) != "keras-h5-save-unsupported"

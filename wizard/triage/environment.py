@@ -328,6 +328,12 @@ ENV_SIGNATURES: list[Signature] = [
          "position_ids; the transformers loading it is older and expects the buffer.",
          "pip install -U transformers   # or: model.load_state_dict(state_dict, strict=False)",
          priority=16),
+    _sig("env-torch-dtype-itemsize", OLD,
+         r"'torch\.dtype' object has no attribute 'itemsize'",
+         "A library (transformers, accelerate, peft) reads torch.dtype.itemsize, which torch "
+         "added in 2.1; the installed torch is older.",
+         'pip install -U "torch>=2.1"   # or pin the library to a release that supports your '
+         "torch", priority=16),
     _sig("env-non-consecutive-added-token", OLD,
          r"Non-consecutive added token '[^'\n]*' found",
          "The tokenizer was saved by a newer transformers (added tokens are stored "

@@ -300,6 +300,21 @@ def refine_string_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     return None
 
 
+# a 403 on reading a repository's files (not on a commit, an upload or a repo creation)
+_DOWNLOAD = re.compile(r"/resolve/|hf_hub_download|snapshot_download|from_pretrained|\bdownload",
+                       re.I)
+_WRITE = re.compile(r"/(?:commit|preupload|upload)\b|create_repo|push_to_hub|upload_\w+\(|"
+                    r"git push", re.I)
+
+
+def refine_download_forbidden(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A bare 403 is the gate only when the paste downloads (a write refused is another
+    cause)."""
+    if ev.get("forbidden") and (_WRITE.search(parsed.text) or not _DOWNLOAD.search(parsed.text)):
+        return {"reject": True}
+    return None
+
+
 _s = signature_maker(12)
 
 
@@ -357,12 +372,14 @@ HF_SIGNATURES: list[Signature] = [
        "huggingface-cli whoami", priority=14),
     _s("hub-gated-repo",
        r"Cannot access gated repo|You are trying to access a gated repo|is a gated (?:repo|"
-       r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors",
+       r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors|"
+       # a download refused (403) without the gate named: older huggingface_hub releases
+       r"(?P<forbidden>403 (?:Client Error: )?Forbidden for url)",
        "The repository is gated: accept its terms on the Hub and authenticate.",
        "Gated repos answer 401/403 until the license is accepted and a token is sent.",
        ["environment.gated-repo", "environment.hub-auth-required"],
        "# accept the terms at https://huggingface.co/<repo>, then:\nhuggingface-cli login",
-       priority=13),
+       priority=13, refine=refine_download_forbidden),
     _s("hub-upload-too-large",
        r"413 Client Error: Payload Too Large|Payload Too Large for url",
        "The upload exceeds the Hub's limits (50 GB per file, very large commits).",

@@ -69,6 +69,15 @@ def refine_windows_tf_gpu(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     return {"reject": True}
 
 
+def refine_get_config(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A bare NotImplementedError is Keras' serialisation only when Keras' get_config (or the
+    serialiser) raised it."""
+    if any(f.function in ("get_config", "serialize_keras_object", "get_network_config") and
+           f.package in ("keras", "tensorflow", "tf_keras") for f in parsed.frames):
+        return {"id": "keras-h5-save-unsupported"}
+    return {"reject": True}
+
+
 _k = signature_maker(11)
 
 
@@ -102,6 +111,16 @@ KERAS_SIGNATURES: list[Signature] = [
        "its 'labels'\ntf_ds = model.prepare_tf_dataset(tokenized['train'], batch_size=16, "
        "shuffle=True, tokenizer=tokenizer)   # keeps the labels column",
        title="Target data is missing", framework="tensorflow"),
+    _k("keras-get-config-not-implemented",
+       r"^NotImplementedError\b",
+       "Keras cannot serialise the model: a subclassed model, or a layer of transformers inside "
+       "it, has no get_config(), which model.save() to H5/.keras needs.",
+       "H5/.keras saving stores each layer's constructor arguments; a subclassed network "
+       "raises NotImplementedError in get_config.",
+       ["model.forward"], "model.save_weights('weights.h5')   # or tf.saved_model.save(model, "
+       "'saved/')\n# transformers models: model.save_pretrained('dir')",
+       title="get_config() not implemented for this model", framework="tensorflow",
+       refine=refine_get_config),
     _k("keras-load-model-on-weights-file",
        r"No model config found in the file at",
        "load_model() was given a file of weights only (saved with save_weights, or a "
