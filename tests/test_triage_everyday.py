@@ -97,6 +97,22 @@ def _cause(text: str) -> str:
      "/usr/local/lib/python3.7/site-packages/tensorflow/python/keras/engine/network.py in "
      "get_config(self)\n    966     if not self._is_graph_network:\n--> 967       raise "
      "NotImplementedError\n\nNotImplementedError: ", "keras-h5-save-unsupported"),
+    # evaluation, generation and placement
+    ("ValueError: Target is multiclass but average='binary'. Please choose another average "
+     "setting, one of [None, 'micro', 'macro', 'weighted'].", "metric-average-binary-on-multiclass"),
+    ("ValueError: Found input variables with inconsistent numbers of samples: [872, 223232]",
+     "metric-inputs-different-lengths"),
+    ("ValueError: Greedy methods without beam search do not support `num_return_sequences` "
+     "different than 1 (got 4).", "num-return-sequences-greedy"),
+    ("ValueError: You are trying to offload the whole model to the disk. Please use the "
+     "`disk_offload` function instead.", "whole-model-offloaded-to-disk"),
+    ("ValueError: You have set `args.eval_strategy` to IntervalStrategy.STEPS but you didn't "
+     "pass an `eval_dataset` to `Trainer`. Either set `args.eval_strategy` to `no` or pass an "
+     "`eval_dataset`.", "eval-dataset-missing"),
+    ("ValueError: The train_dataset does not implement __len__, max_steps has to be specified.",
+     "iterable-dataset-without-length"),
+    ("ValueError: Unable to create tensor, you should probably activate padding with "
+     "'padding=True' to have batched tensors with the same length.", "unable-to-create-tensor"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

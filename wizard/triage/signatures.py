@@ -147,7 +147,7 @@ SIGNATURES: list[Signature] = [
         priority=13, refine=refine_oom),
     Signature(
         "unable-to-create-tensor",
-        r"Unable to create tensor ?, you should probably activate truncation and/or padding",
+        r"Unable to create tensor ?, you should probably activate (?:truncation and/or )?padding",
         "The examples of a batch have different lengths (no padding/truncation) or a column holds "
         "something that is not a list of ids (raw text, nested labels).",
         "return_tensors / a collator stacks the examples into one rectangular tensor; ragged "

@@ -108,6 +108,7 @@ DATA_SIGNATURES: list[Signature] = [
        refine=refine_extra_index),
     _m("iterable-dataset-without-length",
        r"max_steps must be set to a positive value if dataloader does not have a length|"
+       r"train_dataset does not implement __len__, max_steps has to be specified|"
        r"object of type '(?:Iterable\w*Dataset|IterableDatasetDict|generator)' has no len\(\)",
        "A streamed dataset (load_dataset(..., streaming=True), an IterableDataset or a "
        "generator) has no length, and the Trainer (or the code) needs one to plan the epochs.",

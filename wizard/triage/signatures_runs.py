@@ -356,6 +356,25 @@ RUN_SIGNATURES: list[Signature] = [
        "TrainingArguments(..., report_to='none')   # or: wandb login / WANDB_API_KEY=...\n"
        "# or: export WANDB_DISABLED=true", title="wandb is not logged in", family="env-setup-step-skipped",
        priority=12),
+    _m("num-return-sequences-greedy",
+       r"Greedy methods without beam search do not support `?num_return_sequences`? different "
+       r"than 1",
+       "generate() was asked for several sequences per input with greedy decoding, which has "
+       "only one.",
+       "Greedy search keeps the single most likely continuation; several need sampling or "
+       "beams.", ["model.forward"],
+       "model.generate(**inputs, do_sample=True, num_return_sequences=4)   # or num_beams=4",
+       title="num_return_sequences with greedy decoding", priority=13),
+    _m("whole-model-offloaded-to-disk",
+       r"You are trying to offload the whole model to the disk",
+       "device_map='auto' found no room for the model on a GPU or in RAM: no GPU is visible "
+       "(CUDA unavailable, CUDA_VISIBLE_DEVICES), or max_memory leaves none.",
+       "accelerate places layers on GPUs first, then the CPU, then the disk; nothing fits "
+       "before the disk here.", ["memory.estimate"],
+       "import torch; print(torch.cuda.is_available())   # the GPU must be visible\n"
+       "model = AutoModelForCausalLM.from_pretrained(ckpt, device_map='auto', "
+       "torch_dtype=torch.bfloat16)   # or a 4-bit quantization_config",
+       title="The whole model would go to the disk", priority=13),
     _m("use-cache-with-checkpointing-warning",
        r"`?use_cache=True`? is incompatible with gradient checkpointing\. Setting "
        r"`?use_cache=False`?|Caching is incompatible with gradient checkpointing in \w+\. Setting "

@@ -524,8 +524,29 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "print(dataset)   # num_rows of each split, before and after each filter/map",
        title="The dataset is empty"),
+    _u("metric-average-binary-on-multiclass",
+       r"Target is multiclass but average='binary'",
+       "compute_metrics calls precision/recall/F1 with the default average='binary' on labels "
+       "of more than two classes.",
+       "scikit-learn's binary average scores one positive class; several classes need a way "
+       "to combine them.", ["data.label-balance"],
+       "f1_score(labels, preds, average='macro')   # or 'weighted' / 'micro'",
+       title="average='binary' on a multiclass task"),
+    _u("metric-inputs-different-lengths",
+       r"Found input variables with inconsistent numbers of samples: \[(?P<a>\d+), (?P<b>\d+)\]",
+       "compute_metrics hands the metric predictions and labels of different lengths: the "
+       "predictions are not reduced to one class id per example (argmax over the wrong axis, or "
+       "the logits tuple of a model with several outputs), or token-level labels meet "
+       "sequence-level predictions.",
+       "scikit-learn's metrics compare the two arrays element by element.",
+       ["data.batch-structure"],
+       "logits = eval_pred.predictions[0] if isinstance(eval_pred.predictions, tuple) else "
+       "eval_pred.predictions\npreds = np.argmax(logits, axis=-1)   # one id per example",
+       title="Predictions and labels of different lengths"),
     _u("eval-dataset-missing",
-       r"Trainer: evaluation requires an eval_dataset",
+       r"Trainer: evaluation requires an eval_dataset|(?:eval(?:uation)?_strategy`? (?:is set )?"
+       r"to [\w.]+ but you didn't pass an `?eval_dataset|eval(?:uation)?_strategy is set to \w+ "
+       r"but no eval_dataset)",
        "Evaluation is on (eval_strategy, load_best_model_at_end or trainer.evaluate()) but the "
        "Trainer got no eval_dataset.", "The Trainer evaluates only on the eval_dataset it was "
        "given.", ["data.batch-structure"],
