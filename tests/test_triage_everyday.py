@@ -113,6 +113,23 @@ def _cause(text: str) -> str:
      "iterable-dataset-without-length"),
     ("ValueError: Unable to create tensor, you should probably activate padding with "
      "'padding=True' to have batched tensors with the same length.", "unable-to-create-tensor"),
+    # datasets and batches
+    ("ValueError: Config name is missing.\nPlease pick one among the available configs: ['cola',"
+     " 'sst2']\nExample of usage:\n\t`load_dataset('glue', 'cola')`", "dataset-config-name"),
+    ("ValueError: Split train not found. Available splits: ['test']", "dataset-split-not-found"),
+    ("ValueError: Column 'label' doesn't exist.", "column-not-in-dataset"),
+    ("ValueError: Invalid string class label positive", "classlabel-out-of-range"),
+    ("ValueError: Features of the new split don't match the features of the existing splits.",
+     "data-files-different-columns"),
+    ("datasets.table.CastError: Couldn't cast\ntext: string\nto\n{'sentence': Value(dtype="
+     "'string', id=None)}\nbecause column names don't match", "data-files-different-columns"),
+    ('  File "train.py", line 61, in compute_metrics\n    decoded_labels = tokenizer.batch_decode('
+     "labels, skip_special_tokens=True)\nOverflowError: out of range integral type conversion "
+     "attempted", "decode-negative-ids"),
+    ("OverflowError: can't convert negative int to unsigned", "decode-negative-ids"),
+    ("AttributeError: 'dict' object has no attribute 'to'", "dict-moved-to-device"),
+    ("OSError: Incorrect path_or_model_id: './model'. Please provide either the path to a local "
+     "folder or the repo_id of a model on the Hub.", "local-file-missing"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

@@ -47,6 +47,14 @@ CODE_SIGNATURES: list[Signature] = [
        "unwrapped = accelerator.unwrap_model(model)   # or: model.module (DDP, DataParallel)\n"
        "unwrapped.generate(**inputs)", title="A method of the model read from its wrapper",
        framework="pytorch", priority=16),
+    _c("dict-moved-to-device",
+       r"'dict' object has no attribute '(?:to|cuda)'",
+       "The code moves a batch with batch.to(device), and the batch is a plain dict (a "
+       "collator's or a dataset's output), which has no .to().",
+       "Only tensors (and transformers' BatchEncoding) have .to(); a dict of tensors moves "
+       "key by key.", ["data.batch-structure"],
+       "batch = {k: v.to(device) for k, v in batch.items()}",
+       title="A dict of tensors moved with .to()", framework="pytorch"),
     _c("safetensors-non-contiguous",
        r"You are trying to save a non contiguous tensor",
        "Some weights are views of other memory (transposed, sliced or re-tied by the code that "

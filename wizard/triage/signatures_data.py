@@ -156,7 +156,7 @@ DATA_SIGNATURES: list[Signature] = [
        title="The label column is not a ClassLabel", priority=15),
     _m("classlabel-out-of-range",
        r"Class label (?P<label>-?\d+) greater than configured num_classes (?P<num_classes>\d+)|"
-       r"Class label (?P<label2>-?\d+) less than -1",
+       r"Class label (?P<label2>-?\d+) less than -1|Invalid string class label (?P<label3>[^\n]{1,80})",
        "A label value lies outside the dataset's ClassLabel feature (its names list has fewer "
        "classes than the data uses, or the ids do not start at 0).",
        "ClassLabel stores ids 0..num_classes-1 (and -1 for no label).",

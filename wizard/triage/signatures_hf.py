@@ -222,7 +222,7 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
-    path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or "")
+    path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or "")
     if re.match(_LOCAL_PATH, path) or path.count("/") > 1 or re.search(_RUN_FOLDER, path):
         if ev.get("path2"):           # PeftModel.from_pretrained / AutoPeftModel
             return {"id": "local-file-missing",
@@ -645,7 +645,9 @@ HF_SIGNATURES: list[Signature] = [
        "huggingface-cli download <repo> --force-download   # or git lfs pull in a clone",
        priority=14, title="The weights file is incomplete"),
     _s("data-files-different-columns",
-       r"All the data files must have the same columns",
+       r"All the data files must have the same columns|Features of the new split don't match "
+       r"the features of the existing splits|Couldn't cast\n[\s\S]{0,2000}?because column names "
+       r"don't match",
        "The data files (or the files of one split) do not have the same columns, so datasets "
        "cannot read them into one table.", "load_dataset infers one schema per split from the "
        "first file.", ["data.batch-structure"],
@@ -740,7 +742,8 @@ HF_SIGNATURES: list[Signature] = [
        r"image processor|processor) for '(?P<path>[^'\n]{1,300})'|"
        r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'|"
        # transformers 3 and early 4: "- 't5-base' is a correct model identifier listed on ..."
-       r"'(?P<path3>[^'\n]{1,300})' is a correct model identifier listed on",
+       r"'(?P<path3>[^'\n]{1,300})' is a correct model identifier listed on|"
+       r"Incorrect path_or_model_id: '(?P<path4>[^'\n]{1,300})'",
        "Nothing loadable of that kind is where the name points: a local folder without those "
        "files, or a Hub id that is misspelt, private or unreachable.",
        "from_pretrained reads a local folder when one of that name exists, else the Hub id.",

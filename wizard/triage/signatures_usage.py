@@ -236,7 +236,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "model = PeftModel.from_pretrained(model, adapter_path)",
        title="size mismatch for lm_head / embed_tokens", priority=14),
     _u("dataset-split-not-found",
-       r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])",
+       r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])|"
+       r"Split (?P<split2>[\w.-]+) not found\. Available splits: (?P<splits2>\[[^\]\n]*\])",
        "The code asks for a split the dataset does not have (many datasets ship only 'train').",
        "load_dataset(..., split=name) and DatasetDict[name] need a split the data files define.",
        ["environment.dataset-config"],
@@ -414,7 +415,7 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("column-not-in-dataset",
        r"Column (?:to remove )?\[?'?(?P<column>[^\]'\n]{1,80})'?\]? not in the dataset|"
        r"Columns? (?P<column2>\w+|\[[^\]\n]{1,200}\]) not in the dataset\. Current columns in the "
-       r"dataset:",
+       r"dataset:|Column '(?P<column3>[^'\n]{1,80})' doesn't exist",
        "The code names a column the dataset does not have (another name, or already removed "
        "or renamed by an earlier map).",
        "datasets checks column names against the dataset's current columns.",
@@ -455,7 +456,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "labels = labels.long()", title="Float labels for cross-entropy", framework="pytorch",
        priority=12, refine=refine_float_labels),
     _u("decode-negative-ids",
-       r"out of range integral type conversion attempted|piece id is out of range",
+       r"out of range integral type conversion attempted|piece id is out of range|"
+       r"OverflowError: can.t convert negative int to unsigned",
        "Token ids that are not ids reached decode(): labels still hold -100 (the ignored "
        "positions), typically in compute_metrics of a seq2seq or generation run.",
        "decode() looks every id up in the vocabulary; -100 has no entry.",
@@ -677,7 +679,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "def preprocess(batch):\n    return tokenizer(batch['text'], truncation=True)   # a dict",
        priority=13, title="The map function returns no dict"),
     _u("dataset-config-name",
-       r"BuilderConfig '?(?P<config>[^'\n]*)'? not found\. Available: |Config name is missing\. "
+       r"BuilderConfig '?(?P<config>[^'\n]*)'? not found\. Available: |Config name is missing\.\s+"
        r"Please pick one among the available configs",
        "The dataset has several configurations (subsets) and none, or a wrong one, was named.",
        "load_dataset(path, name) picks a configuration; the error lists those that exist.",
