@@ -130,6 +130,10 @@ def _cause(text: str) -> str:
     ("AttributeError: 'dict' object has no attribute 'to'", "dict-moved-to-device"),
     ("OSError: Incorrect path_or_model_id: './model'. Please provide either the path to a local "
      "folder or the repo_id of a model on the Hub.", "local-file-missing"),
+    ("OSError: output_dir/checkpoint-139805 is not a local folder and is not a valid model "
+     "identifier listed on 'https://huggingface.co/models'", "local-file-missing"),
+    ("ImportError: cannot import name 'LLaMAForCausalLM' from 'transformers' (/usr/local/lib/"
+     "python3.9/dist-packages/transformers/__init__.py)", "wrong-import-path"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -236,3 +240,17 @@ def test_a_bare_not_implemented_error_elsewhere_is_no_keras_save() -> None:
              '"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", line 9, in '
              "_forward_unimplemented\n    raise NotImplementedError\nNotImplementedError")
     assert _cause(paste) != "keras-h5-save-unsupported"
+
+
+def test_an_org_and_name_is_still_looked_up_on_the_hub() -> None:
+    assert _cause("OSError: someorg/some-model is not a local folder and is not a valid model "
+                  "identifier listed on 'https://huggingface.co/models'") != "local-file-missing"
+
+
+def test_a_name_a_release_exported_is_no_misspelling() -> None:
+    # removed in transformers 5, so a release question, not a typo
+    assert _cause("ImportError: cannot import name 'top_k_top_p_filtering' from "
+                  "'transformers'") == "env-version-too-new"
+    with pastes_from_elsewhere():
+        t = triage("ImportError: cannot import name 'LLaMATokenizer' from 'transformers'")
+    assert t.primary is not None and "LlamaTokenizer" in t.primary.fix

@@ -96,6 +96,11 @@ def top_name(package: str, name: str) -> Span | None:
     return None
 
 
+def top_names(package: str) -> list[str]:
+    """Every name the top level of ``package`` exported in some scanned release."""
+    return list(_data()["top"].get(_import_name(package), {}))
+
+
 def exporters(name: str) -> list[str]:
     """The packages whose top level ever exported ``name`` (import spelling)."""
     return [pkg for pkg, names in _data()["top"].items() if name in names]

@@ -4,6 +4,7 @@ wheels' history in versions.py).
 """
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -77,6 +78,19 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return answer(MISSING, module, cause, f"pip install {pkg}   # then restart the runtime", ev)
 
 
+def _near_name(package: str, name: str) -> str | None:
+    """The name `package` really exports that `name` misspells (other case, a letter off), when
+    no scanned release exported `name` itself."""
+    names = api_history.top_names(package)
+    if not names or name in names or api_history.module(f"{package}.{name}") is not None:
+        return None
+    same = [n for n in names if n.lower() == name.lower()]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.9) if len(name) >= 6 else []
+    return close[0] if close else None
+
+
 def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     name, module = str(ev.get("name", "")), str(ev.get("module", "") or "")
     if not module:                    # "cannot import name 'X'": the paste's own import line
@@ -112,6 +126,13 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         change = None                 # transformers 4 exports them only beside their backend
     if change is None and module:
         change = api_change(module)
+    near = _near_name(top, name) if change is None and module == top else None
+    if near:
+        ev["did_you_mean"] = near
+        return {"id": "wrong-import-path",
+                "cause": f"No release of {pip_name(top)} exports {name}; it exports {near}: the "
+                         "name is misspelt (or taken from a fork or a pre-release pull request).",
+                "fix": f"from {top} import {near}"}
     if change is not None:
         return answer_from_change(change, f"{name} ({module or change.package})", parsed, ev,
                             importer_of(parsed))

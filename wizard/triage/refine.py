@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from wizard.triage.normalize import to_int
 from wizard.triage.parse import ParsedError
+from wizard.triage.paths import is_local_path
 
 Refine = Callable[[dict, ParsedError], "dict[str, Any] | None"]
 
@@ -385,6 +386,10 @@ def refine_gradients_none(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     return dict(_TAPE_ANSWER)
 
 
+_NOT_A_FOLDER = re.compile(r"(?P<path>[^\s'\"`]{1,300}) is not a local folder and is not a valid "
+                           r"model identifier")
+
+
 def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A dataset (or Space) looked up as a model: the URL is a model URL while the code names
     the repo type or loads that id as a dataset. A repo the paste says is gated (a license to
@@ -396,6 +401,15 @@ def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                          "Hub and authenticate, the Hub answers as if it did not exist.",
                 "fix": "# accept the terms at https://huggingface.co/<repo>, then:\n"
                        "huggingface-cli login"}
+    named = _NOT_A_FOLDER.search(parsed.text)
+    if named and is_local_path(named.group("path")):
+        path = named.group("path")
+        return {"id": "local-file-missing",
+                "cause": f"{path} is a local path (a training run's folder), and no folder is "
+                         "there: from_pretrained then reads the name as a Hub id. The run did not "
+                         "save there, or the path is relative to another working directory.",
+                "fix": f"import os; print(os.getcwd(), os.path.isdir('{path}'))\n"
+                       "trainer.save_model(folder)   # or download the shared checkpoint into it"}
     m = _MODEL_URL.search(parsed.text)
     if m is None:
         return None

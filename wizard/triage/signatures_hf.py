@@ -8,6 +8,7 @@ from typing import Any
 from wizard.triage import api_history
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
+from wizard.triage.paths import LOCAL_PATH, is_local_path
 from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import paste_versions
 
@@ -166,10 +167,6 @@ def refine_collated_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 
 # a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
-_LOCAL_PATH = r"(?:\.{1,2}[/\\]|[/~]|[A-Za-z]:[/\\])"
-# a training run's folder: a Trainer checkpoint, or an output folder of a script ("outputs/x")
-_RUN_FOLDER = (r"(?:^|[/\\])checkpoint-\d+[/\\]?$|^(?:outputs?|results?|checkpoints?|ckpts?|runs|"
-               r"saved?_models?|tmp|logs?)[/\\]")
 # ids of public repositories that certainly exist (tutorials' and courses' checkpoints), exactly:
 # a near miss of one (bert-base-uncasd) is a misspelt id, not an unreachable Hub
 _PUBLIC_IDS = frozenset("""
@@ -208,7 +205,7 @@ stabilityai/stable-diffusion-2-1 runwayml/stable-diffusion-v1-5 CompVis/stable-d
 
 def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only for a local path (a Hub id without the file is another matter)."""
-    return None if re.match(_LOCAL_PATH, str(ev.get("path") or ev.get("path2") or "")) else \
+    return None if re.match(LOCAL_PATH, str(ev.get("path") or ev.get("path2") or "")) else \
         {"reject": True}
 
 
@@ -223,7 +220,7 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
     path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or "")
-    if re.match(_LOCAL_PATH, path) or path.count("/") > 1 or re.search(_RUN_FOLDER, path):
+    if is_local_path(path):
         if ev.get("path2"):           # PeftModel.from_pretrained / AutoPeftModel
             return {"id": "local-file-missing",
                     "cause": f"The folder {path} holds no adapter_config.json: no adapter was "
@@ -726,7 +723,7 @@ HF_SIGNATURES: list[Signature] = [
        r"Unable to find '(?P<path3>[^'\n]{1,300})'|"
        # a local path that does not exist, which from_pretrained then reads as a Hub repo id
        r"Repo id must (?:be in the form|use alphanumeric chars)[^\n]{0,200}?: '(?P<path4>"
-       + _LOCAL_PATH + r"[^'\n]{0,300})'",
+       + LOCAL_PATH + r"[^'\n]{0,300})'",
        "A file the code or the loader reads is not at the path given: it was never downloaded "
        "or saved there, the path is relative to another working directory, or the name is "
        "misspelt.",
