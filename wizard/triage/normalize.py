@@ -3,7 +3,7 @@
 `normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
 rank prefixes, pytest's `E   ` prefix, Markdown fences (whole-line or glued to an error line),
 quote marks, image and notebook links (Colab, VS Code), escaped newlines of a traceback pasted
-as a string, and dedents; it rejoins a frame header the terminal wrapped and an exception line two
+as a string, and dedents; it redraws rich's boxed tracebacks in Python's format, rejoins a frame header the terminal wrapped and an exception line two
 ranks printed at once. `to_int` reads a number from it.
 """
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import textwrap
 from typing import Any
+
+from wizard.triage.rich_traceback import unbox
 
 MAX_CHARS = 200_000            # longer pastes keep their head and (mostly) their tail
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
@@ -54,6 +56,7 @@ def normalize(text: Any) -> str:
     text = _LINE_PREFIX.sub("", text)
     text = _PYTEST_E.sub("", text)
     text = _QUOTE.sub("", text)
+    text = unbox(text)
     text = _IMAGE.sub("", text)
     text = _WRAPPED_HEADER.sub(r"\1 \2", text)
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
