@@ -134,6 +134,11 @@ def _cause(text: str) -> str:
      "identifier listed on 'https://huggingface.co/models'", "local-file-missing"),
     ("ImportError: cannot import name 'LLaMAForCausalLM' from 'transformers' (/usr/local/lib/"
      "python3.9/dist-packages/transformers/__init__.py)", "wrong-import-path"),
+    ("/usr/lib/python3/site-packages/torch/utils/checkpoint.py:61: UserWarning: None of the "
+     "inputs have requires_grad=True. Gradients will be None", "gradient-checkpointing-inputs-no-grad"),
+    ("W0000 00:00:1712345678.123 op_kernel.cc:1839] OP_REQUIRES failed at xla_ops.cc:574 : "
+     "UNIMPLEMENTED: Could not find compiler for platform CUDA: NOT_FOUND: could not find "
+     "registered compiler for platform CUDA", "env-setup-step-skipped"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -254,3 +259,29 @@ def test_a_name_a_release_exported_is_no_misspelling() -> None:
     with pastes_from_elsewhere():
         t = triage("ImportError: cannot import name 'LLaMATokenizer' from 'transformers'")
     assert t.primary is not None and "LlamaTokenizer" in t.primary.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "Special tokens have been added in the vocabulary, make sure the associated word embeddings "
+    "are fine-tuned or trained.",
+    "huggingface/tokenizers: The current process just got forked, after parallelism has already "
+    "been used. Disabling parallelism to avoid deadlocks...",
+    "`torch_dtype` is deprecated! Use `dtype` instead!",
+    "FutureWarning: `tokenizer` is deprecated and will be removed in version 5.0.0 for "
+    "`Trainer.__init__`. Use `processing_class` instead.",
+    "The attention mask is not set and cannot be inferred from input because pad token is same "
+    "as eos token. As a consequence, you may observe unexpected behavior.",
+    "UserWarning: To copy construct from a tensor, it is recommended to use "
+    "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True)",
+])
+def test_warnings_alone_are_answered_as_no_error(paste: str) -> None:
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.primary is not None and t.primary.signature.benign
+
+
+def test_a_benign_warning_does_not_hide_the_error_after_it() -> None:
+    paste = ("Special tokens have been added in the vocabulary, make sure the associated word "
+             "embeddings are fine-tuned or trained.\nValueError: Asking to pad but the tokenizer "
+             "does not have a padding token.")
+    assert _cause(paste) == "no-pad-token"

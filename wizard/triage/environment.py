@@ -451,6 +451,14 @@ ENV_SIGNATURES: list[Signature] = [
          r"dependencies",
          "Pinned versions cannot be installed together.", "loosen one of the pins",
          refine=refine_pins_conflict, priority=18),
+    _sig("env-xla-cuda-compiler-missing", SETUP,
+         r"Could not find compiler for platform CUDA|could not find registered compiler for "
+         r"platform CUDA|Can't find libdevice directory",
+         "TensorFlow compiles the model with XLA (jit_compile, the default of Keras 3's fit on a "
+         "GPU) and finds no CUDA compiler tools (ptxas, libdevice) for it: the CUDA toolkit "
+         "TensorFlow's XLA needs is not installed.",
+         "pip install \"tensorflow[and-cuda]\"   # brings the CUDA tools XLA needs\n"
+         "# or: model.compile(..., jit_compile=False)", priority=16),
     _sig("env-cuda-toolkit-missing", SETUP,
          r"CUDA_HOME does not exist, unable to compile CUDA op|CUDA_HOME environment variable is "
          r"not set|nvcc (?:was )?not found|No CUDA runtime is found, using CUDA_HOME|"

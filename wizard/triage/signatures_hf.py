@@ -481,7 +481,9 @@ HF_SIGNATURES: list[Signature] = [
        "# or keep fp16 frozen weights and cast the trainable (LoRA) ones: p.data = p.data.float()"
        "\n# or: TrainingArguments(bf16=True)", priority=14),
     _s("gradient-checkpointing-inputs-no-grad",
-       r"element 0 of tensors does not require grad and does not have a grad_fn",
+       r"element 0 of tensors does not require grad and does not have a grad_fn|"
+       # the same, as torch.utils.checkpoint's warning: the loss then trains nothing
+       r"None of the inputs have requires_grad=True\. Gradients will be None",
        "Nothing in the loss requires grad: all weights are frozen, or gradient checkpointing "
        "runs on a model whose input embeddings are frozen (LoRA/PEFT).",
        "Reentrant checkpointing needs an input that requires grad.",

@@ -274,7 +274,13 @@ RUN_SIGNATURES: list[Signature] = [
        r"were not set|were not used when initializing \w+|The model weights are not tied|"
        r"fan_in_fan_out is set to False but the target module is `?Conv1D|Could not find a config "
        r"file in [^\n]{1,200} - will assume that the vocabulary was not modified|couldn't be "
-       r"hashed properly, a random hash was used instead|cache-system uses symlinks by default",
+       r"hashed properly, a random hash was used instead|cache-system uses symlinks by default|"
+       r"Special tokens have been added in the vocabulary, make sure the associated word "
+       r"embeddings are fine-tuned|The current process just got forked, after parallelism has "
+       r"already been used|with a fast tokenizer, using the `__call__` method is faster|"
+       r"`torch_dtype` is deprecated! Use `dtype` instead|`tokenizer` is deprecated and will be "
+       r"removed in version [\d.]+ for `\w+\.__init__`\. Use `processing_class` instead|"
+       r"There were missing keys in the checkpoint model loaded: \['lm_head\.weight'\]",
        "Not an error: an informational message of the library about a default it chose (import "
        "order, the loss, the pad token for generation, pretraining weights a task model does "
        "not use, new embeddings, caching, symlinks).",
@@ -375,6 +381,24 @@ RUN_SIGNATURES: list[Signature] = [
        "model = AutoModelForCausalLM.from_pretrained(ckpt, device_map='auto', "
        "torch_dtype=torch.bfloat16)   # or a 4-bit quantization_config",
        title="The whole model would go to the disk", priority=13),
+    _m("generation-attention-mask-not-set",
+       r"The attention mask is not set and cannot be inferred from input because pad token is "
+       r"same as eos token",
+       "A warning, not an error: generate() got no attention_mask, and with pad == eos it cannot "
+       "tell padding from an end of sequence, so batched or padded prompts may generate badly.",
+       "generate() infers the mask from pad tokens only when the pad token is its own token.", [],
+       "out = model.generate(**inputs)   # inputs = tokenizer(..., return_tensors='pt') carries "
+       "attention_mask", title="generate() without an attention mask (a warning)", priority=0,
+       benign=True),
+    _m("tensor-copy-constructed-warning",
+       r"To copy construct from a tensor, it is recommended to use sourceTensor\.clone\(\)\."
+       r"detach\(\)",
+       "A warning, not an error: torch.tensor() was called on something that is already a "
+       "tensor (often in a Dataset's __getitem__ over tokenizer outputs).",
+       "torch.tensor copies its input; on a tensor that copy keeps no graph and PyTorch warns.",
+       [], "item = {k: v.clone().detach() for k, v in encodings.items()}   # or "
+       "torch.as_tensor(v)", title="torch.tensor() on a tensor (a warning)", priority=0,
+       benign=True),
     _m("use-cache-with-checkpointing-warning",
        r"`?use_cache=True`? is incompatible with gradient checkpointing\. Setting "
        r"`?use_cache=False`?|Caching is incompatible with gradient checkpointing in \w+\. Setting "
