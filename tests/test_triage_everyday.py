@@ -139,6 +139,11 @@ def _cause(text: str) -> str:
     ("W0000 00:00:1712345678.123 op_kernel.cc:1839] OP_REQUIRES failed at xla_ops.cc:574 : "
      "UNIMPLEMENTED: Could not find compiler for platform CUDA: NOT_FOUND: could not find "
      "registered compiler for platform CUDA", "env-setup-step-skipped"),
+    ("UserWarning: Merge lora module to 4-bit linear may get different generations due to "
+     "rounding errors.", "merge-into-4bit-rounding-warning"),
+    ("ValueError: The model has been loaded with `accelerate` and therefore cannot be moved to a "
+     "specific device. Please discard the `device` argument when creating your pipeline object.",
+     "pipeline-device-with-device-map"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

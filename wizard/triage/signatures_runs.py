@@ -399,6 +399,25 @@ RUN_SIGNATURES: list[Signature] = [
        [], "item = {k: v.clone().detach() for k, v in encodings.items()}   # or "
        "torch.as_tensor(v)", title="torch.tensor() on a tensor (a warning)", priority=0,
        benign=True),
+    _m("merge-into-4bit-rounding-warning",
+       r"Merge lora module to (?:4|8)-bit linear may get different generations due to rounding "
+       r"errors",
+       "A warning: the adapter is merged into 4-bit (or 8-bit) weights, which are dequantized, "
+       "merged and quantized again, so the merged model generates a little differently from the "
+       "adapter on top of the quantized base.",
+       "Re-quantizing after the merge rounds the weights again.", ["model.adapter"],
+       "base = AutoModelForCausalLM.from_pretrained(<the unquantized base>, torch_dtype=torch."
+       "bfloat16)\nmerged = PeftModel.from_pretrained(base, adapter).merge_and_unload()   # merge "
+       "in 16 bits, then quantize if needed", title="Merging into 4-bit weights (a warning)",
+       priority=0, benign=True),
+    _m("pipeline-device-with-device-map",
+       r"The model has been loaded with `?accelerate`? and therefore cannot be moved to a specific "
+       r"device",
+       "pipeline(..., device=...) got a model loaded with a device_map (accelerate already "
+       "placed it, possibly over several devices), which the pipeline must not move again.",
+       "A dispatched model keeps the placement accelerate gave it.", ["environment.device"],
+       "pipe = pipeline('text-generation', model=model, tokenizer=tokenizer)   # no device=",
+       title="A device for a model placed by device_map", priority=13),
     _m("use-cache-with-checkpointing-warning",
        r"`?use_cache=True`? is incompatible with gradient checkpointing\. Setting "
        r"`?use_cache=False`?|Caching is incompatible with gradient checkpointing in \w+\. Setting "
