@@ -144,6 +144,19 @@ def _cause(text: str) -> str:
     ("ValueError: The model has been loaded with `accelerate` and therefore cannot be moved to a "
      "specific device. Please discard the `device` argument when creating your pipeline object.",
      "pipeline-device-with-device-map"),
+    ("OSError: Unable to load weights from pytorch checkpoint file for './m/pytorch_model.bin' "
+     "at './m/pytorch_model.bin'. If you tried to load a PyTorch model from a TF 2.0 checkpoint, "
+     "please set from_tf=True.", "checkpoint-file-unreadable"),
+    ("_pickle.UnpicklingError: invalid load key, 'v'.\n\nDuring handling of the above "
+     "exception, another exception occurred:\n\nOSError: Unable to load weights from pytorch "
+     "checkpoint file for './m/pytorch_model.bin'", "env-setup-step-skipped"),
+    ("safetensors_rust.SafetensorError: Error while deserializing header: "
+     "InvalidHeaderDeserialization", "incomplete-model-download"),
+    ("OSError: Can't load the configuration of './model'. If you were trying to load it from "
+     "'https://huggingface.co/models', make sure you don't have a local directory with the same "
+     "name.", "local-file-missing"),
+    ("TypeError: argmax(): argument 'input' (position 1) must be Tensor, not tuple",
+     "model-output-misread"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

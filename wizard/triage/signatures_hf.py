@@ -312,6 +312,12 @@ def refine_download_forbidden(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     return None
 
 
+def refine_wrapped_load_error(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """transformers' wrapper of torch.load's error answers only when the paste lacks the error it
+    wraps (shown, the chained error is the cause)."""
+    return {"reject": True} if parsed.chain else None
+
+
 _s = signature_maker(12)
 
 
@@ -632,8 +638,22 @@ HF_SIGNATURES: list[Signature] = [
        ["environment.hub-auth-required"],
        "huggingface-cli login   # with a token that has the write role\n"
        "# or push to your own namespace: hub_model_id='<your user>/<name>'", priority=14),
+    _s("checkpoint-file-unreadable",
+       r"Unable to load weights from pytorch checkpoint file",
+       "torch.load could not read the weights file; the error it raised (printed above this "
+       "one) says why: a Git LFS pointer instead of the weights ('invalid load key'), a cut "
+       "download ('failed finding central directory'), a file saved by a newer torch than the "
+       "one loading it ('maximum supported version'), or too little RAM.",
+       "transformers wraps torch.load's own error in this one, and suggests from_tf only in "
+       "case the file is a TensorFlow checkpoint.",
+       ["environment.hub-file-missing"],
+       "ls -l <the folder>   # a weights file of a few hundred bytes is an LFS pointer: git lfs "
+       "pull\npython -c \"import torch; torch.load('pytorch_model.bin', map_location='cpu')\"   "
+       "# shows the real error", title="Unable to load weights from pytorch checkpoint file",
+       priority=6, refine=refine_wrapped_load_error),
     _s("incomplete-model-download",
-       r"SafetensorError: Error while deserializing header: MetadataIncompleteBuffer|"
+       r"SafetensorError: Error while deserializing header: (?:MetadataIncompleteBuffer|"
+       r"InvalidHeaderDeserialization)|"
        r"PytorchStreamReader failed reading zip archive: failed finding central directory|"
        r"Unable to (?:open|synchronously open) file \(file signature not found\)",
        "The weights file is cut or not what its name says (an interrupted download, a full "
@@ -738,7 +758,7 @@ HF_SIGNATURES: list[Signature] = [
        priority=6, title="A file is not at the path given", refine=refine_loader_path),
     _s("cannot-load-from-path",
        r"Can't load (?:the )?(?:tokenizer|config|configuration|model|feature extractor|"
-       r"image processor|processor) for '(?P<path>[^'\n]{1,300})'|"
+       r"image processor|processor) (?:for|of) '(?P<path>[^'\n]{1,300})'|"
        r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'|"
        # transformers 3 and early 4: "- 't5-base' is a correct model identifier listed on ..."
        r"'(?P<path3>[^'\n]{1,300})' is a correct model identifier listed on|"

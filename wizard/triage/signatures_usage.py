@@ -631,7 +631,8 @@ USAGE_SIGNATURES: list[Signature] = [
        r"'(?P<cls>\w*Output\w*|BatchEncoding|BatchFeature)' object has no attribute "
        r"'(?P<attr>shape|size|dim|numpy|detach|cpu|cuda|to|float|long|view|argmax|softmax)'|"
        r"'tuple' object has no attribute '(?P<field>logits|loss|last_hidden_state|"
-       r"pooler_output|hidden_states|attentions|argmax)'|(?:linear|dropout|layer_norm|embedding)\(\): "
+       r"pooler_output|hidden_states|attentions|argmax)'|(?:linear|dropout|layer_norm|embedding|argmax|"
+       r"softmax|log_softmax|sigmoid|max|topk)\(\): "
        r"argument 'input' \(position 1\) must be Tensor, not (?:tuple|dict|\w*Output\w*)",
        "Your code reads the model's output (or the tokenizer's batch) in another form than it "
        "has: a ModelOutput or BatchEncoding used as a tensor, or a tuple (return_dict=False, "
