@@ -178,7 +178,7 @@ def test_split_title_takes_the_title_out_of_the_text() -> None:
 
 
 def test_the_issue_goes_to_the_library_the_evidence_blames() -> None:
-    from wizard.reports.maintainers import issue_repository
+    from wizard.core.repositories import issue_repository
     from wizard.reports.render import suspected_package
 
     def result(*findings: dict) -> dict:
@@ -199,3 +199,25 @@ def test_the_issue_goes_to_the_library_the_evidence_blames() -> None:
     assert issue_repository(None) == issue_repository("some-unknown-lib") == \
         "huggingface/transformers"
     assert issue_repository("huggingface-hub") == "huggingface/huggingface_hub"
+
+
+def test_an_unknown_error_links_a_search_of_the_library_issues_for_its_stable_words() -> None:
+    from urllib.parse import unquote
+
+    from wizard.core.repositories import issue_search_url
+    from wizard.triage.match import probe_triage
+
+    url = issue_search_url("peft", "ValueError", "Layer 'model.layers.3' has 12 shards at "
+                           "/tmp/run/x.bin but expected 0x1f")
+    assert url is not None and url.startswith("https://github.com/huggingface/peft/issues?q=")
+    assert unquote(url.split("?q=", 1)[1]) == '"Layer has shards at but expected" ValueError'
+    assert issue_search_url("torch", "KeyError", "'labels'") is None   # nothing stable to search
+
+    class Case:
+        traceback = ('  File "/usr/lib/python3.10/site-packages/trl/trainer/sft.py", line 9, in '
+                     "pack\n    x = self.buf[3]\nRuntimeError: the packing buffer of the trainer "
+                     "overflowed after 12 steps")
+    finding = probe_triage(Case())[0]
+    assert finding.id == "triage.unknown-error"
+    assert "github.com/huggingface/trl/issues?q=" in finding.fix
+    assert finding.evidence["reported_before"] in finding.fix

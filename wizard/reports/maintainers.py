@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from wizard.core.repositories import library_key
+
 # (library, path pattern inside the package, area, handles), first match wins
 AREAS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("transformers", r"(^|/)modeling_tf_|(^|/)tf_utils|keras_callbacks|optimization_tf",
@@ -46,23 +48,6 @@ def who_can_help(library: str | None, file: str | None) -> tuple[str, tuple[str,
     return "", ()
 
 
-# where each library's issues are filed (its own repository, its own issue form)
-REPOSITORIES: dict[str, str] = {
-    "transformers": "huggingface/transformers", "datasets": "huggingface/datasets",
-    "accelerate": "huggingface/accelerate", "tokenizers": "huggingface/tokenizers",
-    "peft": "huggingface/peft", "trl": "huggingface/trl", "safetensors": "huggingface/safetensors",
-    "huggingface_hub": "huggingface/huggingface_hub", "diffusers": "huggingface/diffusers",
-    "evaluate": "huggingface/evaluate", "keras": "keras-team/keras", "tf_keras": "keras-team/tf-keras",
-    "tensorflow": "tensorflow/tensorflow", "torch": "pytorch/pytorch",
-}
-DEFAULT_REPOSITORY = REPOSITORIES["transformers"]
-
-
-def issue_repository(package: str | None) -> str:
-    """The GitHub repository where a bug in `package` is filed (transformers' when unknown)."""
-    return REPOSITORIES.get(_library(package), DEFAULT_REPOSITORY)
-
-
 # the libraries whose own GitHub bug-report form has a template (github_<library>.md.j2); a
 # bug in any other library is written in transformers' form
 ISSUE_FORMS: tuple[str, ...] = ("transformers", "datasets", "accelerate", "trl", "peft")
@@ -70,10 +55,7 @@ ISSUE_FORMS: tuple[str, ...] = ("transformers", "datasets", "accelerate", "trl",
 
 def issue_form(package: str | None) -> str:
     """The report template of the bug-report form of `package` (transformers' when it has none)."""
-    name = _library(package)
+    name = library_key(package)
     return f"github_{name if name in ISSUE_FORMS else 'transformers'}.md.j2"
 
 
-def _library(package: str | None) -> str:
-    """A package or module name as the tables key it: "huggingface-hub" -> "huggingface_hub"."""
-    return (package or "").split(".")[0].replace("-", "_").lower()

@@ -4,11 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from wizard.core.repositories import issue_repository
 from wizard.evidence.environment import environment_block
 from wizard.evidence.repro import write_script
 from wizard.reports.jinja import environment
 from wizard.reports.links import share_targets
-from wizard.reports.maintainers import issue_form, issue_repository, who_can_help
+from wizard.reports.maintainers import issue_form, who_can_help
 from wizard.reports.plots import render_all
 from wizard.reports.redact import redact
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.findings import Finding
+from wizard.core.repositories import issue_search_url
 from wizard.triage.causes import cause_of
-from wizard.triage.env_answers import FAMILY
+from wizard.triage.env_answers import FAMILY, blamed_library
 from wizard.triage.library import LibraryBug, assess_library_bug
 from wizard.triage.normalize import to_int
 from wizard.triage.parse import ParsedError, parse_traceback
@@ -271,9 +272,18 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
                         "writes a minimal reproduction for an issue.",
             fix=hint + "python -m wizard run train.py   # reproduces it; the report holds the "
                        "reproduction for the issue")]
+    search = issue_search_url(p.innermost_library_package or blamed_library(p), p.exc_type,
+                              p.message)
+    if search:
+        ev["reported_before"] = search
+    mine = p.innermost_frame is not None and p.innermost_frame.is_user
     return [Finding("triage.unknown-error", "info", "The error matches no known signature",
                     evidence=ev,
                     explanation="No known signature matches this error"
-                                + (" and it was raised in your code; start at the line shown."
-                                   if p.innermost_user_frame is not None else "."),
-                    fix=hint)]
+                                + ("; it was raised in your code: start at the line shown."
+                                   if mine else
+                                   "; the checks of your data, model and settings come next, "
+                                   "and the same error reported before often has its answer."),
+                    fix=hint + ("" if mine else "python -m wizard run train.py   # the checks on "
+                                "your live objects, and a reproduction\n")
+                    + (f"# reported before? {search}" if search else ""))]

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import gradio as gr
 
 from wizard.core.case import Case, CaseError
+from wizard.core.repositories import DEFAULT_REPOSITORY, issue_repository
 from wizard.demo.cases import course_case
 from wizard.demo.fixtures import build_fixtures, default_cache_dir
 from wizard.engine.plan import QUESTIONS, Question, plan, set_field
@@ -82,7 +83,6 @@ from wizard.frontends.app.views import (
 from wizard.frontends.app.views import script_note as script_note_md
 from wizard.frontends.app.wording import field_name, in_users_words
 from wizard.reports.links import share_targets, split_title
-from wizard.reports.maintainers import DEFAULT_REPOSITORY, issue_repository
 from wizard.reports.render import render_report, suspected_package
 from wizard.settings import PROBE_TIMEOUT
 from wizard.settings import current as current_settings

@@ -1,0 +1,46 @@
+"""Where each library's issues live on GitHub, and a search of them for an error message."""
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+GITHUB = "https://github.com"
+
+REPOSITORIES: dict[str, str] = {
+    "transformers": "huggingface/transformers", "datasets": "huggingface/datasets",
+    "accelerate": "huggingface/accelerate", "tokenizers": "huggingface/tokenizers",
+    "peft": "huggingface/peft", "trl": "huggingface/trl", "safetensors": "huggingface/safetensors",
+    "huggingface_hub": "huggingface/huggingface_hub", "diffusers": "huggingface/diffusers",
+    "evaluate": "huggingface/evaluate", "sentence_transformers": "huggingface/sentence-transformers",
+    "keras": "keras-team/keras", "tf_keras": "keras-team/tf-keras",
+    "tensorflow": "tensorflow/tensorflow", "torch": "pytorch/pytorch",
+    "bitsandbytes": "bitsandbytes-foundation/bitsandbytes", "deepspeed": "deepspeedai/DeepSpeed",
+    "unsloth": "unslothai/unsloth",
+}
+DEFAULT_REPOSITORY = REPOSITORIES["transformers"]
+
+# what varies between two reports of one error: paths, quoted names, numbers, addresses
+_VARYING = re.compile(r"\S*[/\\]\S*|'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|`[^`\n]{0,80}`|0x[0-9a-f]+|"
+                      r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?|[\[\](){}<>:,;=]", re.I)
+
+
+def library_key(package: str | None) -> str:
+    """A package or module name as the tables key it: "huggingface-hub" -> "huggingface_hub"."""
+    return (package or "").split(".")[0].replace("-", "_").lower()
+
+
+def issue_repository(package: str | None) -> str:
+    """The GitHub repository where a bug in `package` is filed (transformers' when unknown)."""
+    return REPOSITORIES.get(library_key(package), DEFAULT_REPOSITORY)
+
+
+def issue_search_url(package: str | None, exception: str | None, message: str) -> str | None:
+    """A search of the library's GitHub issues for the words of an error message that stay the
+    same from one report to the next; None when too few are left to search for."""
+    first = (message or "").strip().split("\n", 1)[0]
+    words = " ".join(_VARYING.sub(" ", first).split())[:120].rsplit(" ", 1)[0] \
+        if len(first) > 120 else " ".join(_VARYING.sub(" ", first).split())
+    if len(words.split()) < 3:
+        return None
+    query = f'"{words}"' + (f" {exception.rsplit('.', 1)[-1]}" if exception else "")
+    return f"{GITHUB}/{issue_repository(package)}/issues?q={quote(query, safe='')}"
