@@ -157,6 +157,16 @@ def _cause(text: str) -> str:
      "name.", "local-file-missing"),
     ("TypeError: argmax(): argument 'input' (position 1) must be Tensor, not tuple",
      "model-output-misread"),
+    ("ValueError: This tokenizer does not have a mask token which is necessary for masked "
+     "language modeling. You should pass `mlm=False` to train on causal language modeling "
+     "instead.", "mlm-collator-on-causal-tokenizer"),
+    ("ValueError: Mismatch in the number of predictions (200) and references (100)",
+     "metric-inputs-different-lengths"),
+    ("ValueError: Got a string but expected a list instead: 'the cat sat on the mat'",
+     "metric-references-not-lists"),
+    ('  File "train.py", line 40, in compute_metrics\n    result = {key: value.mid.fmeasure * 100 '
+     "for key, value in result.items()}\nAttributeError: 'numpy.float64' object has no "
+     "attribute 'mid'", "env-version-too-new"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

@@ -334,6 +334,13 @@ ENV_SIGNATURES: list[Signature] = [
          "added in 2.1; the installed torch is older.",
          'pip install -U "torch>=2.1"   # or pin the library to a release that supports your '
          "torch", priority=16),
+    _sig("env-rouge-scores-are-floats", NEW,
+         r"'numpy\.float64' object has no attribute '(?:mid|low|high|fmeasure)'",
+         "The code reads ROUGE scores as the AggregateScore tuples (.mid.fmeasure) of the old "
+         "datasets.load_metric; evaluate's rouge returns plain floats.",
+         "result = rouge.compute(predictions=preds, references=refs)\n"
+         "result = {k: round(v * 100, 4) for k, v in result.items()}   # already the F-measures",
+         priority=16),
     _sig("env-non-consecutive-added-token", OLD,
          r"Non-consecutive added token '[^'\n]*' found",
          "The tokenizer was saved by a newer transformers (added tokens are stored "

@@ -535,7 +535,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "f1_score(labels, preds, average='macro')   # or 'weighted' / 'micro'",
        title="average='binary' on a multiclass task"),
     _u("metric-inputs-different-lengths",
-       r"Found input variables with inconsistent numbers of samples: \[(?P<a>\d+), (?P<b>\d+)\]",
+       r"Found input variables with inconsistent numbers of samples: \[(?P<a>\d+), (?P<b>\d+)\]|"
+       r"Mismatch in the number of predictions \((?P<a2>\d+)\) and references \((?P<b2>\d+)\)",
        "compute_metrics hands the metric predictions and labels of different lengths: the "
        "predictions are not reduced to one class id per example (argmax over the wrong axis, or "
        "the logits tuple of a model with several outputs), or token-level labels meet "
@@ -545,6 +546,23 @@ USAGE_SIGNATURES: list[Signature] = [
        "logits = eval_pred.predictions[0] if isinstance(eval_pred.predictions, tuple) else "
        "eval_pred.predictions\npreds = np.argmax(logits, axis=-1)   # one id per example",
        title="Predictions and labels of different lengths"),
+    _u("mlm-collator-on-causal-tokenizer",
+       r"This tokenizer does not have a mask token which is necessary for masked language "
+       r"modeling",
+       "DataCollatorForLanguageModeling masks tokens by default (mlm=True, BERT-style), and the "
+       "tokenizer of a causal model (GPT-2, Llama ...) has no mask token.",
+       "Causal language models learn to predict the next token: their collator only copies the "
+       "inputs into the labels.", ["data.lm-labels"],
+       "collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)",
+       title="A masked-LM collator for a causal model"),
+    _u("metric-references-not-lists",
+       r"Got a string but expected a list instead: ",
+       "A generation metric (BLEU, sacreBLEU, chrF) got each reference as a string; it takes a "
+       "list of references per prediction.",
+       "Several valid translations may exist per example, so references are lists of strings.",
+       ["data.batch-structure"],
+       "metric.compute(predictions=preds, references=[[ref] for ref in refs])",
+       title="References must be lists of strings"),
     _u("eval-dataset-missing",
        r"Trainer: evaluation requires an eval_dataset|(?:eval(?:uation)?_strategy`? (?:is set )?"
        r"to [\w.]+ but you didn't pass an `?eval_dataset|eval(?:uation)?_strategy is set to \w+ "
