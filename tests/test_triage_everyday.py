@@ -167,6 +167,11 @@ def _cause(text: str) -> str:
     ('  File "train.py", line 40, in compute_metrics\n    result = {key: value.mid.fmeasure * 100 '
      "for key, value in result.items()}\nAttributeError: 'numpy.float64' object has no "
      "attribute 'mid'", "env-version-too-new"),
+    ("使用qwen2、fp16 进行sft全参数微调的时候，有些token会输出nan, 导致loss为0。",
+     "fp16-overflow-bf16-model"),
+    ("RuntimeError: Head dim > 64 backward requires A100 or H100", "flash-attention-needs-ampere"),
+    ("InvalidArgumentError: Incompatible shapes: [8,514,768] vs. [8,512,768]\n\t [[{{node "
+     "model_2/Embedding-Position/add}} = Add[T=DT_FLOAT]]]", "sequence-longer-than-max"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -313,3 +318,26 @@ def test_a_benign_warning_does_not_hide_the_error_after_it() -> None:
              "embeddings are fine-tuned or trained.\nValueError: Asking to pad but the tokenizer "
              "does not have a padding token.")
     assert _cause(paste) == "no-pad-token"
+
+
+def test_fp16_nan_of_a_model_not_released_in_bf16_is_no_overflow_answer() -> None:
+    assert _cause("Training bert-base-uncased with fp16: the loss is nan after 10 steps") != \
+        "fp16-overflow-bf16-model"
+    assert _cause("model = model.half()  # qwen2\nfp16 training: loss: nan") != \
+        "fp16-overflow-bf16-model"
+
+
+def test_a_package_importing_its_own_missing_submodule_is_its_bug() -> None:
+    paste = ("----> 4 from simpletransformers.classification import ClassificationModel\n\n"
+             "/usr/local/lib/python3.6/dist-packages/simpletransformers/classification/"
+             "classification_model.py in <module>()\n---> 45 from simpletransformers.classification."
+             "transformer_models.bert_model import BertForSequenceClassification\n\n"
+             "ModuleNotFoundError: No module named 'simpletransformers.classification."
+             "transformer_models'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.cause_id == "library-bug" and t.bug is not None and t.bug.package == "simpletransformers"
+    own_code = "ModuleNotFoundError: No module named 'mypkg.utils'"
+    with pastes_from_elsewhere():
+        t = triage(own_code)
+    assert t.primary is not None and "pip install mypkg" in t.primary.fix

@@ -34,6 +34,14 @@ from wizard.triage.packages import dist_key, pip_name, version_lt
 from wizard.triage.versions import api_change, installed_version
 
 
+def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
+    """A package's own code importing a submodule of itself that is not there (the release
+    shipped without it, or an install left it half-updated): not a package to install."""
+    top = top_of(module)
+    lib = [f for f in parsed.frames if f.is_library]
+    return "." in module and bool(lib) and lib[-1].package == top
+
+
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
     top = top_of(module)
@@ -66,7 +74,9 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                       f"{'   # or: ' if importer and importer != pip_name(top) else ''}"
                       f"pip install \"{pip_name(top)}<{installed_version(top) or 'the version it was written for'}\"",
                       ev, (importer or "",))
-    pkg = pip_name(module)
+    if own_submodule_missing(parsed, module):
+        return {"reject": True}       # the package cannot import itself: see library.py
+    pkg = pip_name(top)
     cause = f"The package {pkg} is not installed in the Python environment that runs the code."
     if top in ("torch", "tensorflow", "flax", "jax"):
         cause += " transformers needs it for the model classes of that framework."

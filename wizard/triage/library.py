@@ -25,6 +25,7 @@ from wizard.triage.env_answers import (
     private_override_arity,
     removed_internal_user,
 )
+from wizard.triage.env_imports import own_submodule_missing
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.versions import installed_version, paste_versions
@@ -198,6 +199,7 @@ _LITERAL_CALL = re.compile(rf"\.\w+\(\s*(?:(?:\w+\s*=\s*)?{_LITERAL}\s*,?\s*)+\)
 _INTERNAL_TYPES = frozenset({"AttributeError", "TypeError", "KeyError", "IndexError",
                              "UnboundLocalError", "NameError", "ZeroDivisionError"})
 _LIB_OBJECT = re.compile(r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'")
+_NO_MODULE = re.compile(r"No module named '(?P<module>[A-Za-z_][\w.]*)'")
 _NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
 _LIB_NAMES = re.compile(
     r"^(?:Peft\w*|Lora\w*|\w+Trainer|\w+Config|\w+Tokenizer\w*|\w+For[A-Z]\w+|\w+Model|"
@@ -470,6 +472,13 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append(f"{lib} uses {what}, an internal of {change.package} that {change.package} "
                        f"{change.removed} removed: the fix is a {lib} release that stops using it "
                        f"(until then: pip install \"{change.package}<{change.removed}\")")
+    missing = _NO_MODULE.search(parsed.message or "")
+    if missing and own_submodule_missing(parsed, missing.group("module")):
+        module = missing.group("module")
+        reasons.append(f"{module.split('.')[0]}'s own code imports {module}, which the installed "
+                       "release does not contain: the release was packaged without it (or the "
+                       "install is half-updated: pip install --force-reinstall --no-cache-dir "
+                       f"{module.split('.')[0]})")
     n = _NAME_ERROR.search(text)
     if n and (inner_lib or not parsed.frames) and _LIB_NAMES.match(n.group("name")):
         reasons.append(f"NameError: the library uses {n.group('name')} without importing it")

@@ -63,7 +63,9 @@ DEVICE_SIGNATURES: list[Signature] = [
        "pip install -U torch   # newer releases implement more operators on MPS",
        title="An operator without an MPS kernel"),
     _d("flash-attention-needs-ampere",
-       r"FlashAttention only supports Ampere GPUs or newer",
+       r"FlashAttention only supports Ampere GPUs or newer|"
+       # flash-attn 1/2 before 2.3: the backward of large heads only on A100/H100 (sm80/sm90)
+       r"Head dim > \d+ backward requires A100 or H100",
        "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
        "GPU is older (T4, V100, RTX 20xx).",
        "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "

@@ -219,7 +219,8 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
-    path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or "")
+    path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or
+               ev.get("path5") or "")
     if is_local_path(path):
         if ev.get("path2"):           # PeftModel.from_pretrained / AutoPeftModel
             return {"id": "local-file-missing",
@@ -762,7 +763,9 @@ HF_SIGNATURES: list[Signature] = [
        r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'|"
        # transformers 3 and early 4: "- 't5-base' is a correct model identifier listed on ..."
        r"'(?P<path3>[^'\n]{1,300})' is a correct model identifier listed on|"
-       r"Incorrect path_or_model_id: '(?P<path4>[^'\n]{1,300})'",
+       r"Incorrect path_or_model_id: '(?P<path4>[^'\n]{1,300})'|"
+       # transformers 2 and 3: "Model name 'x' was not found in tokenizers model name list (...)"
+       r"Model name '(?P<path5>[^'\n]{1,300})' was not found in (?:tokenizers )?model name list",
        "Nothing loadable of that kind is where the name points: a local folder without those "
        "files, or a Hub id that is misspelt, private or unreachable.",
        "from_pretrained reads a local folder when one of that name exists, else the Hub id.",

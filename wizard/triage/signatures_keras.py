@@ -69,6 +69,13 @@ def refine_windows_tf_gpu(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     return {"reject": True}
 
 
+def refine_position_add(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only a batch longer than the table (a shorter one is another fault)."""
+    if int(ev.get("length", 0)) <= int(ev.get("positions", 0)):
+        return {"reject": True}
+    return {"id": "sequence-longer-than-max"}
+
+
 def refine_get_config(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A bare NotImplementedError is Keras' serialisation only when Keras' get_config (or the
     serialiser) raised it."""
@@ -121,6 +128,17 @@ KERAS_SIGNATURES: list[Signature] = [
        "'saved/')\n# transformers models: model.save_pretrained('dir')",
        title="get_config() not implemented for this model", framework="tensorflow",
        refine=refine_get_config),
+    _k("tf-position-add-incompatible",
+       r"Incompatible shapes: \[\d+,(?P<length>\d+),\d+\] vs\. \[\d+,(?P<positions>\d+),\d+\]"
+       r"[^\n]{0,20}\n?[^\n]{0,200}?(?:node|Node:?) '?[\w/-]*?position[\w/-]*",
+       "The sequences are longer than the model's position embeddings: the graph adds a "
+       "position table of fixed length to embeddings of the batch's length.",
+       "Each position needs a row of the position embedding table; it has max_position_"
+       "embeddings rows.", ["data.sequence-longer-than-positions"],
+       "tokenizer(texts, truncation=True, max_length=512)   # the model's max_position_"
+       "embeddings (keras-bert/bert4keras: maxlen=512)",
+       title="Embeddings longer than the position table", framework="tensorflow", priority=13,
+       refine=refine_position_add),
     _k("keras-load-model-on-weights-file",
        r"No model config found in the file at",
        "load_model() was given a file of weights only (saved with save_weights, or a "

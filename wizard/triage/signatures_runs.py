@@ -40,6 +40,20 @@ def refine_hub_file(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return {"reject": True}
 
 
+# model families released in bfloat16, whose activations overflow float16
+_BF16_FAMILY = re.compile(r"(?<![A-Za-z])(?:llama[- ]?[23]|llama3|meta-llama/(?:Meta-)?Llama-[23]|qwen\d*(?:\.\d)?|"
+                          r"gemma\d*|mistral|mixtral|(?:flan-|m)?t5|bloomz?|falcon|deepseek|"
+                          r"baichuan\d*|internlm\d*|yi-\d|phi-?3)", re.I)
+
+
+def refine_bf16_family(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """float16 beside NaN/inf is the bf16 overflow only for a model family released in bf16,
+    and not for a model cast to half for training (pure fp16: see refine_nan)."""
+    if not _BF16_FAMILY.search(parsed.text) or re.search(r"\.half\(\)", parsed.text):
+        return {"reject": True}
+    return None
+
+
 _m = signature_maker(12)
 
 
@@ -180,6 +194,20 @@ RUN_SIGNATURES: list[Signature] = [
        "model.config.decoder_start_token_id = tokenizer.cls_token_id\n"
        "model.config.pad_token_id = tokenizer.pad_token_id",
        title="decoder_start_token_id not set", priority=13),
+    _m("fp16-overflow-bf16-model",
+       r"(?<![A-Za-z0-9])(?:fp16|float16)(?![A-Za-z0-9])[\s\S]{0,200}?(?<![A-Za-z])(?:nan|inf)"
+       r"(?![A-Za-z])|(?<![A-Za-z])(?:nan|inf)(?![A-Za-z])[\s\S]{0,200}?(?<![A-Za-z0-9])(?:fp16|"
+       r"float16)(?![A-Za-z0-9])",
+       "The model was pretrained in bfloat16, and in float16 (fp16 training or inference) its "
+       "activations pass float16's maximum (65504) and overflow to inf, then NaN: the loss goes "
+       "NaN (or 0), outputs turn to NaN.",
+       "bfloat16 has float32's range; float16 does not, and weights trained in bf16 rely on it.",
+       ["model.fp16-overflow-risk", "model.nan-loss-samples"],
+       "args = TrainingArguments(..., bf16=True, fp16=False)   # Ampere or newer GPUs\n"
+       "model = AutoModelForCausalLM.from_pretrained(ckpt, torch_dtype=torch.bfloat16)\n"
+       "# a GPU without bf16 (T4, V100): train in float32 (fp16=False)",
+       title="float16 overflow of a model pretrained in bfloat16", framework="pytorch",
+       priority=9, refine=refine_bf16_family),
     _m("sampling-from-non-finite-logits",
        r"probability tensor contains either `?inf`?, `?nan`? or element < 0",
        "generate(do_sample=True) drew from logits that are inf or NaN: the model runs in float16 "
