@@ -172,6 +172,9 @@ def _cause(text: str) -> str:
     ("RuntimeError: Head dim > 64 backward requires A100 or H100", "flash-attention-needs-ampere"),
     ("InvalidArgumentError: Incompatible shapes: [8,514,768] vs. [8,512,768]\n\t [[{{node "
      "model_2/Embedding-Position/add}} = Add[T=DT_FLOAT]]]", "sequence-longer-than-max"),
+    ('  File "run_clm_pt_with_peft.py", line 615, in main\n    unwrap_model(model).peft_config.'
+     "save_pretrained(lora_path)\nAttributeError: 'dict' object has no attribute "
+     "'save_pretrained'", "env-version-too-new"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

@@ -94,6 +94,12 @@ _REMOTE_CODE_IMPORTS = re.compile(r"This modeling file requires the following pa
                                   r"[\w.-]+)*)")
 
 
+def refine_peft_config_dict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A dict's missing attribute is peft's config dict only when the code reads it there."""
+    attr = re.escape(str(ev.get("attr", "")))
+    return None if re.search(rf"\.peft_config\.{attr}\b", parsed.text) else {"reject": True}
+
+
 def refine_requires_package(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     fold_groups(ev, ("pkg",))
     pkg = str(ev.get("pkg", "")).strip("`'\".,")
@@ -340,6 +346,13 @@ ENV_SIGNATURES: list[Signature] = [
          "datasets.load_metric; evaluate's rouge returns plain floats.",
          "result = rouge.compute(predictions=preds, references=refs)\n"
          "result = {k: round(v * 100, 4) for k, v in result.items()}   # already the F-measures",
+         priority=16),
+    _sig("env-peft-config-dict", NEW,
+         r"'dict' object has no attribute '(?P<attr>\w+)'",
+         "The code reads model.peft_config as one config object; since peft 0.3 it is a dict of "
+         "configs keyed by adapter name ('default'), so the code was written for an older peft.",
+         "model.peft_config['default'].save_pretrained(path)   # or model.save_pretrained(path)\n"
+         "# or: pip install the peft release the project pins", refine=refine_peft_config_dict,
          priority=16),
     _sig("env-non-consecutive-added-token", OLD,
          r"Non-consecutive added token '[^'\n]*' found",
