@@ -344,3 +344,24 @@ def test_a_package_importing_its_own_missing_submodule_is_its_bug() -> None:
     with pastes_from_elsewhere():
         t = triage(own_code)
     assert t.primary is not None and "pip install mypkg" in t.primary.fix
+
+
+def test_a_reward_function_parameter_the_trainer_does_not_pass() -> None:
+    paste = ("GRPO with my reward functions:\nTypeError: CosineReward.__call__() missing 1 "
+             "required positional argument: 'solution'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.primary is not None and t.primary.signature.id == "reward-function-parameter-not-passed"
+    assert t.cause_id == "callback-signature-mismatch"
+    # the trainer always passes completions: their absence is no dataset question
+    assert _cause("TypeError: my_reward() missing 1 required positional argument: "
+                  "'completions'") != "callback-signature-mismatch"
+    # a function of no GRPO run
+    assert _cause("TypeError: build() missing 1 required positional argument: 'solution'") != \
+        "callback-signature-mismatch"
+
+
+def test_unsloths_generated_trainers_are_library_code() -> None:
+    from wizard.triage.frames import classify_path
+    assert classify_path("/content/unsloth_compiled_cache/UnslothGRPOTrainer.py") == \
+        ("library", "unsloth")

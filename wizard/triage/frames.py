@@ -45,6 +45,8 @@ def classify_path(path: str) -> tuple[str, str | None]:
         return "user", None
     if "__autograph_generated_file" in p:
         return "library", "tensorflow"        # TF's conversion of Keras' train_function
+    if "unsloth_compiled_cache/" in p:
+        return "library", "unsloth"           # trainers unsloth generates and runs
     m = _SITE.search(p)
     if m:
         pkg = m.group("pkg")

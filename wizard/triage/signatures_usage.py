@@ -163,6 +163,22 @@ def refine_truncation_not_asked(ev: dict, parsed: ParsedError) -> dict[str, Any]
     return None
 
 
+_TRAINER_PASSES = frozenset({"prompts", "completions", "prompt", "completion", "completion_ids",
+                             "trainer_state", "kwargs", "self"})
+
+
+def refine_reward_column(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A missing positional argument is a dataset column only for a reward function of a GRPO
+    run (its name, or the paste, says reward), and only for a name the trainer does not pass
+    itself (prompts and completions come from the trainer in every release that passes any)."""
+    if str(ev.get("column", "")) in _TRAINER_PASSES:
+        return {"reject": True}
+    if re.search(r"reward", str(ev.get("fn", "")), re.I) or \
+            re.search(r"\bGRPO|reward_funcs?\b", parsed.text, re.I):
+        return None
+    return {"reject": True}
+
+
 _u = signature_maker(11)
 
 
@@ -432,6 +448,19 @@ USAGE_SIGNATURES: list[Signature] = [
        "print(dataset.column_names)   # then use those names in your function",
        title="Column not in the dataset", family="column-not-in-dataset",
        refine=refine_row_key),
+    _u("reward-function-parameter-not-passed",
+       r"(?<![\w.])(?P<fn>\w{1,80})(?:\.__call__)?\(\) missing \d+ required positional "
+       r"arguments?: '(?P<column>\w+)'",
+       "The reward function declares a parameter the trainer never passes: GRPO trainers (trl, "
+       "ms-swift) pass prompts, completions and each dataset column by name, so a parameter "
+       "without a column of that name (misnamed, or missing from the dataset) is never given.",
+       "Reward functions get prompts, completions and every other column of the dataset as "
+       "keyword arguments.", ["data.batch-structure"],
+       "print(dataset.column_names)   # the reward function's parameters must be among them\n"
+       "dataset = dataset.rename_column('answer', 'solution')   # or give the parameter a default",
+       title="A reward function's parameter the trainer does not pass",
+       family="callback-signature-mismatch",
+       refine=refine_reward_column, priority=13),
     _u("meta-tensor-model",
        r"Cannot copy out of meta tensor; no data|is on the meta device, we need a `value` to put "
        r"in on",
