@@ -175,6 +175,8 @@ def _cause(text: str) -> str:
     ('  File "run_clm_pt_with_peft.py", line 615, in main\n    unwrap_model(model).peft_config.'
      "save_pretrained(lora_path)\nAttributeError: 'dict' object has no attribute "
      "'save_pretrained'", "env-version-too-new"),
+    ("accelerate/accelerator.py:205: UserWarning: `log_with=wandb` was passed but no supported "
+     "trackers are currently installed.", "env-missing-package"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected

@@ -668,6 +668,11 @@ ENV_SIGNATURES: list[Signature] = [
          r"[\"'`](?P<name2>[A-Z][\w ]{0,40}?)[\"'`] is not defined",
          "A name imported only when an optional package is recent enough is undefined.",
          "pip install -U <package>", refine=refine_name_not_defined, priority=12),
+    _sig("env-tracker-missing", MISSING,
+         r"`?log_with=\[?'?(?P<pkg>wandb|tensorboard|comet_ml|mlflow|aim|clearml|dvclive|swanlab)'?"
+         r"\]?`? was passed but no supported trackers are currently installed",
+         "The experiment tracker asked for (log_with=...) is not installed, so accelerate logs "
+         "nowhere.", "pip install <tracker>", refine=refine_requires_package, priority=15),
     _sig("env-requires-package", MISSING,
          r"requires the (?P<pkg>[\w-]+) library but it was not found|"
          r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
