@@ -177,6 +177,14 @@ def _cause(text: str) -> str:
      "'save_pretrained'", "env-version-too-new"),
     ("accelerate/accelerator.py:205: UserWarning: `log_with=wandb` was passed but no supported "
      "trackers are currently installed.", "env-missing-package"),
+    ("FileNotFoundError: Couldn't find a module script at /data/wer/wer.py. Module 'wer' "
+     "doesn't exist on the Hugging Face Hub either.", "hub-unreachable"),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/home/u/.cache/torch/"
+     "sentence_transformers/sbert.net_models_distilbert-base-nli-mean-tokens/modules.json'",
+     "incomplete-model-download"),
+    ("_auth.py:104: UserWarning: Error while fetching `HF_TOKEN` secret value from your vault: "
+     "'Requesting secret HF_TOKEN timed out.'.\nYou are not authenticated with the Hugging Face "
+     "Hub in this notebook.", "hub-not-logged-in"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -367,3 +375,14 @@ def test_unsloths_generated_trainers_are_library_code() -> None:
     from wizard.triage.frames import classify_path
     assert classify_path("/content/unsloth_compiled_cache/UnslothGRPOTrainer.py") == \
         ("library", "unsloth")
+
+
+def test_a_metric_no_one_published_is_a_name_question() -> None:
+    assert _cause("FileNotFoundError: Couldn't find a module script at /x/my_metricz/"
+                  "my_metricz.py. Module 'my_metricz' doesn't exist on the Hugging Face Hub "
+                  "either.") == "model-id-not-found"
+
+
+def test_a_missing_file_outside_any_cache_is_no_download_question() -> None:
+    assert _cause("FileNotFoundError: [Errno 2] No such file or directory: "
+                  "'/home/u/data/train.csv'") != "incomplete-model-download"

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from wizard.triage.normalize import to_int
 from wizard.triage.parse import ParsedError
-from wizard.triage.paths import is_local_path
+from wizard.triage.paths import PUBLIC_DATASETS, PUBLIC_METRICS, is_local_path
 
 Refine = Callable[[dict, ParsedError], "dict[str, Any] | None"]
 
@@ -386,6 +386,10 @@ def refine_gradients_none(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     return dict(_TAPE_ANSWER)
 
 
+# a metric or dataset looked up on the Hub by name (evaluate.load, load_dataset)
+_HUB_NAME = re.compile(r"Module '(?P<metric>[\w.-]{1,100})' doesn't exist on the Hugging Face Hub|"
+                       r"Dataset '(?P<dataset>[\w./-]{1,200})' doesn't exist on the Hub|"
+                       r"Couldn't find '(?P<dataset2>[\w./-]{1,200})' on the Hugging Face Hub")
 _NOT_A_FOLDER = re.compile(r"(?P<path>[^\s'\"`]{1,300}) is not a local folder and is not a valid "
                            r"model identifier")
 
@@ -401,6 +405,20 @@ def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                          "Hub and authenticate, the Hub answers as if it did not exist.",
                 "fix": "# accept the terms at https://huggingface.co/<repo>, then:\n"
                        "huggingface-cli login"}
+    public = _HUB_NAME.search(parsed.text)
+    if public:
+        name = next(g for g in public.groups() if g)
+        kind = "metric" if public.group("metric") else "dataset"
+        if name in (PUBLIC_METRICS if kind == "metric" else PUBLIC_DATASETS):
+            return {"id": "hub-unreachable",
+                    "cause": f"'{name}' is a {kind} that certainly exists on the Hub, so the name "
+                             "is not the problem: the Hub was not reached from this machine (no "
+                             "network, a proxy or firewall, a region that needs a mirror) and it "
+                             f"is not cached; or a local folder named {name} hides it.",
+                    "fix": "curl -I https://huggingface.co   # reachable?\n"
+                           "export HF_ENDPOINT=https://hf-mirror.com   # a mirror, where the Hub "
+                           "is blocked\n# or run it once where the Hub is reachable, so it is "
+                           "cached"}
     named = _NOT_A_FOLDER.search(parsed.text)
     if named and is_local_path(named.group("path")):
         path = named.group("path")

@@ -465,7 +465,8 @@ SIGNATURES: list[Signature] = [
         "model-id-not-found",
         r"is not a local folder and is not a valid model identifier|RepositoryNotFoundError|"
         r"Repository Not Found for url|Dataset '[^'\n]{1,200}' doesn't exist on the Hub|"
-        r"Couldn't find '[^'\n]{1,200}' on the Hugging Face Hub",
+        r"Couldn't find '[^'\n]{1,200}' on the Hugging Face Hub|Module '[^'\n]{1,200}' doesn't "
+        r"exist on the Hugging Face Hub",
         "The model name is misspelt, the repository is private or gated (needs a token), or a "
         "local path does not exist.",
         "from_pretrained treats a string that is not an existing folder as a Hub id.",

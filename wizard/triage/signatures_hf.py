@@ -8,7 +8,7 @@ from typing import Any
 from wizard.triage import api_history
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
-from wizard.triage.paths import LOCAL_PATH, is_local_path
+from wizard.triage.paths import LOCAL_PATH, PUBLIC_MODELS, is_local_path
 from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import paste_versions
 
@@ -167,40 +167,7 @@ def refine_collated_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 
 # a local path as a loader prints it: ./x, ../x, /x, ~/x, C:\x
-# ids of public repositories that certainly exist (tutorials' and courses' checkpoints), exactly:
-# a near miss of one (bert-base-uncasd) is a misspelt id, not an unreachable Hub
-_PUBLIC_IDS = frozenset("""
-bert-base-uncased bert-base-cased bert-large-uncased bert-large-cased bert-base-chinese
-bert-base-multilingual-cased bert-base-multilingual-uncased roberta-base roberta-large
-distilbert-base-uncased distilbert-base-cased distilbert-base-multilingual-cased distilroberta-base
-gpt2 gpt2-medium gpt2-large gpt2-xl distilgpt2 t5-small t5-base t5-large t5-3b t5-11b
-albert-base-v2 albert-large-v2 xlnet-base-cased xlnet-large-cased xlm-roberta-base
-xlm-roberta-large openai-gpt
-google-bert/bert-base-uncased google-bert/bert-base-cased FacebookAI/roberta-base
-FacebookAI/roberta-large distilbert/distilbert-base-uncased openai-community/gpt2
-google-t5/t5-small google-t5/t5-base google/flan-t5-small google/flan-t5-base
-google/flan-t5-large google/vit-base-patch16-224 google/vit-base-patch16-224-in21k
-google/gemma-2b google/gemma-7b google/gemma-2-2b google/gemma-2-9b google/electra-small-discriminator
-google/mt5-small facebook/bart-base facebook/bart-large facebook/bart-large-cnn
-facebook/opt-125m facebook/opt-350m facebook/opt-1.3b facebook/wav2vec2-base
-facebook/wav2vec2-base-960h facebook/m2m100_418M facebook/nllb-200-distilled-600M
-microsoft/deberta-v3-base microsoft/deberta-v3-small microsoft/deberta-v3-large
-microsoft/phi-2 microsoft/Phi-3-mini-4k-instruct microsoft/DialoGPT-medium
-openai/clip-vit-base-patch32 openai/clip-vit-large-patch14 openai/whisper-tiny
-openai/whisper-small openai/whisper-base openai/whisper-medium openai/whisper-large-v2
-openai/whisper-large-v3 meta-llama/Llama-2-7b-hf meta-llama/Llama-2-7b-chat-hf
-meta-llama/Llama-2-13b-hf meta-llama/Meta-Llama-3-8B meta-llama/Meta-Llama-3-8B-Instruct
-meta-llama/Llama-3.1-8B meta-llama/Llama-3.1-8B-Instruct meta-llama/Llama-3.2-1B
-meta-llama/Llama-3.2-1B-Instruct meta-llama/Llama-3.2-3B meta-llama/Llama-3.2-3B-Instruct
-mistralai/Mistral-7B-v0.1 mistralai/Mistral-7B-Instruct-v0.1 mistralai/Mistral-7B-Instruct-v0.2
-mistralai/Mistral-7B-Instruct-v0.3 Qwen/Qwen2.5-0.5B Qwen/Qwen2.5-0.5B-Instruct
-Qwen/Qwen2.5-1.5B-Instruct Qwen/Qwen2.5-7B-Instruct Qwen/Qwen2-7B-Instruct
-EleutherAI/gpt-neo-125m EleutherAI/gpt-neo-1.3B EleutherAI/gpt-j-6b EleutherAI/pythia-70m
-bigscience/bloom-560m bigscience/bloomz-560m tiiuae/falcon-7b TinyLlama/TinyLlama-1.1B-Chat-v1.0
-HuggingFaceTB/SmolLM2-135M HuggingFaceTB/SmolLM2-135M-Instruct HuggingFaceH4/zephyr-7b-beta
-sentence-transformers/all-MiniLM-L6-v2 sentence-transformers/all-mpnet-base-v2
-stabilityai/stable-diffusion-2-1 runwayml/stable-diffusion-v1-5 CompVis/stable-diffusion-v1-4
-""".split())
+
 
 
 def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -209,11 +176,26 @@ def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         {"reject": True}
 
 
+# the download caches of huggingface_hub, sentence-transformers and torch.hub
+_CACHE_DIR = re.compile(r"[/\\]\.cache[/\\](?:huggingface|torch)[/\\]|[/\\]hub[/\\]models--|"
+                        r"sentence_transformers[/\\][\w.-]+[/\\]")
+
+
 def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A missing file that a library was asked to read; the user's own open() of a missing file
     is plain code (the line shown is the answer)."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
-    return {"reject": True} if relevant and relevant[-1].is_user else None
+    if relevant and relevant[-1].is_user:
+        return {"reject": True}
+    path = str(ev.get("path") or ev.get("path2") or "")
+    if _CACHE_DIR.search(path):       # a file the library itself downloaded there
+        return {"id": "incomplete-model-download",
+                "cause": f"{path} is inside the download cache, where the library put the "
+                         "model's files itself: an earlier download stopped midway and left the "
+                         "folder without this file.",
+                "fix": "rm -rf <the cached model folder named in the path>   # then load again: "
+                       "it downloads anew\n# or: from_pretrained(name, force_download=True)"}
+    return None
 
 
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -236,7 +218,7 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "another working directory).",
                 "fix": f"tokenizer.save_pretrained('{path}')   # where the model was saved\n"
                        "# or load the tokenizer from the original Hub checkpoint"}
-    if path in _PUBLIC_IDS:
+    if path in PUBLIC_MODELS:
         gated = re.match(r"meta-llama/|google/gemma|mistralai/", path) is not None
         return {"id": "hub-unreachable",
                 "cause": f"{path} is a well-known public repository, so the name is not the "
@@ -620,7 +602,8 @@ HF_SIGNATURES: list[Signature] = [
        family="local-file-missing", refine=refine_local_folder),
     _s("hub-not-logged-in",
        r"LocalTokenNotFoundError|Token is required \((?:`token=True`|write-access action)\),? "
-       r"but no token found",
+       r"but no token found|The secret `?HF_TOKEN`? does not exist in your Colab secrets|"
+       r"You are not authenticated with the Hugging Face Hub in this notebook",
        "The call needs a Hugging Face token (a push, a private or gated repo) and none is "
        "saved or set on this machine.", "huggingface_hub reads the token from HF_TOKEN or the "
        "login cache.", ["environment.hub-auth-required"],
