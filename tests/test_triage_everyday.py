@@ -383,6 +383,10 @@ def test_a_metric_no_one_published_is_a_name_question() -> None:
                   "either.") == "model-id-not-found"
 
 
-def test_a_missing_file_outside_any_cache_is_no_download_question() -> None:
+def test_a_missing_file_outside_any_download_cache_is_no_download_question() -> None:
     assert _cause("FileNotFoundError: [Errno 2] No such file or directory: "
                   "'/home/u/data/train.csv'") != "incomplete-model-download"
+    # accelerate's own config lives beside the caches, and nothing downloads it
+    assert _cause("FileNotFoundError: [Errno 2] No such file or directory: "
+                  "'/root/.cache/huggingface/accelerate/default_config.yaml'") != \
+        "incomplete-model-download"

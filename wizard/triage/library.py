@@ -7,8 +7,9 @@ example script or notebook failing as given, a file the library wrote that it ca
 TensorFlow graph that the library itself failed to build, the reporter's statement that the same
 code works on an older release (a regression), or a fix being described. The innermost frames
 being library code with no known signature is the weakest evidence (kept as before).
-`KNOWN_BUGS` is the offline table of known, fixed bugs: a paste that matches one on a version
-before the fix gets "known bug, fixed in X: upgrade" and the thread.
+`find_known_bug` looks the paste up in the offline table of known, fixed bugs (known_bugs.py): a
+paste that matches one on a version before the fix gets "known bug, fixed in X: upgrade" and the
+thread.
 """
 from __future__ import annotations
 
@@ -26,74 +27,11 @@ from wizard.triage.env_answers import (
     removed_internal_user,
 )
 from wizard.triage.env_imports import own_submodule_missing
+from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.versions import installed_version, paste_versions
 
-
-@dataclass(frozen=True)
-class KnownBug:
-    """A library bug a maintainer confirmed and fixed: how its error reads, where it was fixed."""
-
-    package: str
-    pattern: str                      # the error as the affected releases print it
-    fixed_in: str
-    url: str
-    summary: str
-    introduced: str | None = None     # first affected release (then the version must be known)
-    requires: str | None = None       # another regex the paste must contain (the set-up)
-
-    def affects(self, version: str | None) -> bool:
-        """Whether a release has the bug (unknown version: only when any release before the fix
-        would show this error)."""
-        if version is None:
-            return self.introduced is None
-        pre = re.search(r"(?:dev|rc|a|b)\d*$", version) is not None
-        release = re.match(r"\d+(?:\.\d+)*", version)
-        before_fix = bool(version_lt(version, self.fixed_in)) or (
-            pre and release is not None and version_lt(release.group(0), self.fixed_in) is False
-            and version_lt(self.fixed_in, release.group(0)) is False)
-        return before_fix and (self.introduced is None
-                               or version_lt(version, self.introduced) is False)
-
-
-# Built from the dev split of tests/data/real_errors (library_bug: true with a fixed_in), so the
-# held split stays unseen; each pattern is the error the affected releases print.
-KNOWN_BUGS: tuple[KnownBug, ...] = (
-    KnownBug("datasets", r"Config name is missing", "2.16.1",
-             "https://github.com/huggingface/datasets/issues/6533",
-             "datasets 2.16.0 ignores config keyword arguments (e.g. language_pair=, year=) and "
-             "asks for a config name", introduced="2.16.0"),
-    KnownBug("peft", r"add_adapter\(\) got an unexpected keyword argument '?low_cpu_mem_usage",
-             "0.14.0", "https://github.com/huggingface/peft/issues/2246",
-             "PeftModelForSequenceClassification.add_adapter did not accept low_cpu_mem_usage"),
-    KnownBug("transformers", r"in num_examples[\s\S]{0,600}object of type 'NoneType' has no len",
-             "4.6.0", "https://github.com/huggingface/transformers/issues/11381",
-             "Trainer._remove_unused_columns returned None with remove_unused_columns=False",
-             introduced="4.6.0.dev0"),
-    KnownBug("bitsandbytes", r"(?:AdamW?8bit|8-?bit ?AdamW?|adamw_bnb_8bit|paged_adamw_8bit)"
-             r"[\s\S]{0,400}?\bnan\b|\bnan\b[\s\S]{0,400}?(?:AdamW?8bit|8-?bit ?AdamW?)",
-             "0.41.1", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/227",
-             "a mis-indented block in create_dynamic_map built a wrong quantization map for the "
-             "8-bit optimizers, so their losses went NaN", introduced="0.36.0"),
-    KnownBug("accelerate", r"properly initialize your accelerator via `?accelerator = "
-             r"Accelerator\(\)", "1.9.0", "https://github.com/huggingface/trl/issues/2329",
-             "with DeepSpeed, Accelerator() read AcceleratorState before it existed (PPO/RLOO "
-             "trainers)", introduced="1.0.0", requires=r"deepspeed"),
-    KnownBug("unsloth", r"_unsloth_get_batch_samples\(\) takes \d+ positional arguments? but \d+ "
-             r"were given", "2025.3.18", "https://github.com/unslothai/unsloth/issues/2148",
-             "transformers 4.50 passes one more argument to Trainer.get_batch_samples, which "
-             "unsloth's patched replacement did not take"),
-    KnownBug("transformers", r"cannot import name '?call_context'?", "4.30.1",
-             "https://github.com/huggingface/transformers/issues/24133",
-             "transformers 4.30.0 imported Keras' call_context from the path of TensorFlow 2.11 "
-             "and later, so TF models failed to import on older TensorFlow",
-             introduced="4.30.0"),
-    KnownBug("transformers", r"module 'torch' has no attribute 'float8_e4m3fn'", "4.43.2",
-             "https://github.com/hiyouga/LLaMA-Factory/issues/4958",
-             "transformers 4.43.0 and 4.43.1 compared weights' dtypes with torch.float8_e4m3fn, "
-             "which torch before 2.1 lacks, so loading any model failed", introduced="4.43.0"),
-)
 
 _PANIC = re.compile(r"panicked at|PanicException|RUST_BACKTRACE", re.I)
 _NODEDEF = re.compile(r"errors? while building NodeDef", re.I)

@@ -177,7 +177,8 @@ def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 # the download caches of huggingface_hub, sentence-transformers and torch.hub
-_CACHE_DIR = re.compile(r"[/\\]\.cache[/\\](?:huggingface|torch)[/\\]|[/\\]hub[/\\]models--|"
+_CACHE_DIR = re.compile(r"[/\\]\.cache[/\\](?:huggingface[/\\](?:hub|transformers|diffusers)|torch[/\\]"
+                        r"(?:hub|transformers))[/\\]|[/\\]hub[/\\]models--|"
                         r"sentence_transformers[/\\][\w.-]+[/\\]")
 
 
