@@ -185,6 +185,8 @@ def _cause(text: str) -> str:
     ("_auth.py:104: UserWarning: Error while fetching `HF_TOKEN` secret value from your vault: "
      "'Requesting secret HF_TOKEN timed out.'.\nYou are not authenticated with the Hugging Face "
      "Hub in this notebook.", "hub-not-logged-in"),
+    ("Training finished fine, but the adapter_model.bin never updated and instead I have a "
+     "443 byte file", "env-version-too-new"),
 ])
 def test_everyday_errors(paste: str, expected: str) -> None:
     assert _cause(paste) == expected
@@ -390,3 +392,8 @@ def test_a_missing_file_outside_any_download_cache_is_no_download_question() -> 
     assert _cause("FileNotFoundError: [Errno 2] No such file or directory: "
                   "'/root/.cache/huggingface/accelerate/default_config.yaml'") != \
         "incomplete-model-download"
+
+
+def test_an_adapter_of_megabytes_is_no_empty_adapter() -> None:
+    assert _cause("adapter_model.bin is 67 MB and loading it fails:\nKeyError: 'base_model'") \
+        != "env-version-too-new"

@@ -354,6 +354,17 @@ ENV_SIGNATURES: list[Signature] = [
          "model.peft_config['default'].save_pretrained(path)   # or model.save_pretrained(path)\n"
          "# or: pip install the peft release the project pins", refine=refine_peft_config_dict,
          priority=16),
+    _sig("env-empty-adapter-state-dict-override", NEW,
+         r"adapter_model\.(?:bin|safetensors)[^\n]{0,200}?\b(?:(?:only|just) )?(?:4\d\d|[1-9]\d?) ?"
+         r"(?:bytes?|B)\b|\b(?:4\d\d|[1-9]\d?) ?(?:bytes?|B)\b[^\n]{0,120}?adapter_model|"
+         r"adapter_model\.(?:bin|safetensors)[^\n]{0,120}?\b(?:is )?empty\b",
+         "The saved adapter is empty: the training script (alpaca-lora's finetune.py and the "
+         "scripts copied from it) replaces model.state_dict with get_peft_model_state_dict, and "
+         "the peft release installed applies it again in save_pretrained, filtering out every "
+         "key: the script was written for an older peft.",
+         "# delete the override in the script:\n#   model.state_dict = (lambda self, *_, **__: "
+         "get_peft_model_state_dict(self, old_state_dict())).__get__(model, type(model))\n"
+         "# or: pip install the peft release the script pins", priority=16),
     _sig("env-non-consecutive-added-token", OLD,
          r"Non-consecutive added token '[^'\n]*' found",
          "The tokenizer was saved by a newer transformers (added tokens are stored "
