@@ -99,7 +99,8 @@ def _cause(text: str) -> str:
      "NotImplementedError\n\nNotImplementedError: ", "keras-h5-save-unsupported"),
     # evaluation, generation and placement
     ("ValueError: Target is multiclass but average='binary'. Please choose another average "
-     "setting, one of [None, 'micro', 'macro', 'weighted'].", "metric-average-binary-on-multiclass"),
+     "setting, one of [None, 'micro', 'macro', 'weighted'].",
+     "metric-average-binary-on-multiclass"),
     ("ValueError: Found input variables with inconsistent numbers of samples: [872, 223232]",
      "metric-inputs-different-lengths"),
     ("ValueError: Greedy methods without beam search do not support `num_return_sequences` "
@@ -135,7 +136,8 @@ def _cause(text: str) -> str:
     ("ImportError: cannot import name 'LLaMAForCausalLM' from 'transformers' (/usr/local/lib/"
      "python3.9/dist-packages/transformers/__init__.py)", "wrong-import-path"),
     ("/usr/lib/python3/site-packages/torch/utils/checkpoint.py:61: UserWarning: None of the "
-     "inputs have requires_grad=True. Gradients will be None", "gradient-checkpointing-inputs-no-grad"),
+     "inputs have requires_grad=True. Gradients will be None",
+     "gradient-checkpointing-inputs-no-grad"),
     ("W0000 00:00:1712345678.123 op_kernel.cc:1839] OP_REQUIRES failed at xla_ops.cc:574 : "
      "UNIMPLEMENTED: Could not find compiler for platform CUDA: NOT_FOUND: could not find "
      "registered compiler for platform CUDA", "env-setup-step-skipped"),
@@ -345,13 +347,15 @@ def test_fp16_nan_of_a_model_not_released_in_bf16_is_no_overflow_answer() -> Non
 def test_a_package_importing_its_own_missing_submodule_is_its_bug() -> None:
     paste = ("----> 4 from simpletransformers.classification import ClassificationModel\n\n"
              "/usr/local/lib/python3.6/dist-packages/simpletransformers/classification/"
-             "classification_model.py in <module>()\n---> 45 from simpletransformers.classification."
+             "classification_model.py in <module>()\n---> 45 from simpletransformers."
+             "classification."
              "transformer_models.bert_model import BertForSequenceClassification\n\n"
              "ModuleNotFoundError: No module named 'simpletransformers.classification."
              "transformer_models'")
     with pastes_from_elsewhere():
         t = triage(paste)
-    assert t.cause_id == "library-bug" and t.bug is not None and t.bug.package == "simpletransformers"
+    assert t.cause_id == "library-bug" and t.bug is not None
+    assert t.bug.package == "simpletransformers"
     own_code = "ModuleNotFoundError: No module named 'mypkg.utils'"
     with pastes_from_elsewhere():
         t = triage(own_code)
@@ -363,7 +367,8 @@ def test_a_reward_function_parameter_the_trainer_does_not_pass() -> None:
              "required positional argument: 'solution'")
     with pastes_from_elsewhere():
         t = triage(paste)
-    assert t.primary is not None and t.primary.signature.id == "reward-function-parameter-not-passed"
+    assert t.primary is not None
+    assert t.primary.signature.id == "reward-function-parameter-not-passed"
     assert t.cause_id == "callback-signature-mismatch"
     # the trainer always passes completions: their absence is no dataset question
     assert _cause("TypeError: my_reward() missing 1 required positional argument: "

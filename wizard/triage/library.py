@@ -29,7 +29,7 @@ from wizard.triage.env_answers import (
 from wizard.triage.env_imports import own_submodule_missing
 from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
-from wizard.triage.packages import dist_key, version_lt
+from wizard.triage.packages import dist_key
 from wizard.triage.versions import installed_version, paste_versions
 
 
