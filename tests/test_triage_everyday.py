@@ -402,3 +402,19 @@ def test_a_missing_file_outside_any_download_cache_is_no_download_question() -> 
 def test_an_adapter_of_megabytes_is_no_empty_adapter() -> None:
     assert _cause("adapter_model.bin is 67 MB and loading it fails:\nKeyError: 'base_model'") \
         != "env-version-too-new"
+
+
+def test_the_environment_check_the_family_names_reads_installed_ranges() -> None:
+    from wizard.checks.environment import _version_conflicts
+    from wizard.core.catalogue import CHECKS
+
+    assert "environment.package-versions" in CHECKS   # named by the environment family
+    mismatched = {"trl": "0.12.0", "transformers": "4.48.0", "accelerate": "0.30.0",
+                  "datasets": "3.0.0"}
+    found = _version_conflicts(mismatched.get)
+    assert {f.evidence["requires"] for f in found} == {"accelerate>=0.34.0", "transformers<4.47.0"}
+    assert all(f.id == "environment.package-versions" and f.status == "warn" for f in found)
+    fitting = {"trl": "0.12.0", "transformers": "4.46.3", "accelerate": "0.34.2",
+               "datasets": "3.0.0"}
+    assert _version_conflicts(fitting.get) == []
+    assert _version_conflicts() == []   # this machine's own installation fits

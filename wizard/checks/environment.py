@@ -1,11 +1,19 @@
-"""Environment probes: is the case's framework importable here, and does transformers have it."""
+"""Environment probes: is the case's framework importable here, does transformers have it, and do
+the installed Hugging Face libraries sit inside the ranges their releases require of each other."""
 from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+from typing import Callable
 
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.triage import api_history
+from wizard.triage.versions import satisfies
+
+# the libraries whose releases' requirements the release history records
+_LIBRARIES = ("transformers", "datasets", "accelerate", "peft", "trl", "huggingface-hub",
+              "sentence-transformers", "evaluate")
 
 
 def _version(dist: str) -> str | None:
@@ -53,4 +61,30 @@ def probe_environment(case: Case, ctx: object = None) -> list[Finding]:
             evidence={"framework": "pytorch", "transformers": transformers},
             explanation="The case says framework: pytorch, but torch cannot be imported.",
             fix="pip install torch accelerate"))
+    findings.extend(_version_conflicts())
     return findings
+
+
+def _version_conflicts(version: Callable[[str], str | None] = _version) -> list[Finding]:
+    """A finding for each installed library release whose requirement on another installed
+    library (from the release's wheel) the installed version does not meet; [] when all fit."""
+    out: list[Finding] = []
+    for lib in _LIBRARIES:
+        have = version(lib)
+        if not have:
+            continue
+        for dep, spec in sorted(api_history.requirements(lib, have).items()):
+            found = version(dep)
+            if found is None or satisfies(found, spec) is not False:
+                continue
+            out.append(Finding(
+                "environment.package-versions", "warn",
+                f"{lib} {have} requires {dep}{spec}, and {dep} {found} is installed",
+                evidence={"package": lib, "version": have, "requires": f"{dep}{spec}",
+                          "installed": found},
+                explanation=f"The release of {lib} installed here was built against {dep}"
+                            f"{spec}; outside that range its imports or calls into {dep} can "
+                            "fail (the two were installed separately, with --no-deps, or by "
+                            "another tool).",
+                fix=f'pip install "{dep}{spec}"   # or: pip install -U {lib} {dep}, together'))
+    return out

@@ -66,6 +66,14 @@ _check("environment.transformers-without-tensorflow",
        "TFAutoModel... raise ImportError or AttributeError there.",
        'pip install "transformers>=4.57,<5" "tf-keras~=2.21" && export TF_USE_LEGACY_KERAS=1',
        "transformers 5 release notes")
+_check("environment.package-versions", "Installed libraries outside each other's ranges",
+       "An installed Hugging Face library release (transformers, datasets, accelerate, peft, trl, "
+       "huggingface_hub, sentence-transformers, evaluate) beside another library at a version "
+       "outside the range that release's wheel requires.",
+       "The release was built and tested against that range; outside it imports and calls "
+       "between the two fail, often as ImportError or unexpected keyword arguments.",
+       'pip install "<dependency><range>"   # or upgrade both together',
+       "the releases' Requires-Dist, recorded in wizard/triage/api_history.json")
 _check("environment.framework-missing", "The case's framework is not installed",
        "framework: tensorflow without TensorFlow, or pytorch without torch.",
        "Nothing can be run on the model without its framework.",
