@@ -78,8 +78,9 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                 "fix": "model = AutoModelForSequenceClassification.from_pretrained(name, "
                        "num_labels=N)   # a class with the task's head\n# or: def forward(self, "
                        "input_ids, attention_mask=None, labels=None): ... compute the loss"}
-    if (method or callee) in ("forward", "call") and arg in ("label", "target", "targets") and \
-            not re.search(rf"^\s*def {method or callee}\s*\(", parsed.text, re.M):
+    model_call = (method or callee) in ("forward", "call")
+    own = _own_definition(method or callee, parsed) if model_call else None
+    if model_call and own is None and arg in ("label", "target", "targets"):
         return {"id": "labels-column-misnamed",
                 "cause": f"The batch carries a column named {arg}; the model's "
                          f"{method or callee}() takes the class ids as labels, so the column "
@@ -125,8 +126,6 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          "code or a tokenizer written for BERT passes them.",
                 "fix": "batch.pop('token_type_ids', None)   # or: tokenizer(..., "
                        "return_token_type_ids=False)"}
-    own = re.search(rf"^\s*def {method}\s*\((?P<params>[^)]{{0,500}})\)", parsed.text, re.M) \
-        if method in ("forward", "call") else None
     if own and not re.search(rf"\b{re.escape(arg)}\b|\*\*", own.group("params")):
         return {"id": "callback-signature-mismatch",
                 "cause": f"Your model's {method}() does not take {arg}, which its caller passes "
@@ -167,8 +166,7 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                           "the code (or the library that makes the call) was written for newer "
                           "releases than the one that ran it.", f"pip install -U {names}", ev,
                           tuple(s.package for s in added[1:]))
-    model_arg = method in ("forward", "call") and arg in _MODEL_FORWARD_ARGS and \
-        not re.search(rf"^\s*def {method}\s*\(", parsed.text, re.M)     # not a forward of yours
+    model_arg = model_call and own is None and arg in _MODEL_FORWARD_ARGS   # not a forward of yours
     if owner is None and caller is None and change is None and not model_arg and \
             not HF_NAMED.search(parsed.text):
         return {"reject": True}           # a function of the user's own code
@@ -199,6 +197,12 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
 _MODEL_FORWARD_ARGS = frozenset({"return_dict", "output_attentions", "output_hidden_states",
                                  "use_cache", "past_key_values", "cache_position",
                                  "logits_to_keep", "num_logits_to_keep"})
+
+
+def _own_definition(name: str, parsed: ParsedError) -> re.Match[str] | None:
+    """The paste's own `def name(...)` (its parameters in the group params), or None."""
+    return re.search(rf"^\s*def {re.escape(name)}\s*\((?P<params>[^)]{{0,500}})\)", parsed.text,
+                     re.M)
 
 
 def _base_model(owner_cls: str, parsed: ParsedError) -> bool:

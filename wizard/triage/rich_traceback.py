@@ -41,7 +41,7 @@ def _frames(box: list[str]) -> list[str]:
             joined, j = text, i
             while not _FRAME.match(joined) and j + 1 < len(box) and j - i < _MAX_WRAP:
                 j += 1
-                joined += box[j].strip() if not joined.endswith(" in") else " " + box[j].strip()
+                joined += box[j].strip()          # a path rich wrapped mid-name
             m = _FRAME.match(joined)
             if m:
                 func = m.group("func")

@@ -167,7 +167,7 @@ _TRAINER_PASSES = frozenset({"prompts", "completions", "prompt", "completion", "
                              "trainer_state", "kwargs", "self"})
 
 
-def refine_reward_column(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+def refine_reward_parameter(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A missing positional argument is a dataset column only for a reward function of a GRPO
     run (its name, or the paste, says reward), and only for a name the trainer does not pass
     itself (prompts and completions come from the trainer in every release that passes any)."""
@@ -460,7 +460,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "dataset = dataset.rename_column('answer', 'solution')   # or give the parameter a default",
        title="A reward function's parameter the trainer does not pass",
        family="callback-signature-mismatch",
-       refine=refine_reward_column, priority=13),
+       refine=refine_reward_parameter, priority=13),
     _u("meta-tensor-model",
        r"Cannot copy out of meta tensor; no data|is on the meta device, we need a `value` to put "
        r"in on",
