@@ -263,3 +263,22 @@ def test_tf_transformers_model_with_a_batch_dict(demo_dir):
     flow = report["training.gradient-flow"]
     assert flow.evidence["layers"][0]["layer"] == "distilbert.embeddings"
     assert report.failed == []
+
+
+def test_check_with_only_a_pasted_error_reads_it(tmp_path):
+    """wizard.api.check(traceback=...) with no model: the cause and the fix from the error's
+    words, in the notebook's Markdown too; a case with neither is one sentence."""
+    from wizard.api import check
+    from wizard.errors import CaseError
+
+    report = check({}, traceback="Traceback (most recent call last):\n  File \"t.py\", line 4, "
+                                 "in <module>\n    import bitsandbytes\nModuleNotFoundError: No "
+                                 "module named 'bitsandbytes'\n", device="cpu")
+    known = report["triage.known-error"]
+    assert known.evidence["cause_id"] == "env-missing-package"
+    assert "pip install" in known.fix and "bitsandbytes" in known.fix
+    assert report.verdict.primary == "triage.known-error"
+    assert report.result.path[1:] == ["environment", "triage"]
+    assert "pip install" in report._repr_markdown_()          # its fix shows in a notebook
+    with pytest.raises(CaseError, match="traceback"):
+        check({"dataset": {"path": "d"}})

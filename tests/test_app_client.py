@@ -251,6 +251,30 @@ def test_demo_case_full_run(served: str, api: dict[str, Any], tmp_path: Path) ->
     assert value(client.predict(False, "huggingface/transformers", api_name="/share_links")) == ""
 
 
+def test_only_a_pasted_error_runs_without_a_model(served: str, api: dict[str, Any],
+                                                  tmp_path: Path) -> None:
+    """Symptom error, the error pasted, the model left empty: no other field is asked, nothing
+    is flagged, and the run reads the error (its cause and fix) and checks the environment."""
+    answers = {**answers_from_case(Case()), "symptom": "error", "model": "",
+               "traceback": "ValueError: Asking to pad but the tokenizer does not have a "
+                            "padding token. Please select a token to use as `pad_token`"}
+    assert "dataset" not in reachable(answers) and "model" in reachable(answers)
+    assert form_errors(answers) == []
+    assert case_from_answers(answers).error_only
+    assert "model" in [e.qid for e in form_errors({**answers, "traceback": ""})]
+
+    client = Client(served, verbose=False, download_files=str(tmp_path))
+    job = client.submit(*[answers.get(q) for q in api["fields"]], None, api_name="/check")
+    out = named(api["check"], job.result(timeout=600))
+    assert not visible_errors(out)
+    result = json.loads(value(out["result"]))
+    assert result["path"] == ["environment", "triage"]
+    assert result["verdict"]["primary"] == "triage.known-error"
+    assert "Read from the error alone" in value(out["verdict"])
+    known = next(f for f in result["findings"] if f["id"] == "triage.known-error")
+    assert "pad_token" in known["fix"]
+
+
 def test_bad_input_shows_every_sentence_next_to_its_field(served: str, api: dict[str, Any],
                                                            demo_dir: Path, tmp_path: Path) -> None:
     from wizard.demo.cases import course_case

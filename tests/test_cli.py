@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import ROOT, run_cli
 
 
 def _bad(proc):
@@ -185,3 +188,42 @@ def test_every_fix_of_the_demo_is_python_that_compiles(demo_dir, tmp_path):
     assert len(fixes) >= 2
     for fid, fix in fixes:
         compile(fix, fid, "exec")
+
+
+def test_check_reads_an_error_alone_from_a_file_or_stdin(tmp_path):
+    """`check --traceback` with no case: the error is read and the environment checked (no
+    model, no dataset); the JSON holds the cause and the fix; the verdict says it is unconfirmed."""
+    error = tmp_path / "error.txt"
+    error.write_text("Hi, my notebook fails:\n```\nValueError: Asking to pad but the tokenizer "
+                     "does not have a padding token. Please select a token to use as `pad_token`"
+                     "\n```\n")
+    out = tmp_path / "out.json"
+    proc = run_cli("check", "--traceback", str(error), "--json", str(out), "--out",
+                   str(tmp_path / "s"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Fix" in proc.stdout and "pad_token" in proc.stdout    # the cause comes with its fix
+    result = json.loads(out.read_text())
+    assert result["path"] == ["environment", "triage"]
+    assert result["verdict"]["primary"] == "triage.known-error"
+    assert "Read from the error alone" in result["verdict"]["summary"]
+    known = next(f for f in result["findings"] if f["id"] == "triage.known-error")
+    assert known["evidence"]["signature"] == "no-pad-token" and "pad_token" in known["fix"]
+    assert not [f for f in result["findings"] if f["id"].startswith("environment.model")]
+    # the same from stdin; an empty or missing file is one sentence
+    piped = subprocess.run([sys.executable, "-m", "wizard", "check", "--traceback", "-", "--quiet",
+                            "--json", str(tmp_path / "p.json"), "--out", str(tmp_path / "s2")],
+                           input=error.read_text(), capture_output=True, text=True,
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert piped.returncode == 0, piped.stderr[-2000:]
+    assert json.loads((tmp_path / "p.json").read_text())["verdict"]["primary"] == \
+        "triage.known-error"
+    assert "cannot read" in _bad(run_cli("check", "--traceback", str(tmp_path / "none.txt")))
+    (tmp_path / "empty.txt").write_text("  \n")
+    assert "is empty" in _bad(run_cli("check", "--traceback", str(tmp_path / "empty.txt")))
+
+
+def test_a_case_without_model_or_error_names_both_ways(tmp_path):
+    case = tmp_path / "case.yaml"
+    case.write_text("dataset: {path: d}\n")
+    err = _bad(run_cli("check", str(case), "--out", str(tmp_path / "o")))
+    assert "`model:`" in err and "`traceback:`" in err

@@ -146,6 +146,33 @@ def test_pasted_error_walk_goes_through_triage(demo_dir, tmp_path):
     assert fails(result) == ["data.labels-out-of-range"]
 
 
+def test_only_a_pasted_error_is_read_without_a_model(tmp_path):
+    """Empty model after a pasted error: the error is read, the environment checked, and the
+    verdict says so; nothing about a model or dataset is asked."""
+    out = tmp_path / "only"
+    child = spawn(out)
+    child.expect("What goes wrong")
+    pick(child, "1")
+    child.expect("Paste the error")
+    for line in ("Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+                 "    trainer.train()", "torch.OutOfMemoryError: CUDA out of memory. Tried to "
+                 "allocate 2.00 GiB (GPU 0; 14.75 GiB total capacity)", "", ""):
+        child.sendline(line)
+    no_script(child)
+    child.expect("Which framework")
+    pick(child, "2")
+    child.expect("Model")
+    child.sendline("")                    # no model: only the error
+    child.expect("The error message", timeout=120)
+    child.expect("Verdict: inconclusive", timeout=120)
+    child.expect("Read from the error alone")
+    assert finish(child) == 0
+    result = json.loads((out / "session.json").read_text())
+    assert result["path"] == ["environment", "triage"]
+    known = [f for f in result["findings"] if f["id"] == "triage.known-error"]
+    assert known and "Out of memory" in known[0]["title"]
+
+
 def test_ctrl_c_saves_and_resume_continues(demo_dir, tmp_path):
     out = tmp_path / "resume"
     child = spawn(out)

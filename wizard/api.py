@@ -34,6 +34,7 @@ from wizard.engine.plan import Step
 from wizard.engine.session import Session
 from wizard.errors import InputError
 from wizard.frontends.terminal.console import (
+    detailed,
     finding_line,
     finding_panel,
     make_console,
@@ -128,8 +129,7 @@ class Report:
 
         console = make_console()
         for f in self.findings:
-            console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
-                          else finding_line(f))
+            console.print(finding_panel(f) if detailed(f) else finding_line(f))
         console.print(verdict_panel(self.verdict))
 
     def _repr_markdown_(self) -> str:
@@ -138,7 +138,7 @@ class Report:
                  "|---|---|---|"]
         lines += [f"| {f.status} | `{f.id}` | {f.title.replace('|', '/')} |" for f in self.findings]
         for f in self.findings:
-            if f.status in ("fail", "warn") and f.fix:
+            if detailed(f) and f.status != "error" and f.fix:
                 lines += ["", f"**{f.title}**", "", f.explanation, "", "```python", f.fix, "```"]
         return "\n".join(lines)
 

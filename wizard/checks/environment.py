@@ -34,7 +34,9 @@ def probe_environment(case: Case, ctx: object = None) -> list[Finding]:
     """Fatal mismatches between the case and this Python environment (no framework import)."""
     findings: list[Finding] = []
     transformers = _version("transformers")
-    if case.framework == "tensorflow":
+    if case.error_only:
+        pass                          # no model runs here: only the installed releases matter
+    elif case.framework == "tensorflow":
         if importlib.util.find_spec("tensorflow") is None:
             findings.append(Finding(
                 "environment.framework-missing", "fail", "TensorFlow is not installed here",

@@ -42,10 +42,13 @@ def probe_hub(case: Any, ctx: Any = None) -> list[Finding]:
     """Findings for the model and the dataset: where they come from, or why they cannot be resolved."""
     opts = _options(ctx)
     progress = getattr(ctx, "progress", None) or (lambda message: None)
-    progress("resolving the model (metadata only)")
-    findings = _model_findings(case, ctx, opts)
-    progress("resolving the dataset (metadata only)")
-    findings += _dataset_findings(case, ctx, opts)
+    findings: list[Finding] = []
+    if case.model.strip():            # none with only a pasted error
+        progress("resolving the model (metadata only)")
+        findings += _model_findings(case, ctx, opts)
+    if case.dataset.path.strip() or case.dataset.data_files:
+        progress("resolving the dataset (metadata only)")
+        findings += _dataset_findings(case, ctx, opts)
     return findings
 
 

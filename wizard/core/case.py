@@ -167,6 +167,11 @@ class Case:
     notes: str = ""
     source: str | None = None  # where the case came from (file path), not written back
 
+    @property
+    def error_only(self) -> bool:
+        """Only a pasted error, no model: the error is read and this environment checked."""
+        return not self.model.strip() and bool(self.traceback.strip())
+
     # -- YAML ---------------------------------------------------------------------------
     @classmethod
     def from_yaml(cls, text: str, base_dir: Path | None = None, validate: bool = True) -> "Case":
@@ -229,9 +234,10 @@ class Case:
 
     # -- validation ---------------------------------------------------------------------
     def validate(self) -> None:
-        if not self.model:
+        if not self.model and not self.traceback.strip():
             raise CaseError("The case has no `model:`; add a Hub id (e.g. distilbert-base-uncased) "
-                            "or a local save_pretrained folder.", "model")
+                            "or a local save_pretrained folder (or, with only an error, paste it "
+                            "as `traceback:`).", "model")
         _choice("framework", self.framework, FRAMEWORKS)
         _choice("task", self.task, TASK_NAMES)
         if self.task == "text-generation" and self.framework == "tensorflow":
@@ -282,10 +288,10 @@ class Case:
                             "training.learning_rate")
         if self.dataset.max_samples < 1:
             raise CaseError("`dataset.max_samples` must be at least 1.", "dataset.max_samples")
-        if not self.dataset.path and not self.dataset.data_files:
+        if not self.dataset.path and not self.dataset.data_files and not self.error_only:
             raise CaseError("The case has no `dataset.path`; add a Hub id, a save_to_disk folder, "
                             "or `dataset.data_files`.", "dataset.path")
-        if not self.dataset.text_columns:
+        if not self.dataset.text_columns and not self.error_only:
             raise CaseError("`dataset.text_columns` is empty; list the text column(s), e.g. "
                             "[premise, hypothesis].", "dataset.text_columns")
         self._validate_target()

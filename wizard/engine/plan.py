@@ -197,8 +197,9 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              choices=(Choice("tensorflow", "TensorFlow / Keras (TFAutoModel..., fit)"),
                       Choice("pytorch", "PyTorch (AutoModel..., Trainer or a loop)"))),
     Question("model", "model", "Model: a Hub id (e.g. distilbert-base-uncased) or a local "
-             "save_pretrained folder", "The checks run your own model.", "text",
-             (Edge("trust_remote_code"),)),
+             "save_pretrained folder", "The checks run your own model (with only the error you "
+             "pasted, leave it empty: the error is read and your environment checked).", "text",
+             (Edge("checks", lambda c: c.error_only), Edge("trust_remote_code"))),
     Question("trust_remote_code", "trust_remote_code", "This model ships its own Python code "
              "(auto_map in its config), which runs when it loads. Run it?",
              "The wizard never runs a repo's code without your explicit yes; read its .py "
@@ -426,9 +427,14 @@ PLANS: dict[str, tuple[str, ...]] = {
 assert set(PLANS) == set(SYMPTOMS) and all(s in STEPS for p in PLANS.values() for s in p)
 
 
+# Only a pasted error, no model to run: the error is read and the installed libraries checked.
+ERROR_ONLY_PLAN = ("environment", "triage")
+
+
 def plan(case: Case) -> list[Step]:
     """The steps this case walks, in order (before any probe outcome is known)."""
-    return [STEPS[s] for s in (*PLANS[case.symptom], *FINAL_STEPS) if STEPS[s].when(case)]
+    names = ERROR_ONLY_PLAN if case.error_only else (*PLANS[case.symptom], *FINAL_STEPS)
+    return [STEPS[s] for s in names if STEPS[s].when(case)]
 
 
 # -- walking the questions ---------------------------------------------------------------------

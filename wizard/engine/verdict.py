@@ -136,6 +136,8 @@ def decide(case: Case, findings: list[Finding]) -> Verdict:
         return Verdict("inconclusive", blocked.id,
                        f"{blocked.title}: {len(skipped)} step(s) could not run, so nothing about "
                        "your setup was judged.", reasons=[f.title for f in skipped])
+    if case.error_only:
+        return _error_only_verdict(findings)
     signals = library_signals(findings)
     if signals:
         return _library_verdict(findings, signals)
@@ -161,6 +163,24 @@ def decide(case: Case, findings: list[Finding]) -> Verdict:
     return Verdict("inconclusive", warns[0].id if warns else None,
                    f"The checks found no fault that explains the symptom ({case.symptom}).",
                    reasons=[f"{f.id}: {f.title}" for f in warns])
+
+
+def _error_only_verdict(findings: list[Finding]) -> Verdict:
+    """Only a pasted error: the cause its words name, unconfirmed (no model ran here)."""
+    read = next((f for f in findings if f.category == "triage"), None)
+    warns = [f"{f.id}: {f.title}" for f in findings if f.status == "warn" and f is not read]
+    then = ("Read from the error alone: give the model (and the dataset) to run the checks that "
+            "confirm it, or run the script with the wizard (python -m wizard run train.py).")
+    if read is None or read.id == "triage.unknown-error":
+        return Verdict("inconclusive", read.id if read else None,
+                       "The error matches no known one. " + then, reasons=warns)
+    return Verdict("inconclusive", read.id, f"{read.title}. {then}",
+                   reasons=[_clip(read.explanation.split(". ")[0]), *warns])
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    """The text, cut at a word before `limit` characters (with an ellipsis) when longer."""
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def _library_verdict(findings: list[Finding], signals: list[tuple[Finding, str]]) -> Verdict:

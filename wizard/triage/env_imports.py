@@ -134,8 +134,6 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                    .isupper()), None) if top == "transformers" else None
     if prefix and change is not None and change.removed == "5.0.0":
         change = None                 # transformers 4 exports them only beside their backend
-    if change is None and module:
-        change = api_change(module)
     near = _near_name(top, name) if change is None and module == top else None
     if near:
         ev["did_you_mean"] = near

@@ -226,7 +226,8 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
         title = m.signature.title or m.signature.id
         if m.cause_id in FAMILY:
             first = re.split(r":\s|\.(?:\s|$)", m.cause, maxsplit=1)[0]   # not 4.46.0's dots
-            title = f"Environment ({m.cause_id}): {first[:120]}"
+            first = first if len(first) <= 120 else first[:120].rsplit(" ", 1)[0] + " …"
+            title = f"Environment ({m.cause_id}): {first}"
             if m.evidence.get("installed"):
                 ev["installed"] = m.evidence["installed"]
         return [Finding("triage.known-error", "info", f"The error is a known one: {title}",

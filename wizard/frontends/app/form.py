@@ -182,8 +182,8 @@ def form_errors(answers: dict[str, Any], base: Case | None = None,
         if message and qid in asked and qid not in errors:
             errors[qid] = message
 
-    check("model", required(QUESTIONS["model"]) if not case.model.strip() else
-          _missing("model", case.model))
+    check("model", None if case.error_only else required(QUESTIONS["model"])
+          if not case.model.strip() else _missing("model", case.model))
     data = case.dataset
     check("dataset", required(QUESTIONS["dataset"]) if not data.path.strip() and not
           data.data_files else _missing("dataset", data.path))

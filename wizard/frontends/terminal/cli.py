@@ -87,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "run train.py ARG ...): the checks see the live objects, and an "
                             "error from inside a library gets a verified reproduction "
                             "(arguments that begin with '-': use python -m wizard run)")
+    check.add_argument("--traceback", metavar="ERROR.txt",
+                       help="the error your script raised, as a file (- reads it from stdin): "
+                            "alone, it is read and this environment checked; with CASE.yaml, "
+                            "it is the case's traceback")
     check.add_argument("--gpu", metavar="NAME", help="the GPU the run will happen on, when it "
                        "is not this machine's (T4, L4, A10G, A100-40GB, H100, ... or its memory "
                        "in GiB): the memory step judges the fit and the plans against it")
@@ -180,10 +184,33 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(reading.summary(), file=sys.stderr)
         reading.require_complete()  # a CaseError naming each open value and its line
         return _run_case(_aimed(reading.case, args), args, reading=reading)
-    if not args.case:
-        raise UsageError("Give a case file (python -m wizard check CASE.yaml) or a script "
-                         "(python -m wizard check --script train.py).")
-    return _run_case(_aimed(Case.from_file(args.case), args), args)
+    pasted = _read_traceback(args.traceback) if args.traceback else None
+    if not args.case and pasted is None:
+        raise UsageError("Give a case file (python -m wizard check CASE.yaml), a script "
+                         "(python -m wizard check --script train.py) or an error (python -m "
+                         "wizard check --traceback error.txt).")
+    case = Case.from_file(args.case, validate=False) if args.case else Case()
+    if pasted is not None:
+        case.traceback = pasted
+        case.symptom = "error" if case.symptom in ("not-sure", "none") else case.symptom
+    case.validate()
+    return _run_case(_aimed(case, args), args)
+
+
+def _read_traceback(path: str) -> str:
+    """The pasted error of --traceback: a file, or stdin for '-'."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(f"--traceback: cannot read {path!r} ({exc.strerror}); give the file "
+                             "that holds the error, or - to paste it on stdin.") from None
+    if not text.strip():
+        raise UsageError("--traceback: the error is empty; paste the traceback (or its last "
+                         "line).")
+    return text
 
 
 def _aimed(case: Case, args: argparse.Namespace) -> Case:

@@ -28,6 +28,12 @@ def finding_line(f: Finding) -> Text:
                          (f"  [{f.id}]", "dim"))
 
 
+def detailed(f: Finding) -> bool:
+    """Shown with its explanation and fix: faults, warnings, checks that could not run, and what
+    a pasted error reads as (its cause and fix, whatever its status)."""
+    return f.status in ("fail", "warn", "error") or (f.category == "triage" and bool(f.fix))
+
+
 def finding_panel(f: Finding, verbose_evidence: bool = False) -> Panel:
     parts: list[Any] = []
     if f.explanation:
@@ -125,8 +131,7 @@ class EventPrinter:
             self.console.print(f"[dim]{event.data['why']}")
         elif event.kind == "finding":
             f = event.data["finding"]
-            self.console.print(finding_panel(f) if f.status in ("fail", "warn", "error")
-                               else finding_line(f))
+            self.console.print(finding_panel(f) if detailed(f) else finding_line(f))
         elif event.kind == "verdict" and self.progress:
             self.progress.stop()
 

@@ -180,6 +180,8 @@ def parse_answer(q: Question, raw: Any, case: Case, columns: list[str] | None) -
             if unknown:
                 raise Validation(wording.unknown_columns(q, unknown, columns))
         return values if q.kind == "columns" else values[0]
+    if q.field == "model" and not text and case.traceback.strip():
+        return ""                     # only the pasted error: it is read, no model runs
     if q.field in ("model", "dataset.path"):
         return _validate_ref(str(text), "model" if q.field == "model" else "dataset")
     if q.field == "logs" and text and not Path(str(text)).expanduser().exists():
