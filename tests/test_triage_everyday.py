@@ -418,3 +418,25 @@ def test_the_environment_check_the_family_names_reads_installed_ranges() -> None
                "datasets": "3.0.0"}
     assert _version_conflicts(fitting.get) == []
     assert _version_conflicts() == []   # this machine's own installation fits
+
+
+def test_the_keras_3_check_the_keras_signatures_name() -> None:
+    """Keras 3 beside transformers 4's TF models: a fault without tf-keras, a warning while
+    tf.keras is still Keras 3; nothing with both set up, with Keras 2, or on transformers 5."""
+    from wizard.checks.environment import _keras_3
+    from wizard.core.case import Case
+    from wizard.checks.environment import probe_environment
+    from wizard.triage.signatures import unknown_probe_ids
+
+    assert "environment.keras-3" not in unknown_probe_ids()
+    k3 = {"keras": "3.15.1", "transformers": "4.57.6"}
+    [missing] = _keras_3({**k3}.get, "1")
+    assert missing.status == "fail" and "tf-keras" in missing.fix
+    [unset] = _keras_3({**k3, "tf-keras": "2.21.0"}.get, None)
+    assert unset.status == "warn" and "TF_USE_LEGACY_KERAS=1" in unset.fix
+    assert _keras_3({**k3, "tf-keras": "2.21.0"}.get, "1") == []
+    assert _keras_3({"keras": "2.15.0", "transformers": "4.57.6"}.get, None) == []
+    assert _keras_3({**k3, "transformers": "5.2.0"}.get, None) == []
+    # this machine's test environments are set up right: the TF case gets nothing
+    here = probe_environment(Case(model="m", framework="tensorflow"))
+    assert not [f for f in here if f.id == "environment.keras-3"]

@@ -3,6 +3,7 @@ the installed Hugging Face libraries sit inside the ranges their releases requir
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import importlib.util
 from typing import Callable
 
@@ -63,8 +64,42 @@ def probe_environment(case: Case, ctx: object = None) -> list[Finding]:
             evidence={"framework": "pytorch", "transformers": transformers},
             explanation="The case says framework: pytorch, but torch cannot be imported.",
             fix="pip install torch accelerate"))
+    if case.framework == "tensorflow":
+        findings.extend(_keras_3(_version, os.environ.get("TF_USE_LEGACY_KERAS")))
     findings.extend(_version_conflicts())
     return findings
+
+
+def _keras_3(version: Callable[[str], str | None] = _version,
+             legacy: str | None = None) -> list[Finding]:
+    """Keras 3 installed as `keras` beside transformers' TF models (Keras 2 models): a fault
+    without tf-keras, a warning when `tf.keras` still resolves to Keras 3 (TF_USE_LEGACY_KERAS
+    unset) so that objects built with it meet the models' tf-keras; [] otherwise."""
+    keras, tf_keras = version("keras"), version("tf-keras")
+    if _major(keras) < 3 or _major(version("transformers")) >= 5:
+        return []
+    evidence = {"keras": keras, "tf-keras": tf_keras, "TF_USE_LEGACY_KERAS": legacy}
+    if tf_keras is None:
+        return [Finding(
+            "environment.keras-3", "fail", f"Keras {keras} is installed and tf-keras is not",
+            evidence=evidence,
+            explanation="transformers' TensorFlow models are Keras 2 models: they import "
+                        "tf_keras, and refuse Keras 3 (\"Your currently installed version of "
+                        "Keras is Keras 3\").",
+            fix='pip install "tf-keras~=2.21"   # the tf-keras matching your TensorFlow\n'
+                "export TF_USE_LEGACY_KERAS=1   # before Python starts")]
+    if legacy not in ("1", "true", "True"):
+        return [Finding(
+            "environment.keras-3", "warn", "tf.keras is Keras 3 here, transformers' models are "
+            "tf-keras", evidence=evidence,
+            explanation="Without TF_USE_LEGACY_KERAS=1, tf.keras and `import keras` give Keras 3, "
+                        "while transformers' TF models use tf-keras (Keras 2): layers, inputs, "
+                        "optimizers or callbacks built with one fail inside the other (\"Data of "
+                        "type KerasTensor is not allowed\", an optimizer identifier not "
+                        "understood).",
+            fix="export TF_USE_LEGACY_KERAS=1   # before Python starts (or os.environ[...] = "
+                "\"1\" before importing TensorFlow)")]
+    return []
 
 
 def _version_conflicts(version: Callable[[str], str | None] = _version) -> list[Finding]:

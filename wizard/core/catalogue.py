@@ -66,6 +66,13 @@ _check("environment.transformers-without-tensorflow",
        "TFAutoModel... raise ImportError or AttributeError there.",
        'pip install "transformers>=4.57,<5" "tf-keras~=2.21" && export TF_USE_LEGACY_KERAS=1',
        "transformers 5 release notes")
+_check("environment.keras-3", "Keras 3 beside transformers' TensorFlow models",
+       "A TensorFlow case where Keras 3 is installed as keras, and either tf-keras is missing "
+       "(fail) or TF_USE_LEGACY_KERAS is not set, so tf.keras is Keras 3 (warn).",
+       "transformers' TF models are Keras 2 (tf-keras) models: without tf-keras they refuse to "
+       "load, and objects built with Keras 3 fail inside them.",
+       'pip install "tf-keras~=2.21" && export TF_USE_LEGACY_KERAS=1',
+       "transformers PR #28588 (tf_keras first, Keras 3 refused)")
 _check("environment.package-versions", "Installed libraries outside each other's ranges",
        "An installed Hugging Face library release (transformers, datasets, accelerate, peft, trl, "
        "huggingface_hub, sentence-transformers, evaluate) beside another library at a version "
