@@ -440,3 +440,29 @@ def test_the_keras_3_check_the_keras_signatures_name() -> None:
     # this machine's test environments are set up right: the TF case gets nothing
     here = probe_environment(Case(model="m", framework="tensorflow"))
     assert not [f for f in here if f.id == "environment.keras-3"]
+
+
+@pytest.mark.parametrize("paste, fix", [
+    # trl 0.14-0.15 (open-r1#249): 7 processes x 1 completion, 8 generations
+    ("[rank1]:   File \"/opt/conda/lib/python3.10/site-packages/trl/trainer/grpo_trainer.py\", "
+     "line 321, in __init__\n[rank1]:     raise ValueError(\n[rank1]: ValueError: The global "
+     "train batch size (7 x 1) must be evenly divisible by the number of generations per prompt "
+     "(8). Given the current train batch size, the valid values for the number of generations "
+     "are: [7].", "per_device_train_batch_size=8"),
+    # trl#2858: one GPU, a batch of 1
+    ("ValueError: The global train batch size (1 x 1) must be evenly divisible by the number of "
+     "generations per prompt (8). Given the current train batch size, the valid values for the "
+     "number of generations are: [].", "per_device_train_batch_size=8"),
+    ("ValueError: generation_batch_size (6) must be divisible by num_generations (4).",
+     "num_generations=4"),
+    # trl PR #3199's message for num_generations=1
+    ("ValueError: GRPO requires at least 2 generations per prompt to calculate the advantages. "
+     "You provided 1, which is less than the minimum required.", "num_generations=4"),
+])
+def test_grpo_batch_must_hold_whole_groups(paste: str, fix: str) -> None:
+    with pastes_from_elsewhere():
+        m = triage(paste).primary
+    assert m is not None and m.cause_id == "grpo-batch-not-divisible-by-generations"
+    assert fix in m.fix
+    assert _cause("ValueError: The global train batch size must be at least 1") != \
+        "grpo-batch-not-divisible-by-generations"

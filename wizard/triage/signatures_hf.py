@@ -244,6 +244,32 @@ _SAYS_STRING_LABELS = re.compile(r"\b(?:labels? (?:as|are|is) (?:a )?strings?|st
                                  re.I)
 
 
+def refine_grpo_groups(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The per-device batch that holds whole groups of completions, from the numbers the error
+    gives (processes, batch, accumulation steps, generations)."""
+    if ev.get("too_few") is not None:
+        return {"cause": "GRPO scores each completion against the other completions of its "
+                         "prompt, so it needs at least 2 generations per prompt; "
+                         f"num_generations={ev['too_few']}.",
+                "fix": "GRPOConfig(num_generations=4, per_device_train_batch_size=4, ...)   # "
+                       ">= 2 generations; the batch a multiple of them"}
+    gens = int(ev.get("generations") or ev.get("generations2") or 0)
+    if gens < 1:
+        return None
+    procs, accum = int(ev.get("processes") or 1), int(ev.get("accum") or 1)
+    if ev.get("gen_batch"):           # trl >= 0.18: the generation batch itself
+        return {"fix": f"GRPOConfig(per_device_train_batch_size={gens}, "
+                       f"gradient_accumulation_steps=1, num_generations={gens}, ...)   # "
+                       "num_processes x per_device_train_batch_size x gradient_accumulation_steps "
+                       f"(or generation_batch_size) a multiple of {gens}"}
+    batch = int(ev.get("batch") or 1)
+    fit = next(b for b in range(batch, batch + gens + 1) if procs * b * accum % gens == 0)
+    return {"fix": f"GRPOConfig(per_device_train_batch_size={fit}, num_generations={gens}, ...)"
+                   f"   # {procs} process(es) x {fit}" + (f" x {accum}" if ev.get("accum") else "")
+                   + f" completions hold whole groups of {gens}; or num_generations = one of "
+                     "the valid values the error lists"}
+
+
 def refine_training_args_field(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A field transformers' own TrainingArguments has in some releases (eval_strategy from
     4.41) is no TRL field: the object that lacks it is another release's TrainingArguments (or
@@ -505,6 +531,20 @@ HF_SIGNATURES: list[Signature] = [
        ["hyperparameters.hidden-defaults"],
        "from trl import DPOConfig\nargs = DPOConfig(output_dir='out', ...)", priority=13,
        refine=refine_training_args_field),
+    _s("grpo-batch-not-divisible-by-generations",
+       r"The (?:global|effective) train batch size \((?P<processes>\d+) x (?P<batch>\d+)"
+       r"(?: x (?P<accum>\d+))?\) must be evenly divisible by the number of generations per "
+       r"prompt \((?P<generations>\d+)\)|\bgeneration_batch_size \((?P<gen_batch>\d+)\) must "
+       r"be divisible by num_generations \((?P<generations2>\d+)\)|GRPO requires at least 2 "
+       r"generations per prompt[^\n]{0,80}?You provided (?P<too_few>\d+)",
+       "The GRPO batch does not hold whole groups of completions: num_processes x "
+       "per_device_train_batch_size (x gradient_accumulation_steps in newer trl) must be a "
+       "multiple of num_generations. In GRPO the batch counts completions, not prompts.",
+       "GRPO's advantage compares the completions of one prompt with each other, so every "
+       "prompt's num_generations completions must land in the same batch.",
+       ["hyperparameters.hidden-defaults"],
+       "GRPOConfig(per_device_train_batch_size=8, num_generations=8, ...)   # the batch a "
+       "multiple of num_generations", priority=14, refine=refine_grpo_groups),
     _s("sft-missing-text-field",
        r"You passed `packing=False` to the SFTTrainer(?:/SFTConfig)?, but you didn't pass a "
        r"`dataset_text_field` "
