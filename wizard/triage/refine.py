@@ -394,12 +394,23 @@ _NOT_A_FOLDER = re.compile(r"(?P<path>[^\s'\"`]{1,300}) is not a local folder an
                            r"model identifier")
 
 
+# the hints huggingface_hub appends to every "Repository Not Found": not the reporter's words
+_HUB_HINTS = re.compile(r"If you are trying to access a private or gated (?:repo|repository)"
+                        r"[^\n]*|Please make sure you specified the correct `?repo_id`? and "
+                        r"`?repo_type`?\.?", re.I)
+
+
+def _without_hub_hints(text: str) -> str:
+    return _HUB_HINTS.sub("", text)
+
+
 def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A dataset (or Space) looked up as a model: the URL is a model URL while the code names
     the repo type or loads that id as a dataset. A repo the paste says is gated (a license to
     accept) exists: the Hub hides it until the terms are accepted."""
+    said = _without_hub_hints(parsed.loose_text or parsed.text)
     if re.search(r"\bgated\b|\blicen[cs]e\b|accept(?:ed|ing)? (?:the|its) (?:terms|conditions)",
-                 parsed.loose_text or parsed.text, re.I):
+                 said, re.I):
         return {"id": "hub-gated-repo",
                 "cause": "The repository exists but is gated: until you accept its terms on the "
                          "Hub and authenticate, the Hub answers as if it did not exist.",
@@ -433,7 +444,7 @@ def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
         return None
     repo = m.group("repo")
     as_dataset = re.search(rf"load_dataset\(\s*['\"]{re.escape(repo)}['\"]", parsed.text)
-    if not (as_dataset or re.search(r"\brepo_type\b", parsed.text)):
+    if not (as_dataset or re.search(r"\brepo_type\b", _without_hub_hints(parsed.text))):
         return None
     ev["repo"] = repo
     return {"id": "hub-wrong-repo-type",
@@ -482,7 +493,7 @@ _ONE_PROCESS_PER_GPU = ("torchrun --nproc_per_node 4 train.py ...   # one proces
 def refine_devices(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Two GPUs in one operation, with several GPUs visible to a plain `python train.py`: the
     Trainer spread one process over them (DataParallel) instead of one process per GPU."""
-    devices = {str(ev.get(k, "")) for k in ("device_a", "device_b")}
+    devices = {str(v) for k, v in ev.items() if re.fullmatch(r"device_[ab]\d?", k)}
     if not all(d.startswith("cuda:") for d in devices) or len(devices) < 2:
         return None
     if not _MANY_GPUS.search(parsed.text) or _LAUNCHER.search(parsed.text):

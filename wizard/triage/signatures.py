@@ -68,7 +68,7 @@ SIGNATURES: list[Signature] = [
         refine=refine_gradients_none),
     Signature(
         "torch-target-out-of-bounds",
-        r"Target (?P<target>-?\d+) is out of bounds|cur_target >= 0 && cur_target < n_classes",
+        r"Target (?P<target>-?\d+) (?:is )?out of bounds|cur_target >= 0 && cur_target < n_classes",
         "A label is outside 0..num_labels-1: the model has fewer outputs than the data has "
         "classes.",
         "PyTorch's cross-entropy indexes the logits with each label; a label >= num_labels (or "
@@ -114,7 +114,7 @@ SIGNATURES: list[Signature] = [
         "out-of-memory",
         r"CUDA out of memory|OutOfMemoryError|OOM when allocating tensor|ResourceExhaustedError|"
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
-        r"DefaultCPUAllocator: can't allocate memory|CUDA (?:memory|OOM) (?:exception|error)|"
+        r"DefaultCPUAllocator: (?:can't allocate|not enough) memory|CUDA (?:memory|OOM) (?:exception|error)|"
         r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|"
         r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
         r"ran out of memory trying to allocate",
@@ -167,6 +167,9 @@ SIGNATURES: list[Signature] = [
         r"stack expects each tensor to be equal size, but got \[(?P<expected2>[\d, ]+)\] at "
         r"entry \d+ and \[(?P<got2>[\d, ]+)\] at entry \d+|"
         # TensorFlow: lists of different lengths to tf.constant / convert_to_tensor
+        # NumPy: rows of different lengths (>= 1.24 an error, before it a warning)
+        r"setting an array element with a sequence\. The requested array has an inhomogeneous "
+        r"shape|Creating an ndarray from ragged nested sequences|"
         r"Can't convert non-rectangular Python sequence to Tensor|Cannot add tensor to the batch:"
         r" number of elements does not match|Cannot batch tensors with different shapes in "
         r"component \d+",
@@ -265,7 +268,10 @@ SIGNATURES: list[Signature] = [
     Signature(
         "head-size-mismatch",
         r"size mismatch for [\w.]+: copying a param with shape|\|\s*MISMATCH\s*\||You set "
-        r"`ignore_mismatched_sizes` to `False`",
+        r"`ignore_mismatched_sizes` to `False`|"
+        # torch < 1.0: load_state_dict's older words
+        r"While copying the parameter named \"?[\w.]+\"?, whose dimensions in the model are "
+        r"[^\n]{1,80}? and whose dimensions in the checkpoint are",
         "The checkpoint's weights have other shapes than the model you built, usually the "
         "classification head: num_labels differs from the checkpoint's.",
         "A fine-tuned checkpoint's head has one row per class it was trained on; a new num_labels "
@@ -411,6 +417,15 @@ SIGNATURES: list[Signature] = [
         "devices-differ",
         r"Expected all tensors to be on the same device, but (?:found at least two devices, )?"
         r"(?P<device_a>[\w:]+) and (?P<device_b>[\w:]+)|"
+        # torch >= 2.6 names the tensor: "but got mat1 is on cpu, different from other tensors
+        # on cuda:0"
+        r"Expected all tensors to be on the same device, but got \w+ is on (?P<device_a4>[\w:]+), "
+        r"different from other tensors on (?P<device_b4>[\w:]+)|"
+        # torch 1.0-1.8: "Expected object of backend CUDA but got backend CPU for argument #3",
+        # "Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU"
+        r"Expected object of backend (?P<device_a5>\w+) but got backend (?P<device_b5>\w+)|"
+        r"Tensor for (?:argument #\d+ )?'\w+' is on (?P<device_a6>[\w:]+)(?: \(\d+\))?, but "
+        r"expected (?:it|them) to be on (?P<device_b6>[\w:]+)|"
         # the wordings of torch < 1.8
         r"Expected object of device type (?P<device_a2>\w+) but got device type (?P<device_b2>\w+)|"
         r"expected device (?P<device_a3>[\w:]+) but got device (?P<device_b3>[\w:]+)|"
@@ -477,7 +492,9 @@ SIGNATURES: list[Signature] = [
         title="not a valid model identifier", priority=8, refine=refine_repo_not_found),
     Signature(
         "newly-initialized-head",
-        r"Some weights of \w+ were not initialized from the model checkpoint",
+        r"Some weights of \w+ were not initialized from the model checkpoint|"
+        # pytorch-pretrained-bert's INFO line
+        r"Weights of \w+ not initialized from pretrained model",
         "Not an error: a new classification head is created for fine-tuning, as expected when "
         "loading a base checkpoint into a ...ForSequenceClassification model.",
         "The warning lists the head's weights; they are trained by fine-tuning. Look for the real "

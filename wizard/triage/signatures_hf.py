@@ -304,6 +304,10 @@ def refine_string_labels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if ev.get("unimplemented") and not _SAYS_STRING_LABELS.search(parsed.text) and \
             not re.search(r"Cast string to (?:float|int)", parsed.text, re.I):
         return {"reject": True}
+    if ev.get("word") and not re.search(r"\blabels?\b|\blabel_(?:col|column|list|ids?)\b|"
+                                        r"\btargets?\b|\bclass(?:es)?\b|\bnum_labels\b",
+                                        parsed.text, re.I):
+        return {"reject": True}       # int() of a word, with no label in sight: anything
     return None
 
 
@@ -312,6 +316,15 @@ _DOWNLOAD = re.compile(r"/resolve/|hf_hub_download|snapshot_download|from_pretra
                        re.I)
 _WRITE = re.compile(r"/(?:commit|preupload|upload)\b|create_repo|push_to_hub|upload_\w+\(|"
                     r"git push", re.I)
+
+
+def refine_invalid_token(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """huggingface_hub appends "Invalid username or password." to the 401 of a repository it
+    does not find (or may not show): then the repository is the question, not the token."""
+    if ev.get("password") and re.search(r"Repository ?Not ?Found|RepositoryNotFoundError",
+                                        parsed.text):
+        return {"reject": True}
+    return None
 
 
 def refine_download_forbidden(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -374,7 +387,7 @@ HF_SIGNATURES: list[Signature] = [
        "load_dataset(name, split='train')   # without streaming=True\n"
        "# script authors: use dl_manager.iter_archive(...) for files inside archives"),
     _s("hub-invalid-token",
-       r"Invalid user token|Invalid username or password|Invalid credentials in Authorization "
+       r"Invalid user token|(?P<password>Invalid username or password)|Invalid credentials in Authorization "
        r"header|token (?:is )?(?:not valid|invalid|expired)|Invalid token passed|401 Client Error:"
        r" Unauthorized for url: https://huggingface\.co/api/(?:repos/create|whoami)",
        "The token in use is invalid (revoked, mistyped, or an HF_TOKEN variable that overrides "
@@ -382,7 +395,7 @@ HF_SIGNATURES: list[Signature] = [
        "HF_TOKEN in the environment takes priority over huggingface-cli login.",
        ["environment.hub-auth-required"],
        "unset HF_TOKEN   # or set it to a valid token\nhuggingface-cli login\n"
-       "huggingface-cli whoami", priority=14),
+       "huggingface-cli whoami", priority=14, refine=refine_invalid_token),
     _s("hub-gated-repo",
        r"Cannot access gated repo|You are trying to access a gated repo|is a gated (?:repo|"
        r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors|"
@@ -419,7 +432,9 @@ HF_SIGNATURES: list[Signature] = [
        "    tf.config.experimental.set_memory_growth(gpu, True)", priority=13),
     _s("string-labels-not-encoded",
        r"Cast string to (?:float|int\d*) is not supported|too many dimensions 'str'|"
-       r"new\(\): invalid data type 'str'|^(?P<unimplemented>UnimplementedError)\b",
+       r"new\(\): invalid data type 'str'|^(?P<unimplemented>UnimplementedError)\b|"
+       # a class name cast by int() (a loader or the user's own code)
+       r"invalid literal for int\(\) with base 10: '(?P<word>[A-Za-z][\w -]{0,40})'",
        "The labels are strings (class names); losses and collators need integer class ids.",
        "Keras casts targets to numbers and PyTorch builds label tensors; neither takes strings.",
        ["data.string-labels"],
