@@ -77,6 +77,8 @@ DATA_SIGNATURES: list[Signature] = [
        "problem_type='multi_label_classification' and float multi-hot labels",
        title="Labels have an extra dimension", framework="pytorch"),
     _m("label-dtype-int-expected-long",
+       # torch 0.4's words
+       r"Expected object of type torch\.(?:cuda\.)?LongTensor but found type torch\.(?:cuda\.)?IntTensor for argument #\d+ 'target'|"
        r"\"?nll_loss\w*\"? not implemented for 'Int'|expected scalar type Long but found Int\b|"
        r"Expected object of scalar type Long but got scalar type Int for argument #\d+ 'target'",
        "Class labels reached the loss as int32 (from NumPy on Windows, TensorFlow-style "
@@ -87,6 +89,8 @@ DATA_SIGNATURES: list[Signature] = [
        "dataset = dataset.cast_column('labels', Value('int64'))   # from datasets import Value",
        title="int32 labels for cross-entropy", framework="pytorch"),
     _m("text-column-reaches-collate",
+       # torch < 1.0, without the prefix and numpy arrays
+       r"(?<!default_collate: )batch must contain tensors, numbers, dicts or lists; found <class '(?:str|NoneType|PIL\.\w+\.\w+)'>|"
        r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
        r"found <class '(?:str|NoneType|PIL\.\w+\.\w+)'>",
        "A column of raw values (text, None, images) reached the DataLoader's default collate: "
@@ -136,6 +140,7 @@ DATA_SIGNATURES: list[Signature] = [
        "valid = load_dataset('csv', data_files='valid.csv', split='train')   # one call per "
        "format", title="Data files of different formats", priority=12),
     _m("arrow-offset-overflow",
+       r"ArrowCapacityError: array cannot contain more than \d+ bytes|"
        r"offset overflow while concatenating arrays|Capacity error: array cannot contain more "
        r"than \d+ bytes",
        "One Arrow chunk of a column holds more than 2 GB (long texts, images or token lists in "
@@ -155,6 +160,8 @@ DATA_SIGNATURES: list[Signature] = [
        "# or: dataset.cast_column('label', ClassLabel(names=[...]))",
        title="The label column is not a ClassLabel", priority=15),
     _m("classlabel-out-of-range",
+       # ClassLabel.int2str
+       r"Invalid integer class label (?P<label4>-?\d+)|"
        r"Class label (?P<label>-?\d+) greater than configured num_classes (?P<num_classes>\d+)|"
        r"Class label (?P<label2>-?\d+) less than -1|Invalid string class label (?P<label3>[^\n]{1,80})",
        "A label value lies outside the dataset's ClassLabel feature (its names list has fewer "
@@ -174,6 +181,8 @@ DATA_SIGNATURES: list[Signature] = [
        "fewer processes (num_proc=2) or smaller batches (batch_size=100)",
        title="A map() worker process died", priority=12),
     _m("map-function-not-picklable",
+       # Python < 3.8
+       r"[Cc]an't pickle (?P<obj2>\w{1,80}) objects|"
        r"cannot pickle '(?P<obj>[\w.]{1,80})' object|Can't pickle (?:local object|<function "
        r"<lambda>)",
        "An object that cannot be pickled (a lock, a client, a model or tokenizer holding one, a "

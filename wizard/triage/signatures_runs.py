@@ -60,7 +60,9 @@ _m = signature_maker(12)
 RUN_SIGNATURES: list[Signature] = [
     _m("host-memory-exhausted",
        r"(?m)^\W{0,4}Killed\s*$|<Signals\.SIGKILL: 9>|exit(?:ed with)? ?code[ \t]*:?[ \t]*-9\b|"
-       r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID",
+       r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID|"
+       # an IDE's or a container's exit status (128 + 9), Colab's notice
+       r"exit(?:ed with)? code 137\b|Your session crashed after using all available RAM",
        "The operating system killed the process for lack of RAM (not GPU memory): a model "
        "loaded on the CPU in float32 before moving to the GPU, a whole dataset held in memory, "
        "or several processes each loading the full model.",
@@ -96,6 +98,8 @@ RUN_SIGNATURES: list[Signature] = [
        "llm_int8_enable_fp32_cpu_offload=True with a device_map",
        title="The quantized model does not fit on the GPU", priority=13),
     _m("nccl-collective-timeout",
+       # torch 1.13-2.0 at the first collective
+       r"ncclUniqueId[^\n]{0,200}Socket Timeout|"
        r"Watchdog caught collective operation timeout|ProcessGroupNCCL\w*\.cpp[^\n]{0,200}"
        r"Timeout\(ms\)=\d+|NCCL (?:communicator|watchdog)[^\n]{0,80}time(?:d )?out",
        "One process of a distributed run did work the others waited on for longer than the "
@@ -109,6 +113,8 @@ RUN_SIGNATURES: list[Signature] = [
        "Accelerator(kwargs_handlers=[InitProcessGroupKwargs(timeout=timedelta(hours=2))])",
        title="NCCL collective timed out", priority=11),
     _m("nccl-system-error",
+       # older torch; NCCL's own line for a small /dev/shm
+       r"NCCL Error \d+: unhandled system error|Error while creating shared memory segment /dev/shm/nccl|"
        r"NCCL error in:?[^\n]{0,200}(?:unhandled system error|unhandled cuda error|internal "
        r"error|invalid usage)",
        "NCCL could not set up communication between the GPUs: a container's small /dev/shm, "
@@ -141,6 +147,8 @@ RUN_SIGNATURES: list[Signature] = [
        "# then: fsdp_config={'transformer_layer_cls_to_wrap': ['Qwen2DecoderLayer']}",
        title="FSDP layer class not in the model", priority=13),
     _m("attention-implementation-unsupported",
+       # transformers 4.34's words; LLaMA-Factory's
+       r"The current architecture does not support Flash Attention 2\.0|Current model does not support FlashAttention-2|"
        r"does not support an attention implementation through torch\.nn\.functional\."
        r"scaled_dot_product_attention yet|does not support Flash Attention 2\.0 yet",
        "attn_implementation asks for SDPA or FlashAttention-2 on a model class that does not "
@@ -222,6 +230,8 @@ RUN_SIGNATURES: list[Signature] = [
        "training?\nmodel.generate(**inputs, do_sample=True, temperature=0.7)   # or "
        "do_sample=False", title="Sampling from inf/NaN probabilities", framework="pytorch"),
     _m("generation-temperature-zero",
+       # transformers < 4.38
+       r"`?temperature`? has to be a strictly positive float, but is 0(?:\.0)?\b|"
        r"`?temperature`? \(=0(?:\.0)?\) has to be a strictly positive float",
        "temperature=0 was passed to generate with sampling; greedy decoding is "
        "do_sample=False, not temperature 0.",
@@ -240,6 +250,8 @@ RUN_SIGNATURES: list[Signature] = [
        "model.generate(**inputs, max_new_tokens=256)", title="Generation stops at 20 tokens",
        priority=0),
     _m("distributed-not-launched",
+       # torch < 1.7
+       r"Default process group is not initialized|"
        r"Default process group has not been initialized, please make sure to call "
        r"init_process_group",
        "Distributed code (a DistributedSampler, dist.barrier, SyncBatchNorm, a DeepSpeed or "
@@ -278,6 +290,8 @@ RUN_SIGNATURES: list[Signature] = [
        "CUDA_VISIBLE_DEVICES=1 python train.py   # another GPU; ask the admin to reset a faulty "
        "one", title="The GPU is busy or faulty", priority=12),
     _m("vllm-kv-cache-too-small",
+       # vLLM V1
+       r"To serve at least one request with the models?'s max seq len \(\d+\), \([\d.]+ \w?i?B KV cache is needed, which is larger than the available KV cache memory|"
        r"larger than the maximum number of tokens that can be stored in KV cache|No available "
        r"memory for the cache blocks",
        "vLLM has too little GPU memory left for the KV cache after loading the weights: the "
