@@ -236,6 +236,8 @@ SIGNATURES: list[Signature] = [
         title="too many values to unpack", priority=4, refine=refine_unpack),
     Signature(
         "no-pad-token",
+        # DataCollatorForLanguageModeling in transformers 2.x
+        r"You are attempting to pad samples but the tokenizer you are using \(\w+\) does not have one|"
         r"Asking to pad but the tokenizer does not have a padding token|Unable to set proper "
         r"padding strategy as the tokenizer does not have a padding token|Cannot handle batch "
         r"sizes > 1 if no padding token is defined|"
@@ -462,11 +464,13 @@ SIGNATURES: list[Signature] = [
         title="Loss is NaN", priority=5, refine=refine_nan),
     Signature(
         "hub-unreachable",
-        r"We couldn't connect to '?https?://huggingface\.co|OfflineModeIsEnabled|Couldn't reach "
+        r"(?:We )?couldn't connect to '?https?://huggingface\.co|OfflineModeIsEnabled|Couldn't reach "
         r"(?![^\n]*error 404)'?https?://|Max retries exceeded with url|"
         r"LocalEntryNotFoundError|outgoing traffic has been disabled|Cannot find the requested "
         r"files in the (?:disk )?cache|HTTPSConnectionPool\(host='(?:huggingface\.co|"
-        r"cdn-lfs[\w.-]{0,40}|cas-bridge[\w.-]{0,40}|hf-mirror\.com)', port=443\): Read timed out",
+        r"cdn-lfs[\w.-]{0,40}|cas-bridge[\w.-]{0,40}|hf-mirror\.com)', port=443\): Read timed out|"
+        # an SSL failure on the way to the Hub (a proxy or firewall in between)
+        r"SSLError[^\n]{0,40}HTTPSConnectionPool\(host='huggingface\.co'",
         "The Hub could not be reached (offline, proxy, firewall) and the files are not in the "
         "cache.",
         "from_pretrained downloads into the cache on first use; offline it can only use what is "

@@ -53,6 +53,8 @@ _m = signature_maker(12)
 
 DATA_SIGNATURES: list[Signature] = [
     _m("dataset-trust-remote-code-required",
+       # datasets 2.16-2.20: the error and the FutureWarning
+       r"contains custom code which must be executed to correctly load the dataset|passing the argument `?trust_remote_code=True`?\. Passing `?trust_remote_code=True`? will be mandatory to load this dataset|"
        r"Loading this dataset requires you to execute custom code contained in the dataset "
        r"repository|Please set the option `?trust_remote_code=True`? to permit loading of this "
        r"dataset",
@@ -66,6 +68,8 @@ DATA_SIGNATURES: list[Signature] = [
        "revision='refs/convert/parquet')",
        title="The dataset's script needs trust_remote_code=True"),
     _m("labels-with-extra-dimension",
+       # torch 1.7; torch 0.3
+       r"(?:^|[^D] )1D target tensor expected, multi-target not supported|RuntimeError: multi-target not supported at|"
        r"0D or 1D target tensor expected, multi-target not supported",
        "Class labels reached the cross-entropy loss with an extra dimension: shape (batch, 1) "
        "or one-hot rows (batch, num_classes) instead of one class id per example.",

@@ -33,6 +33,8 @@ _d = signature_maker(11)
 
 DEVICE_SIGNATURES: list[Signature] = [
     _d("cuda-unavailable",
+       # a script's own assert on torch.cuda.is_available()
+       r"AssertionError: CUDA is not available|"
        r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization "
        r"failed, you might not have a CUDA gpu",
        "The code asks for CUDA on a machine (or container, or runtime) without an NVIDIA GPU or "
@@ -44,6 +46,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
        title="No NVIDIA GPU or driver here"),
     _d("invalid-device-ordinal",
+       # torch < 1.0
+       r"CUDA error \(\d+\): invalid device ordinal|"
        r"CUDA error: invalid device ordinal|Invalid device id|invalid CUDA 'device=\d+' requested",
        "The code asks for a GPU index that this process cannot see: cuda:1 (or device_map "
        "{'': 1}, --gpu_ids 1) on a machine with one GPU, or CUDA_VISIBLE_DEVICES hides it (after "
@@ -54,6 +58,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "device = 'cuda:0'   # with CUDA_VISIBLE_DEVICES=N the chosen GPU is cuda:0",
        title="No GPU with that index here"),
     _d("mps-op-not-implemented",
+       # torch 1.12's typo
+       r"The operator '(?P<op2>aten::[\w.]+)' is not current implemented for the MPS device|"
        r"The operator '(?P<op>aten::[\w.]+)' is not currently implemented for the MPS device",
        "The PyTorch release installed has no Apple-GPU (MPS) kernel for an operator the model "
        "uses.",
@@ -74,7 +80,7 @@ DEVICE_SIGNATURES: list[Signature] = [
        "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
        title="FlashAttention needs an Ampere GPU"),
     _d("half-precision-on-cpu",
-       r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)'",
+       r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)(?:'|\b)",
        "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "
        "which has no float16 kernels for this operation (or the GPU was not used).",
        "PyTorch implements many float16 operations only on CUDA.",
@@ -164,6 +170,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "device_map={'': torch.cuda.current_device()})   # or PartialState().process_index",
        priority=14, title="A quantized model on another GPU than the process"),
     _d("deepspeed-zero3-device-map",
+       # newer transformers
+       r"DeepSpeed Zero-3 is not compatible with passing a `device_map`|"
        r"DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a "
        r"`device_map`",
        "from_pretrained got a device_map (or low_cpu_mem_usage) under DeepSpeed ZeRO-3, which "

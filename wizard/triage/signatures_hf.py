@@ -203,9 +203,9 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
     path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or
-               ev.get("path5") or "")
+               ev.get("path5") or ev.get("path6") or "")
     if is_local_path(path):
-        if ev.get("path2"):           # PeftModel.from_pretrained / AutoPeftModel
+        if ev.get("path2") or ev.get("path6"):   # PeftModel.from_pretrained / AutoPeftModel
             return {"id": "local-file-missing",
                     "cause": f"The folder {path} holds no adapter_config.json: no adapter was "
                              "saved there (a full model, a checkpoint of another run, or a path "
@@ -332,6 +332,9 @@ def refine_download_forbidden(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     cause)."""
     if ev.get("forbidden") and (_WRITE.search(parsed.text) or not _DOWNLOAD.search(parsed.text)):
         return {"reject": True}
+    if ev.get("unauthorized") and re.search(r"correct model identifier|Repository ?Not ?Found|"
+                                            r"not a valid model identifier", parsed.text):
+        return {"reject": True}       # the same 401 answers a repository that is not there
     return None
 
 
@@ -400,7 +403,10 @@ HF_SIGNATURES: list[Signature] = [
        r"Cannot access gated repo|You are trying to access a gated repo|is a gated (?:repo|"
        r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors|"
        # a download refused (403) without the gate named: older huggingface_hub releases
-       r"(?P<forbidden>403 (?:Client Error: )?Forbidden for url)",
+       r"(?P<forbidden>403 (?:Client Error: )?Forbidden for url)|"
+       # older huggingface_hub: 401 on a file of a gated (or private, or missing) repository
+       r"(?P<unauthorized>401 Client Error: Unauthorized for url: https://huggingface\.co/"
+       r"(?!api/)[^\s]+/resolve/)",
        "The repository is gated: accept its terms on the Hub and authenticate.",
        "Gated repos answer 401/403 until the license is accepted and a token is sent.",
        ["environment.gated-repo", "environment.hub-auth-required"],
@@ -797,6 +803,8 @@ HF_SIGNATURES: list[Signature] = [
        "from_pretrained('org/name')",
        priority=6, title="A file is not at the path given", refine=refine_loader_path),
     _s("cannot-load-from-path",
+       # peft < 0.3: the adapter's config
+       r"Can't find config\.json at '(?P<path6>[^'\n]{1,300})'|"
        r"Can't load (?:the )?(?:tokenizer|config|configuration|model|feature extractor|"
        r"image processor|processor) (?:for|of) '(?P<path>[^'\n]{1,300})'|"
        r"Can't find '?adapter_config\.json'? at '(?P<path2>[^'\n]{1,300})'|"

@@ -140,6 +140,8 @@ KERAS_SIGNATURES: list[Signature] = [
        title="Embeddings longer than the position table", framework="tensorflow", priority=13,
        refine=refine_position_add),
     _k("keras-load-model-on-weights-file",
+       # Keras < 2.4
+       r"No model found in config file|"
        r"No model config found in the file at",
        "load_model() was given a file of weights only (saved with save_weights, or a "
        "transformers tf_model.h5), which holds no model architecture to rebuild.",
@@ -161,8 +163,8 @@ KERAS_SIGNATURES: list[Signature] = [
        "compute their own loss\nmodel.fit(train_ds, validation_data=val_ds, epochs=3)",
        title="The model was not compiled", framework="tensorflow"),
     _k("softmax-output-with-from-logits",
-       r"received `?from_logits=True`?, but the `?output`? argument was produced by a "
-       r"(?P<activation>Softmax|sigmoid) activation",
+       r"received `?from_logits=True`?,\s+but the `?output`? argument was produced by a\s+"
+       r"(?P<activation>Softmax|sigmoid)(?: or softmax)? activation",
        "The loss is told the model outputs logits (from_logits=True) while its last layer "
        "already applies softmax (or sigmoid): the probabilities go through softmax twice and "
        "the model learns slowly or not at all.",
@@ -187,6 +189,8 @@ KERAS_SIGNATURES: list[Signature] = [
        "# in a layer: use tf ops (tf.reduce_mean ...) instead of np.*",
        title="NumPy on a symbolic tensor", framework="tensorflow"),
     _k("tf-gpu-libraries-missing",
+       # TF <= 2.10: the loader's own line
+       r"Could not load dynamic library '(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)\w*\.(?:dll|so)[\w.]*'; dlerror|"
        r"Cannot dlopen some GPU libraries",
        "TensorFlow found no CUDA/cuDNN libraries it can load, so it runs on the CPU only: the "
        "tensorflow wheel was installed without its CUDA packages, or the system CUDA does not "
@@ -224,6 +228,8 @@ KERAS_SIGNATURES: list[Signature] = [
        "\n# the metric names logged: print(history.history.keys())",
        title="The monitored metric is not logged", framework="tensorflow"),
     _k("keras-h5-duplicate-names",
+       # older h5py; the group form
+       r"Unable to create (?:link|group) \((?:N|n)ame already exists\)|"
        r"Unable to (?:synchronously )?create dataset \(name already exists\)",
        "The model saved to HDF5 (.h5) has two weights of one name (transformers TF models, "
        "layers reused or named alike), which HDF5 cannot store.",
@@ -258,6 +264,8 @@ KERAS_SIGNATURES: list[Signature] = [
        title="No TensorFlow GPU build on native Windows", framework="tensorflow", priority=12,
        refine=refine_windows_tf_gpu),
     _k("keras-data-cardinality",
+       # Keras < 2.4
+       r"Input arrays should have the same number of samples as target arrays|"
        r"Data cardinality is ambiguous",
        "x and y hold different numbers of examples (e.g. the tokenizer output's keys vs the "
        "labels, or labels of another split).",
@@ -308,6 +316,8 @@ KERAS_SIGNATURES: list[Signature] = [
        "ids = tf.cast(ids, tf.int32)   # or Input(shape=(None,), dtype=tf.int64) to match",
        priority=12, framework="tensorflow", title="int32 and int64 token ids"),
     _k("keras-optimizer-reused",
+       # Keras 3
+       r"Unknown variable: <KerasVariable[^\n]{0,200}This optimizer can only be called for the variables it was originally built with|"
        r"The optimizer cannot recognize variable (?P<var>\S+)\. This usually means you are trying "
        r"to call the optimizer to update different parts of the model separately",
        "One Keras optimizer (Keras >= 2.11) was built for other variables: the same optimizer "
@@ -323,7 +333,8 @@ KERAS_SIGNATURES: list[Signature] = [
         r"'?(?P<name>\w+)'?\. Please ensure "
         r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)|"
         # older Keras: "ValueError: Unknown layer: TokenEmbedding"
-        r"(?m:Unknown (?:layer|loss|metric|activation(?: function)?): ?'?(?P<name2>\w+)'?\s*$)",
+        r"(?m:Unknown (?:layer|loss|metric|activation(?: function)?): ?'?(?:Custom>)?"
+        r"(?P<name2>\w+)'?\s*$)",
         "The saved Keras model contains a class Keras does not know at load time (a transformers "
         "layer such as TFBertMainLayer, a layer of the library that built the model, or your own "
         "layer/loss).",

@@ -396,6 +396,8 @@ RUN_SIGNATURES: list[Signature] = [
        "AutoModel.from_pretrained(repo_id, revision='main')   # or a commit hash the repository's "
        "history shows", title="No such revision", priority=12),
     _m("wandb-not-logged-in",
+       # the interactive login menu (a run waiting on it)
+       r"wandb: \(1\) Create a W&B account|wandb: Enter your choice|"
        r"api_key not configured \(no-tty\)|wandb\.errors\.\w*Error: api_key not configured",
        "The Trainer reports to Weights & Biases (report_to defaults to every installed "
        "integration in older releases) and wandb has no API key in this non-interactive run.",

@@ -184,6 +184,8 @@ _u = signature_maker(11)
 
 USAGE_SIGNATURES: list[Signature] = [
     _u("bce-target-size-mismatch",
+       # torch < 1.0: a deprecation warning before the error
+       r"Using a target size \(torch\.Size\(\[(?P<target2>[\d, ]*)\]\)\) that is different to the input size \(torch\.Size\(\[(?P<input2>[\d, ]*)\]\)\)|"
        r"Target size \(torch\.Size\(\[(?P<target>[\d, ]*)\]\)\) must be the same as input size "
        r"\(torch\.Size\(\[(?P<input>[\d, ]*)\]\)\)",
        "A binary cross-entropy loss (multi-label classification, or BCEWithLogitsLoss in your "
@@ -282,6 +284,8 @@ USAGE_SIGNATURES: list[Signature] = [
        priority=4, title="Your code reads an attribute the object does not have",
        refine=refine_object_attribute),
     _u("layer-input-shape-mismatch",
+       # Keras in TF 2.4
+       r"expected axis -?\d+ of input shape to have value (?P<expected2>\d+) but received input with shape (?P<found2>\([^)\n]{1,80}\))|"
        r"mat1 and mat2 shapes cannot be multiplied \((?P<a>\d+x\d+) and (?P<b>\d+x\d+)\)|"
        r"Input \d+ (?:of layer \"?[\w/-]+\"? )?is incompatible with (?:the )?layer(?: "
        r"\"?[\w/-]+\"?)?: expected "
@@ -331,6 +335,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "tokenizer(texts, truncation=True, max_length=tokenizer.model_max_length)",
        title="The tokenizer does not truncate", refine=refine_truncation_not_asked),
     _u("mixed-dtypes",
+       # torch <= 1.7
+       r"Expected object of scalar type (?P<expected3>Half|Float|Double) but got scalar type (?P<found3>Half|Float|Double) for argument #\d+ '(?:mat\d|weight|input|other|self)'|"
        r"expected (?:scalar type|mat1 and mat2 to have the same dtype, but got:?) "
        r"(?P<expected>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|double)"
        r"(?: but found| !=) (?P<found>Half|Float|BFloat16|Double|c10::Half|c10::BFloat16|float|"
@@ -636,6 +642,8 @@ USAGE_SIGNATURES: list[Signature] = [
        refine=lambda ev, parsed: {"reject": True}
        if str(ev.get("config", "")).startswith("transformers_modules.") else None),
     _u("tensor-to-numpy",
+       # torch < 1.0
+       r"can't convert CUDA tensor to numpy|Can't call numpy\(\) on Variable that requires grad|"
        r"can't convert (?:cuda|mps|xpu):?\d* device type tensor to numpy|Can't call numpy\(\) on "
        r"Tensor that requires grad",
        "Your code turns a tensor into a NumPy array while it is still on the GPU or part of the "
