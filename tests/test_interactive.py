@@ -6,7 +6,6 @@ import os
 import sys
 
 import pexpect
-import pytest
 
 from tests.helpers import ROOT, check_case, fails
 from tests.test_script_reader import TRAINER_SCRIPT

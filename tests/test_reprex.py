@@ -9,8 +9,6 @@ wheel folder (fixed / still failing) or an unreachable index (skipped, with the 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 

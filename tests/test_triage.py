@@ -1328,7 +1328,7 @@ def test_stale_tokenizer_class_name() -> None:
 def test_rust_panic_is_a_library_bug() -> None:
     paste = ("thread '<unnamed>' panicked at 'called `Option::unwrap()` on a `None` value', "
              "tokenizers-lib/src/models/unigram/trainer.rs:203:53\nTraceback (most recent call "
-             f"last):\n  File \"train_tok.py\", line 12, in <module>\n    tok.train(files, "
+             "last):\n  File \"train_tok.py\", line 12, in <module>\n    tok.train(files, "
              "trainer)\npyo3_runtime.PanicException: called `Option::unwrap()` on a `None` value")
     t = triage(paste)
     assert t.verdict == "possible-library-bug" and t.cause_id == "library-bug"

@@ -270,7 +270,6 @@ def gradient_snapshot(target: Target, step: int | None = None, keep_state: bool 
                       ) -> GradientSnapshot:
     """Per-layer gradient statistics after one backward pass on the batch (inference mode:
     no dropout, so the figures are reproducible)."""
-    torch = import_torch()
     model = target.model
     ctx = preserved(model) if keep_state else contextlib.nullcontext()
     with ctx:

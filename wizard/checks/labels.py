@@ -258,7 +258,7 @@ def _scalar_dtype(case: Case, ctx: Context, values: dict[str, list], floats: boo
         evidence.update(_try_labels(ctx, np.nan_to_num(arr[:2]).astype(np.float32)))
         fix = (f"from datasets import Value\ndataset = dataset.cast_column({col!r}, "
                "Value(\"int64\"))" if whole else
-               f"model = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
+               "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
                "num_labels=1)  # regression on float targets")
         if nan.size:
             fix = (f"dataset = dataset.filter(lambda x: x[{col!r}] == x[{col!r}])  # drop NaN "

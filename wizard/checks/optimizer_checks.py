@@ -209,7 +209,7 @@ def probe_from_logits(case: Case, ctx: Context) -> list[Finding]:
            "model.compile(optimizer=optimizer, loss=loss)")
     return [Finding(
         "hyperparameters.from-logits-mismatch", "fail",
-        (f"The model outputs logits but the loss has from_logits=False" if not probs else
+        ("The model outputs logits but the loss has from_logits=False" if not probs else
          "The model outputs probabilities but the loss has from_logits=True"),
         evidence=evidence,
         explanation=(f"On this batch the loss as compiled is {as_declared:.3f}; read correctly it "

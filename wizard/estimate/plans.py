@@ -112,7 +112,7 @@ def plan_code(key: str, st: TrainingSetup, base: TrainingSetup, g: ModelGeometry
 
 def _plan_setups(est: MemoryEstimate, capacity: int | None) -> list[tuple[str, str, TrainingSetup]]:
     """(key, action, setup before the batch is fitted) of each plan that applies here."""
-    st, g = est.setup, est.geometry
+    st = est.setup
     out: list[tuple[str, str, TrainingSetup]] = [("smaller-batch", "A smaller batch with "
                                                   "gradient accumulation (same effective batch)",
                                                   st)]
