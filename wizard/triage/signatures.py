@@ -380,6 +380,8 @@ SIGNATURES: list[Signature] = [
         refine=refine_optimizer),
     Signature(
         "keras-shapes-incompatible",
+        # TF 1.x/2.0
+        r"logits and labels must be broadcastable: logits_size=\[(?P<logits3>\d+,\d+)\] labels_size=\[(?P<labels3>\d+,\d+)\]|A target array with shape \((?P<got3>[^()\n]*)\) was passed for an output of shape \((?P<expected3>[^()\n]*)\)|"
         r"Shapes \((?P<shape_a>[^()\n]*)\) and \((?P<shape_b>[^()\n]*)\) are incompatible|"
         r"Error when checking target: expected \w+ to have shape \((?P<expected>[^()\n]*)\) but got "
         r"array with shape \((?P<got>[^()\n]*)\)|`?logits`? and `?labels`? must have the same "

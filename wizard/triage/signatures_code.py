@@ -28,6 +28,8 @@ CODE_SIGNATURES: list[Signature] = [
        "loss = loss.mean()   # then loss.item()", title="item() on a tensor of several values",
        framework="pytorch"),
     _c("peft-generate-positional-args",
+       # Python < 3.10 drops the class name; a PEFT model in the paste
+       r"(?<![\w.])generate\(\) takes 1 positional argument but \d+ were given(?=[\s\S]{0,3000}?\b[Pp]eft)|"
        r"Peft\w{0,40}\.generate\(\) takes 1 positional argument but \d+ were given",
        "PeftModel.generate takes keyword arguments only; the inputs were passed positionally "
        "(model.generate(input_ids)).",

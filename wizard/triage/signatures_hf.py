@@ -628,6 +628,8 @@ HF_SIGNATURES: list[Signature] = [
        "tokenizer.padding_side = 'left'   # before tokenizing the prompts for generate()",
        priority=13, family="wrong-padding-side", refine=refine_flash_padding),
     _s("checkpoint-not-found",
+       # the path cut off
+       r"Can't find a valid checkpoint(?! at)|"
        r"Can't find a valid checkpoint at (?P<path>\S{0,300})",
        "resume_from_checkpoint points at a folder without a checkpoint the Trainer can load (a "
        "wrong path, or a folder without model weights).",
@@ -663,6 +665,8 @@ HF_SIGNATURES: list[Signature] = [
        "folder)\n# else save it: model.save_pretrained(folder)", priority=11,
        family="local-file-missing", refine=refine_local_folder),
     _s("hub-not-logged-in",
+       # transformers 4.x
+       r"You specified use_auth_token=True, but a [Hh]ugging ?[Ff]ace token was not found|"
        r"LocalTokenNotFoundError|Token is required \((?:`token=True`|write-access action)\),? "
        r"but no token found|The secret `?HF_TOKEN`? does not exist in your Colab secrets|"
        r"You are not authenticated with the Hugging Face Hub in this notebook",
@@ -672,6 +676,8 @@ HF_SIGNATURES: list[Signature] = [
        "huggingface-cli login   # or: export HF_TOKEN=hf_...  (a token with write access to "
        "push)", priority=14),
     _s("hub-write-refused",
+       # another wording; repository creation and LFS uploads refused
+       r"You don't have the rights to create a (?:model|dataset|space) under this namespace|403 Client Error: Forbidden for url: https?://[\w.-]{0,40}huggingface\.co/(?:api/repos/create|[\w./-]{1,200}\.git/info/lfs/objects/batch)|"
        r"You don't have the rights to create a (?:model|dataset|space) under the namespace|"
        r"403 Forbidden: [^\n]{0,80}(?:write|rights|permission)|"
        # a commit to a repository the token may only open pull requests on

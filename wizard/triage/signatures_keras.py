@@ -253,7 +253,7 @@ KERAS_SIGNATURES: list[Signature] = [
     _k("tf-gpu-unsupported-on-native-windows",
        r"Num GPUs Available:?\s*0\b|GPU is NOT AVAILABLE|list_physical_devices\(['\"]GPU['\"]\)"
        r"[^\n]{0,40}\n[^\n]{0,20}\[\]|\b(?:not|doesn't|does not|can't|cannot|won't) (?:detect|find|"
-       r"see|use|recogni[sz]e)\w* (?:my |the |any )?GPU|No version [\d.]+ of the tensorflow-gpu "
+       r"see|use|utili[sz]e|recogni[sz]e)\w* (?:my |the |any )?GPU|No version [\d.]+ of the tensorflow-gpu "
        r"was found|No matching distribution found for tensorflow-gpu",
        "TensorFlow 2.11 and later have no GPU build for native Windows: the installed release "
        "runs on the CPU whatever CUDA and cuDNN are installed.",
@@ -298,6 +298,8 @@ KERAS_SIGNATURES: list[Signature] = [
        title="A Keras 2 layer in a Keras 3 model", framework="tensorflow", priority=14,
        family="keras-3-installed"),
     _k("keras-model-input-count",
+       # TF 2.1
+       r"expects (?P<expected2>\d+) inputs?, but it received (?P<got2>\d+) input tensors|"
        r"Layer \"?\w+\"? expects (?P<expected>\d+) input\(s\), but it received (?P<got>\d+) input "
        r"tensors",
        "The Keras model takes several named inputs (input_ids, attention_mask ...) and fit() or "

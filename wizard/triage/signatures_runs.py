@@ -261,6 +261,8 @@ RUN_SIGNATURES: list[Signature] = [
        "torchrun --nproc_per_node=2 train.py   # or: accelerate launch train.py",
        title="Process group not initialized (no launcher)", priority=13),
     _m("distributed-port-in-use",
+       # Windows' EADDRINUSE
+       r"system error: 10048\b|"
        r"Address already in use|The server socket has failed to (?:listen|bind)[^\n]{0,120}"
        r"errno: 98",
        "The port the launcher uses for its processes to meet (29500 by default) is taken: an "
@@ -345,6 +347,8 @@ RUN_SIGNATURES: list[Signature] = [
        "TrainingArguments(..., deepspeed=os.path.abspath('ds_config.json'))   # ls it first",
        title="DeepSpeed config not found", family="local-file-missing", priority=13),
     _m("cache-dir-not-writable",
+       # transformers' warning; HOME resolving to /
+       r"There was a problem when trying to write in your cache folder|Permission denied: '/\.cache'|"
        r"Permission denied: '[^'\n]{0,200}(?:\.cache[/\\]huggingface|huggingface[/\\](?:hub|"
        r"datasets|modules))|(?:Read-only file system|PermissionError)[^\n]{0,200}\.cache[/\\]"
        r"huggingface",
@@ -378,6 +382,8 @@ RUN_SIGNATURES: list[Signature] = [
        "print(list_repo_files(repo_id, repo_type='dataset'))   # the files it has now",
        title="No such file in the repository", priority=11, refine=refine_hub_file),
     _m("hub-rate-limited",
+       # a mirror or a shortened URL
+       r"429 Client Error: Too Many Requests for url\b|"
        r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
        r"HTTP Error 429 thrown while requesting",
        "The Hub refused more requests from this address for a while: many downloads or "
@@ -389,6 +395,8 @@ RUN_SIGNATURES: list[Signature] = [
        "# download once and reuse: snapshot_download(repo_id, local_dir=...); wait and retry",
        title="Too many requests to the Hub", priority=13),
     _m("hub-revision-not-found",
+       # transformers' own wording
+       r"is not a valid git identifier \(branch name, tag name or commit id\)|"
        r"RevisionNotFoundError|Revision Not Found for url|Invalid rev id: (?P<revision>\S+)",
        "The revision (branch, tag or commit) named with revision= does not exist in the "
        "repository.", "revision= selects a branch, tag or commit of the Hub repository.",

@@ -608,7 +608,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "Trainer(model, args, train_dataset=train, eval_dataset=tokenized['validation'])",
        title="evaluation requires an eval_dataset"),
     _u("numpy-value-not-json-serializable",
-       r"Object of type (?:int64|int32|float32|float64|ndarray|Tensor) is not JSON serializable",
+       r"Object of type '?(?:int64|int32|float32|float64|ndarray|Tensor)'? is not JSON serializable",
        "A NumPy or torch value went into a config or log that is saved as JSON (e.g. id2label "
        "built from NumPy labels, or a metric returned as np.float32).",
        "json cannot write NumPy scalars; Python int/float are needed.",
@@ -681,7 +681,9 @@ USAGE_SIGNATURES: list[Signature] = [
        "max_length bounds prompt plus answer; max_new_tokens bounds only the answer.",
        ["model.forward"],
        "outputs = model.generate(**inputs, max_new_tokens=128)   # not max_length",
-       priority=12, title="max_length shorter than the prompt"),
+       priority=12, title="max_length shorter than the prompt",
+       refine=lambda ev, parsed: {"id": "generate-default-max-length"}
+       if str(ev.get("max_length")) == "20" else None),   # 20: never set, the default
     _u("model-output-misread",
        r"'(?P<cls>\w*Output\w*|BatchEncoding|BatchFeature)' object has no attribute "
        r"'(?P<attr>shape|size|dim|numpy|detach|cpu|cuda|to|float|long|view|argmax|softmax)'|"
