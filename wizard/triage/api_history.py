@@ -16,6 +16,7 @@ has those runs in ``Span.gaps``; ``Span.present_in(version)`` accounts for them.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -243,7 +244,13 @@ def member_class(name: str) -> str | None:
     for pkg in _data()["releases"]:
         if f"{pkg}.{parts[-1]}" in keys:
             return f"{pkg}.{parts[-1]}"
+    if _MODEL_CLASS.match(parts[-1]) and "transformers.PreTrainedModel" in keys:
+        return "transformers.PreTrainedModel"   # a model class: its members come from the base
     return None
+
+
+# a transformers PyTorch model class (LlamaForCausalLM, BertModel), not a TF/Flax one
+_MODEL_CLASS = re.compile(r"^(?!TF|Flax)[A-Z]\w*(?:For[A-Z]\w+|Model)$")
 
 
 def _member_chain(class_key: str) -> list[str]:

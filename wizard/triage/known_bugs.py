@@ -83,12 +83,12 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "in 3.3.0."),
     KnownBug("transformers",
              r"no_sync context manager is incompatible with gradient partitioning logic of ZeRO "
-             r"stage",
+             r"stage|in no_sync\s+assert not self\.zero_optimization_partition_gradients\(\)",
              "4.47.1", "https://github.com/huggingface/transformers/pull/35157",
              "With gradient_accumulation_steps > 1, Trainer wrapped non-final micro-batches in "
              "accelerator.no_sync(). DeepSpeed 0.16.0 added an assertion that rejects this for "
              "ZeRO-2/3, so training crashed at the first step.",
-             requires=r"transformers/trainer\.py"),
+             requires=r"transformers|accelerate|Trainer|gradient_accumulation"),
     KnownBug("trl",
              r"seed_worker\(\) missing 2 required positional arguments: 'num_workers' and 'rank'",
              "0.18.2", "https://github.com/huggingface/trl/pull/3568",

@@ -71,9 +71,13 @@ DEVICE_SIGNATURES: list[Signature] = [
     _d("flash-attention-needs-ampere",
        r"FlashAttention only supports Ampere GPUs or newer|"
        # flash-attn 1/2 before 2.3: the backward of large heads only on A100/H100 (sm80/sm90)
-       r"Head dim > \d+ backward requires A100 or H100",
-       "FlashAttention 2 has kernels only for Ampere (compute capability 8.0) or newer GPUs; this "
-       "GPU is older (T4, V100, RTX 20xx).",
+       r"Head dim > \d+ backward requires A100 or H100|"
+       # the kernel's own check, in torch's words: "Expected is_sm80 || is_sm90 to be true"
+       r"Expected (?P<needs>is_sm\w{1,4}(?: \|\| is_sm\w{1,4}){0,3}) to be true, but got false",
+       "FlashAttention has no kernel for this GPU: FlashAttention 2 needs Ampere (compute "
+       "capability 8.0) or newer (a T4, V100 or RTX 20xx is older), and its backward pass for "
+       "head dimensions above 64 needs the shared memory of an A100/H100 (sm80/sm90), so "
+       "training on consumer Ampere/Ada cards fails too.",
        "attn_implementation='flash_attention_2' loads the flash-attn kernels, which this GPU "
        "cannot run.",
        ["environment.device"],

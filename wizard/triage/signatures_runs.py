@@ -158,6 +158,64 @@ RUN_SIGNATURES: list[Signature] = [
        "model = AutoModel.from_pretrained(ckpt, attn_implementation='eager')\n"
        "# or: pip install -U transformers   # newer releases implement sdpa for more models",
        title="Attention implementation not supported by this model", framework="pytorch"),
+    # frequent errors of LLM fine-tuning set-ups, from several public threads each
+    _m("fsdp-mixed-dtype-params",
+       r"Must flatten tensors with uniform dtype but got (?P<dtype_a>torch\.\w+) and "
+       r"(?P<dtype_b>torch\.\w+)",
+       "FSDP flattens the parameters of each wrapped unit into one tensor of one dtype, and "
+       "this unit mixes two: LoRA adapters (or norms) upcast to float32 by PEFT, TRL or "
+       "prepare_model_for_kbit_training beside bf16/fp16 base weights.",
+       "FSDP (v1) keeps one FlatParameter per wrapped module; every parameter in it must share "
+       "a dtype.", ["model.precision-unsupported"],
+       "model = get_peft_model(model, lora_config, autocast_adapter_dtype=False)   # adapters in "
+       "the base dtype\n# or after it: for p in model.parameters(): p.data = p.data.to("
+       "torch.bfloat16) if p.dtype == torch.float32 else p.data", framework="pytorch",
+       title="FSDP unit with two parameter dtypes"),
+    _m("fsdp-quantized-integer-params",
+       r"Cannot flatten integer dtype tensors",
+       "FSDP shards only floating-point parameters, and bitsandbytes stores quantized weights "
+       "as integers (uint8/int8): FSDP with QLoRA needs bitsandbytes >= 0.43 and a float storage "
+       "dtype; 8-bit LoRA does not work with FSDP.",
+       "bnb_4bit_quant_storage stores the packed 4-bit weights in a float dtype FSDP can shard.",
+       ["model.precision-unsupported"],
+       "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4', "
+       "bnb_4bit_compute_dtype=torch.bfloat16,\n                   bnb_4bit_quant_storage=torch."
+       "bfloat16)   # and torch_dtype=torch.bfloat16; pip install -U 'bitsandbytes>=0.43'",
+       framework="pytorch", title="FSDP over integer (quantized) weights"),
+    _m("quantized-weights-require-grad",
+       r"[Oo]nly Tensors of floating point (?:and complex )?dtype can require gradients",
+       "Code asks for gradients on integer tensors: the quantized (int8/uint8) weights of a "
+       "bitsandbytes model unfrozen by a script, 8-bit LoRA under DeepSpeed ZeRO-3 or FSDP, or "
+       "FSDP with the default uint8 4-bit storage.",
+       "Integer tensors can never require gradients; quantized weights stay frozen and only "
+       "the adapters train.", ["model.frozen-parameters"],
+       "# keep quantized modules frozen; under FSDP/ZeRO-3 use 4-bit with a float storage:\n"
+       "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16, "
+       "bnb_4bit_quant_storage=torch.bfloat16)", framework="pytorch",
+       title="Gradients asked of integer (quantized) weights"),
+    _m("deepspeed-cpu-adam-not-built",
+       r"'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'",
+       "DeepSpeed could not build or load its cpu_adam extension (optimizer offload to CPU): "
+       "the CUDA toolkit does not match torch's CUDA, a header or library is missing, or there "
+       "is no compiler; this AttributeError comes from __del__ afterwards. The build error is "
+       "printed earlier in the log.",
+       "Offloading the optimizer makes DeepSpeed JIT-compile its CPU Adam on first use.",
+       ["environment.package-versions"],
+       "python -c \"import deepspeed; deepspeed.ops.adam.cpu_adam.CPUAdamBuilder().load()\"   # "
+       "shows the real build error\n# a CUDA toolkit matching torch.version.cuda (CUDA_HOME), "
+       "then: DS_BUILD_CPU_ADAM=1 pip install --no-cache-dir deepspeed\n# or drop "
+       "\"offload_optimizer\" from the ZeRO config", title="DeepSpeed's CPU Adam was not built"),
+    _m("trainer-passes-num-items-in-batch",
+       r"forward\(\) got an unexpected keyword argument ['\"]num_items_in_batch['\"]",
+       "transformers' Trainer (from 4.46) passes num_items_in_batch to the model's forward "
+       "whenever that forward takes **kwargs; this model's forward hands its kwargs on to a "
+       "sub-module that does not take it. A regression of the Trainer for such models, not an "
+       "old install.",
+       "Trainer.model_accepts_loss_kwargs is read from the forward's signature.",
+       ["model.forward"],
+       "model.accepts_loss_kwargs = False   # before Trainer(...): no num_items_in_batch in "
+       "forward\n# or a transformers release where this model class is fixed", priority=20,
+       framework="pytorch", title="The Trainer passes num_items_in_batch to forward"),
     _m("torch-load-weights-only",
        r"Weights only load failed|WeightsUnpickler error: Unsupported global",
        "torch 2.6 made torch.load(weights_only=True) the default; the checkpoint holds pickled "

@@ -710,6 +710,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "tokenizer(texts, truncation=True, max_length=512)   # or: tokenizer.model_max_length = 512",
        priority=12, title="No maximum length to truncate to"),
     _u("no-trainable-parameters",
+       # fp16's GradScaler found no gradient in any parameter
+       r"No inf checks were recorded for this optimizer|"
        r"optimizer got an empty parameter list",
        "The optimizer was given no parameters: every weight is frozen (requires_grad=False), or "
        "the parameters were taken from another object than the model.",
