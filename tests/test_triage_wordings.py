@@ -1,6 +1,7 @@
-"""Real wordings of known errors, from public threads outside the benchmark corpus: the same
-error in older and newer releases' words, on other platforms, pasted from notebooks or as a
-title. Each must reach the cause its thread established (tests/data/wording_variants.yaml)."""
+"""Real error reports from public threads outside the benchmark corpus: known errors in older
+and newer releases' words, on other platforms, pasted from notebooks or as a title, and frequent
+fine-tuning errors (several threads each). Each must reach the cause its thread established
+(tests/data/wording_variants.yaml)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -535,6 +535,19 @@ ENV_SIGNATURES: list[Signature] = [
          "2.14.6 does not handle.",
          'pip install -U "datasets>=2.14.6"   # or: pip install "fsspec<=2023.9.2"',
          priority=18),
+    _sig("env-tokenizer-not-callable", OLD,
+         r"'(?P<cls>\w*Tokenizer(?:Fast)?)' object is not callable",
+         "Calling the tokenizer itself (tokenizer(texts, ...)) needs transformers 3.0 or later; "
+         "an older transformers (2.x, often pinned by another package) is installed.",
+         'pip install -U "transformers>=3.0.0"   # or, on 2.x: tokenizer.encode_plus(...) / '
+         "tokenizer.batch_encode_plus(...)", priority=16),
+    _sig("env-datasets-map-tensors", OLD,
+         r"Provided `function` which is applied to all elements of table returns a `dict` of "
+         r"types\s+\[<class '(?:torch\.Tensor|tensorflow)",
+         "Dataset.map before datasets 2.5.0 takes only lists and NumPy arrays from the function; "
+         "this one returns tensors (tokenizer(..., return_tensors='pt')).",
+         'pip install -U "datasets>=2.5.0"   # or return lists: tokenizer(batch["text"]) and '
+         'ds.set_format("torch") afterwards', priority=16),
     _sig("env-datasets-parquet-splits", OLD,
          r"NonMatchingSplitsSizesError[\s\S]{0,600}?'recorded': SplitInfo\([^)]{0,300}?"
          r"dataset_name='parquet'",

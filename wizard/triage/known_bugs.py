@@ -249,4 +249,16 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "importing bitsandbytes on machines that fall back to the CPU library logged this "
              "error. 0.45.5.",
              introduced="0.45.4", requires=r"Could not load bitsandbytes native library"),
+    KnownBug("huggingface-hub",
+             r"WinError 1314|A required privilege is not held by the client",
+             "0.10.0", "https://github.com/huggingface/huggingface_hub/pull/1067",
+             "The cache symlinks its files, which Windows refuses without Developer Mode or an "
+             "administrator; 0.10.0 falls back to copies (with a warning).",
+             requires=r"huggingface|hf_hub|snapshot|from_pretrained|\.cache"),
+    KnownBug("transformers",
+             r"Some non-default generation parameters are set in the model config",
+             "4.45.2", "https://github.com/huggingface/transformers/pull/33906",
+             "4.45 made saving a config that holds generation parameters (Whisper's max_length, "
+             "suppress_tokens) raise, also from model.config.save_pretrained on checkpoints the "
+             "user did not write; 4.45.2 warns instead.", introduced="4.45.0"),
 )

@@ -162,6 +162,8 @@ SIGNATURES: list[Signature] = [
         priority=13, refine=refine_unable_tensor),
     Signature(
         "ragged-sequences",
+        # the same with DataLoader workers (the batch stacked in shared memory)
+        r"Trying to resize storage that is not resizable|"
         r"expected sequence of length (?P<expected>\d+) at dim (?P<dim>\d+) \(got (?P<got>\d+)\)|"
         # the default collate stacking examples of different lengths
         r"stack expects each tensor to be equal size, but got \[(?P<expected2>[\d, ]+)\] at "

@@ -163,6 +163,18 @@ DATA_SIGNATURES: list[Signature] = [
        "dataset = dataset.class_encode_column('label')   # Value -> ClassLabel, names sorted\n"
        "# or: dataset.cast_column('label', ClassLabel(names=[...]))",
        title="The label column is not a ClassLabel", priority=15),
+    _m("dataset-split-sizes-changed",
+       r"NonMatchingSplitsSizesError",
+       "The splits load_dataset built differ in size from the ones the dataset's metadata "
+       "records (dataset_infos.json or the card): the source data or the Hub repository changed "
+       "after the metadata was written, the loading script or its metadata is stale, or a "
+       "cached download is partial.",
+       "load_dataset verifies the generated splits against the recorded sizes.",
+       ["environment.dataset-source"],
+       'ds = load_dataset(name, config, verification_mode="no_checks")   # older datasets: '
+       'ignore_verifications=True\n# or a fresh copy: load_dataset(name, '
+       'download_mode="force_redownload")', priority=10,
+       title="Dataset splits differ from the recorded sizes"),
     _m("classlabel-out-of-range",
        # ClassLabel.int2str
        r"Invalid integer class label (?P<label4>-?\d+)|"

@@ -704,6 +704,8 @@ HF_SIGNATURES: list[Signature] = [
        "# shows the real error", title="Unable to load weights from pytorch checkpoint file",
        priority=6, refine=refine_wrapped_load_error),
     _s("incomplete-model-download",
+       # huggingface_hub's check of a cut download
+       r"Consistency check failed: file should be of size \d+ but has size \d+|"
        r"SafetensorError: Error while deserializing header: (?:MetadataIncompleteBuffer|"
        r"InvalidHeaderDeserialization)|"
        r"PytorchStreamReader failed reading zip archive: failed finding central directory|"

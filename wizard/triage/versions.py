@@ -114,6 +114,9 @@ API_CHANGES: tuple[ApiChange, ...] = (
               replacement="def compute_loss(self, model, inputs, return_outputs=False, "
                           "num_items_in_batch=None):"),
     ApiChange("transformers", "processing_class", added="4.46.0"),
+    # the tokenizers' argument renamed in 3.2 (PR #7236); later releases refuse the old name
+    ApiChange("transformers", "is_pretokenized", removed="3.2.0",
+              replacement="tokenizer(words, is_split_into_words=True, ...)"),
     ApiChange("transformers", "eval_strategy", added="4.41.0"),
     ApiChange("transformers", "BitsAndBytesConfig", added="4.27.0"),
     ApiChange("transformers", "LlamaTokenizer", added="4.28.0"),
