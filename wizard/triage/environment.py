@@ -447,14 +447,19 @@ ENV_SIGNATURES: list[Signature] = [
          "pip install --force-reinstall --no-cache-dir <package>", refine=refine_binary,
          priority=17),
     _sig("env-driver-too-old", BINARY,
-         r"The NVIDIA driver on your system is too old \(found version (?P<driver>\d+)\)",
-         "The installed PyTorch was built for a newer CUDA than the NVIDIA driver supports.",
+         r"The NVIDIA driver on your system is too old \(found version (?P<driver>\d+)\)|"
+         # CUDA init failing: a runtime (often a container's, with cuda-compat) above the driver
+         r"Unexpected error from cudaGetDeviceCount\(\)|CUDA driver version is insufficient for "
+         r"CUDA runtime version",
+         "The installed PyTorch (or the container's CUDA runtime) was built for a newer CUDA than "
+         "the NVIDIA driver supports (forward compatibility works only on datacenter GPUs).",
          "# update the NVIDIA driver, or install a torch built for an older CUDA, e.g.:\n"
          "pip install torch --index-url https://download.pytorch.org/whl/cu118", priority=17),
     _sig("env-torchvision-cuda", BINARY,
-         r"PyTorch and torchvision were compiled with different CUDA versions",
-         "torchvision was built for another CUDA than the installed torch (installed separately, "
-         "or from another index).",
+         r"PyTorch and torchvision were compiled with different CUDA versions|"
+         r"operator torchvision::nms does not exist",
+         "torchvision was built for another torch or CUDA than the installed one (torch upgraded "
+         "alone, or the two from different indexes).",
          "pip install --force-reinstall torch torchvision   # together, from one index",
          priority=17),
     _sig("env-protobuf-too-new", NEW,
@@ -705,12 +710,68 @@ ENV_SIGNATURES: list[Signature] = [
          r"\]?`? was passed but no supported trackers are currently installed",
          "The experiment tracker asked for (log_with=...) is not installed, so accelerate logs "
          "nowhere.", "pip install <tracker>", refine=refine_requires_package, priority=15),
+    # builds that do not match each other, and build tools missing (several threads each)
+    _sig("env-xformers-build-mismatch", BINARY,
+         r"No operator found for `?memory_efficient_attention_\w+`?|xFormers wasn't build with "
+         r"CUDA support|xFormers can't load C\+\+/CUDA extensions",
+         "The installed xformers was built for another torch/CUDA than the one installed (a "
+         "runtime that changed torch under a pinned xformers), so it has no kernel to run.",
+         "python -m xformers.info   # 'built for PyTorch X, you have Y'\npip install -U xformers "
+         "--index-url https://download.pytorch.org/whl/cu121   # the build for the installed "
+         "torch", priority=17),
+    _sig("env-cuda-toolkit-mismatch", BINARY,
+         r"The detected CUDA version \((?P<toolkit>[\d.]+)\) mismatches the version that was"
+         r"\s+used to compile\s+PyTorch \((?P<torch_cuda>[\d.]+)\)|Installed CUDA version "
+         r"(?P<toolkit2>[\d.]+) does not match the version torch was compiled with "
+         r"(?P<torch_cuda2>[\d.]+)",
+         "A CUDA extension (flash-attn, xformers, apex, DeepSpeed's ops) is compiled with the "
+         "system CUDA toolkit, whose version differs from the CUDA the torch wheel was built with.",
+         "nvcc --version; python -c \"import torch; print(torch.version.cuda)\"\n# make them "
+         "match: a torch built for the toolkit, or CUDA_HOME pointing at the toolkit torch "
+         "needs; or a prebuilt wheel of the extension", priority=17),
+    _sig("env-cudnn-shadowed", BINARY,
+         r"cuDNN version incompatibility: PyTorch was compiled\s+against \([\d, ]+\) but found "
+         r"runtime version \([\d, ]+\)",
+         "torch loads an older cuDNN than the one its wheel was built against: a system or "
+         "conda cuDNN on LD_LIBRARY_PATH shadows the one bundled with torch.",
+         "unset LD_LIBRARY_PATH   # or drop the old cuDNN folder from it\n"
+         "pip install --force-reinstall torch   # its bundled cuDNN", priority=17),
+    _sig("env-mkl-gomp-conflict", BINARY,
+         r"MKL_THREADING_LAYER=INTEL is incompatible with libgomp",
+         "Intel MKL (a conda numpy or torch) and GNU OpenMP (a pip torch) are loaded in one "
+         "process, and a new process refuses the mix.",
+         "export MKL_THREADING_LAYER=GNU   # before the training script (or reinstall numpy from "
+         "pip, without MKL)", priority=17),
+    _sig("env-build-tool-missing", MISSING,
+         r"Ninja is required to load C\+\+ extensions|Failed to find C compiler\. Please specify "
+         r"via CC environment variable",
+         "A kernel is compiled at run time (DeepSpeed's ops, a custom extension, Triton's launcher "
+         "for torch.compile, Unsloth or Liger) and its build tool (ninja, a C compiler) is missing.",
+         "pip install ninja   # and a C compiler: apt-get install -y build-essential (Windows: the "
+         "MSVC build tools)", priority=17),
+    _sig("env-autogptq-kernels-missing", BINARY,
+         r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\."
+         r"(?=[\s\S]{0,2000}?(?:auto_?gptq|AutoGPTQ|GPTQ|exllama))",
+         "auto-gptq's compiled CUDA kernels cannot be imported: the wheel does not match the "
+         "installed torch/CUDA (or torch is a CPU build), so GPTQ layers run slow fallbacks or "
+         "fail.",
+         "pip uninstall -y auto-gptq && pip install auto-gptq --no-build-isolation "
+         "--extra-index-url https://huggingface.github.io/autogptq-index/whl/cu118/   # the wheel "
+         "for torch.version.cuda", priority=17),
+    _sig("env-quantization-method-unknown", OLD,
+         r"Unknown quantization type, got (?P<method>\w+) - supported types are",
+         "The checkpoint's quantization_config names a quant_method the installed transformers "
+         "does not know (fp8 checkpoints such as DeepSeek-V3 need 4.50 or later).",
+         'pip install -U transformers   # knows more quantization methods\n# or load a bf16 '
+         "conversion of the checkpoint", priority=17),
     _sig("env-requires-package", MISSING,
          r"requires the (?P<pkg>[\w-]+) library but it was not found|"
          r"(?:please|you need to|you must|you should|make sure to) (?:first )?(?:pip )?install "
          r"(?!the following)"
          r"(?:it with )?`?['\"]?(?:pip install )?(?P<pkg2>[A-Za-z][\w\[\].-]*)['\"`]?(?![\w.]*\s*"
-         r"(?:>=|==|>))|(?<![\w-])(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are|seems to be|appears to be) not installed|"
+         r"(?:>=|==|>))|(?<![\w-])(?!(?:kernels?|extensions?|modules?|packages?|library|libraries|"
+         r"backends?|dependency|dependencies|drivers?|plugins?|components?|it|this|that)\b)"
+         r"(?P<pkg3>[A-Za-z][\w-]*)`? (?:is|are|seems to be|appears to be) not installed|"
          r"requires `?(?P<pkg4>[A-Za-z][\w-]*)`? to be installed|"
          r"(?:need|must) (?:to )?have `?(?P<pkg5>[A-Za-z][\w-]*)`? installed|"
          r"requires [A-Za-z][\w-]*:? `pip install ['\"]?(?P<pkg6>[A-Za-z][\w\[\].-]*)|"

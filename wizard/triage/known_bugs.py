@@ -261,4 +261,16 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "4.45 made saving a config that holds generation parameters (Whisper's max_length, "
              "suppress_tokens) raise, also from model.config.save_pretrained on checkpoints the "
              "user did not write; 4.45.2 warns instead.", introduced="4.45.0"),
+    KnownBug("transformers",
+             r"`?token_type_ids`? is required as a model input when training",
+             "5.6.0", "https://github.com/huggingface/trl/issues/5807",
+             "Gemma 3 / PaliGemma made token_type_ids mandatory in training, which text-only "
+             "collators do not produce (until then: batch['token_type_ids'] = "
+             "torch.zeros_like(batch['input_ids']))."),
+    KnownBug("transformers",
+             r"_set_gradient_checkpointing\(\) got an unexpected keyword argument '?enable",
+             "4.36.0", "https://github.com/huggingface/transformers/pull/27610",
+             "4.35 calls _set_gradient_checkpointing(enable=..., gradient_checkpointing_func=...), "
+             "which models with their own code on the Hub (Qwen, ChatGLM, Baichuan) still "
+             "defined with value=; 4.36 falls back to the old signature (or pin 4.34.1)."),
 )

@@ -30,9 +30,12 @@ from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: 
 from wizard.triage.signatures_code import CODE_SIGNATURES
 from wizard.triage.signatures_data import DATA_SIGNATURES
 from wizard.triage.signatures_devices import DEVICE_SIGNATURES
+from wizard.triage.signatures_export import EXPORT_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
+from wizard.triage.signatures_media import MEDIA_SIGNATURES
 from wizard.triage.signatures_runs import RUN_SIGNATURES
+from wizard.triage.signatures_setup import SETUP_SIGNATURES
 from wizard.triage.signatures_tokenizers import TOKENIZER_SIGNATURES
 from wizard.triage.signatures_usage import USAGE_SIGNATURES
 
@@ -514,7 +517,7 @@ SIGNATURES: list[Signature] = [
 
 SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGNATURES
                + TOKENIZER_SIGNATURES + DATA_SIGNATURES + CODE_SIGNATURES + RUN_SIGNATURES
-               + ENV_SIGNATURES)
+               + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

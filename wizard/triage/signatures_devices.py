@@ -83,6 +83,15 @@ DEVICE_SIGNATURES: list[Signature] = [
        ["environment.device"],
        "model = AutoModelForCausalLM.from_pretrained(name, attn_implementation='sdpa')",
        title="FlashAttention needs an Ampere GPU"),
+    _d("mps-float64",
+       r"Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support "
+       r"float64",
+       "A float64 tensor (a NumPy array's default dtype, a .double(), a float64 buffer) is "
+       "moved to or created on Apple's MPS device, which has no float64.",
+       "MPS computes in float32 and lower.", ["data.label-dtype-problem-type"],
+       "t = torch.as_tensor(array, dtype=torch.float32).to('mps')   # cast before moving; "
+       "model.float() for float64 weights", framework="pytorch",
+       title="float64 on Apple's MPS"),
     _d("half-precision-on-cpu",
        r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)(?:'|\b)",
        "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "
@@ -116,6 +125,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "device_map={'': 0})\n# and no model.to(...) / model.cuda() afterwards",
        priority=14, title="A quantized model cannot be moved"),
     _d("bf16-unsupported-gpu",
+       # TrainingArguments(tf32=True) on an older GPU (or none)
+       r"--tf32 requires Ampere or a newer GPU arch|"
        r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device|Bfloat16 is only "
        r"supported on GPUs with compute capability of at least 8\.0",
        "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
@@ -202,6 +213,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "one printed\n# or scroll up to the first 'Traceback (most recent call last)' of a rank",
        priority=2, title="A process of the launch failed (its error is above)"),
     _d("disk-full",
+       # torch.save cut short by a full volume
+       r"PytorchStreamWriter failed writing file [\w/.-]{0,200}: file write failed|"
        r"\[Errno 28\] No space left on device|No space left on device \(os error 28\)",
        "The disk (or the partition of the Hugging Face cache or /tmp) is full: a download, a "
        "dataset cache or a checkpoint could not be written.",

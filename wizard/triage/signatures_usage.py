@@ -254,6 +254,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "model = PeftModel.from_pretrained(model, adapter_path)",
        title="size mismatch for lm_head / embed_tokens", priority=14),
     _u("dataset-split-not-found",
+       # TensorFlow Datasets' quotes
+       r"Unknown split '(?P<split3>[^'\n]+)'\. Should be one of (?P<splits3>\[[^\]\n]*\])|"
        r"Unknown split \"(?P<split>[^\"\n]+)\"\. Should be one of (?P<splits>\[[^\]\n]*\])|"
        r"Split (?P<split2>[\w.-]+) not found\. Available splits: (?P<splits2>\[[^\]\n]*\])",
        "The code asks for a split the dataset does not have (many datasets ship only 'train').",
@@ -468,6 +470,8 @@ USAGE_SIGNATURES: list[Signature] = [
        family="callback-signature-mismatch",
        refine=refine_reward_parameter, priority=13),
     _u("meta-tensor-model",
+       # an op meeting a weight never loaded
+       r"Tensor on device meta is not on the expected device|"
        r"Cannot copy out of meta tensor; no data|is on the meta device, we need a `value` to put "
        r"in on",
        "Part of the model was never loaded with weights (meta tensors from low_cpu_mem_usage / "
@@ -681,9 +685,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "max_length bounds prompt plus answer; max_new_tokens bounds only the answer.",
        ["model.forward"],
        "outputs = model.generate(**inputs, max_new_tokens=128)   # not max_length",
-       priority=12, title="max_length shorter than the prompt",
-       refine=lambda ev, parsed: {"id": "generate-default-max-length"}
-       if str(ev.get("max_length")) == "20" else None),   # 20: never set, the default
+       priority=12, title="max_length shorter than the prompt"),
     _u("model-output-misread",
        r"'(?P<cls>\w*Output\w*|BatchEncoding|BatchFeature)' object has no attribute "
        r"'(?P<attr>shape|size|dim|numpy|detach|cpu|cuda|to|float|long|view|argmax|softmax)'|"

@@ -1,0 +1,119 @@
+"""Errors right after fine-tuning: resuming with another trainable set, checkpoints of empty
+ZeRO-3 shards, adapter configs that cannot be written, converting to GGUF or CTranslate2, and
+serving the model or its adapter with vLLM; and the pipeline's warning about PEFT models that is
+no error.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature, signature_maker
+
+_x = signature_maker(12)
+
+
+def refine_set_in_config(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A set that JSON cannot write is the adapter config's only when the paste is about one
+    (LoraConfig, target_modules, adapter_config.json, PEFT)."""
+    return None if re.search(r"LoraConfig|target_modules|adapter_config|\bpeft\b|"
+                             r"get_peft_model|\bpert model", parsed.text, re.I) else \
+        {"reject": True}
+
+
+EXPORT_SIGNATURES: list[Signature] = [
+    _x("optimizer-groups-changed-on-resume",
+       r"loaded state dict contains a parameter group that doesn't match the size of "
+       r"optimizer's group",
+       "resume_from_checkpoint rebuilt the optimizer over another set of trainable parameters "
+       "than the one it was saved with: the reloaded model leaves modules_to_save (lm_head, "
+       "embed_tokens) or other modules frozen, or the target modules (or a library release) "
+       "changed the trainable set.",
+       "An optimizer's saved state holds one entry per trainable parameter, group by group.",
+       ["model.frozen-parameters"],
+       "model.print_trainable_parameters()   # must equal the first run's count\n"
+       "# the same LoraConfig (target_modules, modules_to_save) as the saved run; or "
+       "resume without the optimizer state: trainer.train() from the adapter weights",
+       title="Resumed with another trainable set"),
+    _x("zero3-empty-weights-saved",
+       r"Trying to set a tensor of shape torch\.Size\(\[0\]\) in \"\w+\"",
+       "The checkpoint was saved under DeepSpeed ZeRO-3 without gathering the partitioned "
+       "parameters: each weight in it is an empty placeholder of shape [0].",
+       "ZeRO-3 keeps each parameter sharded across the GPUs; a plain state_dict sees none of it.",
+       ["model.forward"],
+       "# ds_config: \"zero_optimization\": {\"stage3_gather_16bit_weights_on_model_save\": "
+       "true}, then trainer.save_model()\n# or rebuild the weights from the shards: python "
+       "zero_to_fp32.py CHECKPOINT_DIR pytorch_model.bin", title="Empty ZeRO-3 weights saved"),
+    _x("lora-config-set-not-serializable",
+       r"Object of type set is not JSON serializable",
+       "A PEFT config holds a Python set (target_modules={'q_proj', ...}, as some tutorials "
+       "write), which json cannot write into adapter_config.json when the adapter is saved.",
+       "PEFT writes its config as JSON; sets are not JSON.", ["model.adapter"],
+       "LoraConfig(target_modules=['q_proj', 'v_proj'], ...)   # a list, not {...}",
+       title="A set in the adapter config", refine=refine_set_in_config),
+    _x("gguf-quantized-checkpoint",
+       r"Can not map tensor '[^'\n]{0,200}\.(?:SCB|absmax|quant_map|quant_state\w*|qweight|"
+       r"qzeros|g_idx|scales|biases)'",
+       "llama.cpp's converter was run on a quantized checkpoint (bitsandbytes 4/8-bit saved after "
+       "QLoRA, GPTQ or MLX): its quantization tensors have no GGUF name.",
+       "GGUF conversion reads plain fp16/bf16 weights and quantizes them itself.",
+       ["model.adapter"],
+       "base = AutoModelForCausalLM.from_pretrained(base_id, torch_dtype=torch.float16)   # not "
+       "quantized\nmodel = PeftModel.from_pretrained(base, adapter_dir).merge_and_unload()\n"
+       "model.save_pretrained('merged'); tokenizer.save_pretrained('merged')   # then convert "
+       "'merged'", title="GGUF conversion of a quantized checkpoint"),
+    _x("added-tokens-vocab-mismatch",
+       r"Vocab size mismatch \(model has (?P<model>\d+), but [^\n]{0,200}?has (?P<tokens>\d+)\)|"
+       r"Vocabulary has size (?P<tokens2>\d+) but the model expected a vocabulary of size "
+       r"(?P<model2>\d+)",
+       "The saved tokenizer has tokens the model's embedding matrix lacks (added_tokens.json, "
+       "e.g. a '<pad>' added for training without resizing the embeddings), so a converter "
+       "counts more tokens than vocab_size.",
+       "Converters (llama.cpp, CTranslate2) read the tokenizer with its added tokens.",
+       ["data.tokenizer-model-mismatch"],
+       "model.resize_token_embeddings(len(tokenizer)); model.save_pretrained(out)   # or, for a "
+       "pad token only: tokenizer.pad_token = tokenizer.eos_token and drop added_tokens.json",
+       title="Added tokens beyond the model's vocabulary"),
+    _x("unsloth-llama-cpp-not-built",
+       r"Unsloth: The file '?llama\.cpp/(?:llama-)?quantize'?[^\n]{0,80}does not exist",
+       "Unsloth's GGUF export needs a built llama.cpp beside the script; it was cloned but not "
+       "compiled (or, since llama.cpp builds with CMake, the binary is in llama.cpp/build/bin).",
+       "save_pretrained_gguf calls llama.cpp's quantize binary.", ["environment.package-versions"],
+       "cmake -S llama.cpp -B llama.cpp/build && cmake --build llama.cpp/build --config Release "
+       "-j\ncp llama.cpp/build/bin/llama-quantize llama.cpp/   # or: pip install -U unsloth",
+       title="llama.cpp not built for Unsloth's GGUF export", family="env-setup-step-skipped"),
+    _x("vllm-lora-rank-too-large",
+       r"LoRA rank (?P<rank>\d+) is greater than max_lora_rank (?P<max>\d+)",
+       "vLLM reserves its LoRA buffers for max_lora_rank (16 by default); the adapter was "
+       "trained with a larger r.", "The engine's LoRA slots are sized at start-up.",
+       ["model.adapter"],
+       "vllm serve BASE --enable-lora --max-lora-rank 64 --lora-modules name=ADAPTER_DIR\n"
+       "# python: LLM(model=BASE, enable_lora=True, max_lora_rank=64)",
+       title="Adapter rank above vLLM's max_lora_rank"),
+    _x("vllm-unsupported-lora-weight",
+       r"is unsupported LoRA weight",
+       "The adapter holds full weights besides lora_A/lora_B (modules_to_save lm_head or "
+       "embed_tokens after adding tokens, or a LoRA on lm_head), which vLLM's multi-LoRA "
+       "loader does not take.", "vLLM serves only the LoRA matrices of supported modules.",
+       ["model.adapter"],
+       "model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base, "
+       "torch_dtype='auto'), adapter).merge_and_unload()\nmodel.save_pretrained('merged')   # "
+       "and serve 'merged' instead of the adapter", title="Adapter weights vLLM cannot serve"),
+    _x("vllm-bnb-prequantized-unsupported",
+       r"Cannot find any of \['adapter_name_or_path'\] in the model's quantization config",
+       "vLLM before 0.5.4 read every bitsandbytes quantization config as a QLoRA adapter's and "
+       "could not load a checkpoint saved in 4-bit (a *-bnb-4bit model, or one saved quantized "
+       "after fine-tuning).", "Later releases load pre-quantized bitsandbytes checkpoints.",
+       ["environment.package-versions"],
+       "pip install -U vllm   # then LLM(model=path, quantization='bitsandbytes', "
+       "load_format='bitsandbytes')\n# or save the model merged in 16-bit",
+       title="vLLM and a pre-quantized bitsandbytes checkpoint", family="env-version-too-old"),
+    _x("pipeline-peft-model-warning",
+       r"The model '(?:PeftModel\w*|PeftModelFor\w+)' is not supported for [\w-]+\.",
+       "Not an error: the pipeline compares the model's class name with its list of causal LMs, "
+       "which lacks the PEFT wrapper classes, and logs this although generation works (newer "
+       "transformers accept PEFT models).", "Look for the real error, if any, further down.", [],
+       "model = peft_model.merge_and_unload()   # optional: the pipeline then sees the base "
+       "class", title="The pipeline's PEFT warning (harmless)", priority=0, benign=True),
+]
