@@ -431,9 +431,11 @@ assert set(PLANS) == set(SYMPTOMS) and all(s in STEPS for p in PLANS.values() fo
 ERROR_ONLY_PLAN = ("environment", "triage")
 
 
-def plan(case: Case) -> list[Step]:
-    """The steps this case walks, in order (before any probe outcome is known)."""
-    names = ERROR_ONLY_PLAN if case.error_only else (*PLANS[case.symptom], *FINAL_STEPS)
+def plan(case: Case, live: bool = False) -> list[Step]:
+    """The steps this case walks, in order (before any probe outcome is known); `live`: on a
+    running script's own objects, where a model is there even when the case names none."""
+    pasted = case.error_only and not live
+    names = ERROR_ONLY_PLAN if pasted else (*PLANS[case.symptom], *FINAL_STEPS)
     return [STEPS[s] for s in names if STEPS[s].when(case)]
 
 

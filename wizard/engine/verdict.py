@@ -136,8 +136,8 @@ def decide(case: Case, findings: list[Finding]) -> Verdict:
         return Verdict("inconclusive", blocked.id,
                        f"{blocked.title}: {len(skipped)} step(s) could not run, so nothing about "
                        "your setup was judged.", reasons=[f.title for f in skipped])
-    if case.error_only:
-        return _error_only_verdict(findings)
+    if case.error_only and not any(f.category == "script" for f in findings):
+        return _error_only_verdict(findings)      # a paste alone (not a script read or run)
     signals = library_signals(findings)
     if signals:
         return _library_verdict(findings, signals)

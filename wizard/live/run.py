@@ -240,7 +240,7 @@ def probe_live(reading: ScriptReading, capture: Capture, device: str, timeout: f
     ctx = Context.from_objects(case, device=dev, **objects)
     ctx.scratch["live_run"] = True  # the script's own objects, already built without raising
     steps = [dataclasses.replace(s, probes=tuple(p for p in s.probes if p not in drop))
-             for s in plan(case) if s.id in LIVE_STEPS]
+             for s in plan(case, live=True) if s.id in LIVE_STEPS]
     try:
         result = Session(case, device=dev, timeout=timeout, on_event=on_event, steps=steps,
                          ctx=ctx).run()
