@@ -18,7 +18,10 @@ from wizard.triage.parse import ParsedError, parse_traceback
 from wizard.triage.signatures import SIGNATURES, Signature, compile_pattern
 from wizard.triage.versions import installed_version
 
-_WEIGHTS = {"exception": 100, "chained": 60, "text": 40}
+_WEIGHTS = {"exception": 100, "chained": 60, "text": 40, "unwrapped": 40}
+# a line break inside a sentence: a message hard-wrapped by a terminal, pip or the reporter
+# ("mismatches the version that was used to compile\n      PyTorch (11.8)")
+_SOFT_BREAK = re.compile(r"(?<=[\w,'\"`])[ \t]*\n[ \t]*(?=[\w(\['\"`])")
 
 
 @dataclass
@@ -61,8 +64,29 @@ def _regions(parsed: ParsedError) -> list[tuple[str, str]]:
     for c in reversed(parsed.chain):
         regions.append(("chained", f"{c.exc_type}: {c.raw_message}" if c.exc_type
                         else c.raw_message))
-    regions.append(("text", parsed.loose_text or parsed.text))
+    loose = parsed.loose_text or parsed.text
+    regions.append(("text", loose))
+    joined = _rejoined(loose)
+    if joined:
+        regions.append(("unwrapped", joined))   # searched only where nothing else matched
     return regions
+
+
+def _rejoined(text: str) -> str:
+    """The runs of lines a soft break ties together, each joined into one line (nothing else:
+    a short text to search again)."""
+    runs, start = [], None
+    for m in _SOFT_BREAK.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if start is None or line_start > end:
+            if start is not None:
+                runs.append((start, end))
+            start = line_start
+        nxt = text.find("\n", m.end())
+        end = nxt if nxt != -1 else len(text)
+    if start is not None:
+        runs.append((start, end))
+    return "\n".join(_SOFT_BREAK.sub(" ", text[a:b]) for a, b in runs)
 
 
 def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
