@@ -553,11 +553,13 @@ HF_SIGNATURES: list[Signature] = [
        "from trl import DPOConfig\nargs = DPOConfig(output_dir='out', ...)", priority=13,
        refine=refine_training_args_field),
     _s("grpo-batch-not-divisible-by-generations",
-       r"The (?:global|effective) train batch size \((?P<processes>\d+) x (?P<batch>\d+)"
+       r"The (?:global|effective) (?:train|eval) batch size \((?P<processes>\d+) x (?P<batch>\d+)"
        r"(?: x (?P<accum>\d+))?\) must be evenly divisible by the number of generations per "
        r"prompt \((?P<generations>\d+)\)|\bgeneration_batch_size \((?P<gen_batch>\d+)\) must "
        r"be divisible by num_generations \((?P<generations2>\d+)\)|GRPO requires at least 2 "
-       r"generations per prompt[^\n]{0,80}?You provided (?P<too_few>\d+)",
+       r"generations per prompt[^\n]{0,80}?You provided (?P<too_few>\d+)|"
+       r"(?<![\w-])eval batch size must be evenly divisible by the number of generations per "
+       r"prompt",
        "The GRPO batch does not hold whole groups of completions: num_processes x "
        "per_device_train_batch_size (x gradient_accumulation_steps in newer trl) must be a "
        "multiple of num_generations. In GRPO the batch counts completions, not prompts.",

@@ -125,7 +125,10 @@ RUN_SIGNATURES: list[Signature] = [
        ["environment.device"],
        "NCCL_DEBUG=INFO torchrun ...   # shows which transport fails\n"
        "NCCL_P2P_DISABLE=1 NCCL_IB_DISABLE=1 torchrun ...   # or: docker run --shm-size=16g",
-       title="NCCL failed to set up", priority=11),
+       title="NCCL failed to set up", priority=11,
+       # NCCL's own warning names the cause: two ranks on one GPU (nccl-duplicate-gpu)
+       refine=lambda ev, parsed: {"reject": True}
+       if re.search(r"Duplicate GPU detected", parsed.text) else None),
     _m("deepspeed-batch-size-mismatch",
        r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* "
        r"world_size",

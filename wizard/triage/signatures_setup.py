@@ -21,6 +21,17 @@ def refine_zero3_model(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                              r"tensor\(\[\], device=", parsed.text, re.I) else {"reject": True}
 
 
+def refine_unsloth_old_trl(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Indexing the GRPO batch by name fails on a list when Unsloth compiled its trainer from a
+    trl older than 0.15 (the line that reads prompt_ids is the innermost frame's)."""
+    code = " ".join(f.code or "" for f in parsed.frames[-2:]) if parsed.frames else parsed.text
+    return None if re.search(r"inputs\[['\"]prompt_ids['\"]\]", code) else {"reject": True}
+
+
+def refine_ppo_models(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    return None if re.search(r"PPO|value_model|reward_model", parsed.text) else {"reject": True}
+
+
 def refine_mlflow(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None if re.search(r"mlflow", parsed.text, re.I) else {"reject": True}
 
@@ -78,6 +89,61 @@ SETUP_SIGNATURES: list[Signature] = [
        "if __name__ == \"__main__\":\n    main()   # the training code under the guard\n# or "
        "dataloader_num_workers=0 and map(..., num_proc=None)",
        title="Worker processes without the main guard"),
+    _g("nccl-duplicate-gpu",
+       r"Duplicate GPU detected\s*:\s*rank \d+ and rank \d+ both on CUDA device",
+       "Two ranks of the distributed run were placed on one GPU: more processes than visible "
+       "GPUs, or each process not pinned to its local rank.",
+       "NCCL refuses a communicator with two ranks on one device.", ["environment.device"],
+       "CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py   # one process per GPU\n"
+       "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # in a hand-written loop",
+       priority=18, title="Two ranks on one GPU"),
+    _g("trl-vllm-server-not-started",
+       r"vllm_client[^\n]{0,40}Server is not up yet",
+       "GRPOTrainer(use_vllm=True) in server mode (the default from trl 0.16) waits for a "
+       "separate `trl vllm-serve` process, and none was started (or it is on a host, port or "
+       "GPUs the client cannot reach).",
+       "The trainer is only the client of the vLLM server in this mode.",
+       ["hyperparameters.hidden-defaults"],
+       "CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model MODEL   # first, on its own GPU\n"
+       "CUDA_VISIBLE_DEVICES=1,2,3 accelerate launch train.py   # then the training\n"
+       "# one GPU: GRPOConfig(use_vllm=True, vllm_mode='colocate')",
+       title="No trl vllm-serve for the trainer to reach"),
+    _g("unsloth-vllm-engine-missing",
+       r"object has no attribute 'vllm_engine'",
+       "Unsloth's GRPO trainer with use_vllm=True reads model.vllm_engine, which exists only when "
+       "the model was loaded with FastLanguageModel.from_pretrained(..., fast_inference=True) "
+       "on a model family Unsloth's vLLM path supports.",
+       "fast_inference=True builds the vLLM engine beside the model.", ["model.forward"],
+       "model, tokenizer = FastLanguageModel.from_pretrained(name, fast_inference=True, "
+       "max_lora_rank=r)\n# or GRPOConfig(use_vllm=False) for models without it",
+       title="No vLLM engine on the Unsloth model"),
+    _g("unsloth-grpo-trl-too-old",
+       r"list indices must be integers or slices, not str",
+       "Unsloth compiles its GRPO trainer from the installed trl, and trl 0.14 does not turn "
+       "the batch into the dict of prompt_ids and prompt_mask it reads: trl is older than this "
+       "Unsloth needs.", "Unsloth patches trl's trainer in place.",
+       ["environment.package-versions"],
+       'pip install -U "trl>=0.15.2" unsloth unsloth_zoo   # then delete '
+       "unsloth_compiled_cache/ and restart", priority=18, family="env-version-too-old",
+       title="trl too old for Unsloth's GRPO", refine=refine_unsloth_old_trl),
+    _g("ppo-models-not-sequence-classifiers",
+       r"object has no attribute 'base_model_prefix'",
+       "The PPO trainer (trl >= 0.11) reads the reward and value models as transformers "
+       "sequence classifiers (base_model_prefix, score); a value-head model or another class was "
+       "passed.", "PPOTrainer calls getattr(model, model.base_model_prefix) and model.score.",
+       ["model.forward"],
+       "reward_model = AutoModelForSequenceClassification.from_pretrained(rm_path, "
+       "num_labels=1)\nvalue_model = AutoModelForSequenceClassification.from_pretrained(rm_path,"
+       " num_labels=1)", priority=18, title="PPO's reward/value model of another class",
+       refine=refine_ppo_models),
+    _g("zero3-reference-model-copy",
+       r"is not compatible with `create_reference_model\(\)`",
+       "The trainer was given no ref_model and tried to copy the policy for one, which ZeRO-3's "
+       "sharded parameters do not allow: the reference model has to be loaded on its own.",
+       "create_reference_model deep-copies the model.", ["model.forward"],
+       "ref_model = AutoModelForCausalLM.from_pretrained(model_id, torch_dtype=torch.bfloat16)\n"
+       "trainer = DPOTrainer(model=model, ref_model=ref_model, ...)   # or PEFT: ref_model=None",
+       title="A reference model copied under ZeRO-3"),
     _g("mlflow-param-too-long",
        r"exceeded length limit of (?:250|500|6000)",
        "The MLflow callback logs every TrainingArguments value and the model config as params, "
