@@ -749,6 +749,19 @@ ENV_SIGNATURES: list[Signature] = [
          "for torch.compile, Unsloth or Liger) and its build tool (ninja, a C compiler) is missing.",
          "pip install ninja   # and a C compiler: apt-get install -y build-essential (Windows: the "
          "MSVC build tools)", priority=17),
+    _sig("env-protobuf-duplicate-proto", BINARY,
+         r"Couldn't build proto file into descriptor pool: duplicate file name "
+         r"\(?sentencepiece_model\.proto\)?",
+         "Two packages register their own copy of sentencepiece_model.proto with protobuf 4's "
+         "C++ backend, which refuses the duplicate.",
+         'pip install "protobuf==3.20.3"   # or: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python',
+         priority=17),
+    _sig("env-bitsandbytes-4bit-version", OLD,
+         r"You have a version of `?bitsandbytes`? that is not compatible with (?:4|8)bit",
+         "transformers found a bitsandbytes too old for 4/8-bit loading, or a broken or duplicate "
+         "install whose metadata reports another version.",
+         "pip install -U --force-reinstall bitsandbytes   # then restart the runtime",
+         priority=17),
     _sig("env-autogptq-kernels-missing", BINARY,
          r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\."
          r"(?=[\s\S]{0,2000}?(?:auto_?gptq|AutoGPTQ|GPTQ|exllama))",

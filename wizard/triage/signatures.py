@@ -297,6 +297,8 @@ SIGNATURES: list[Signature] = [
         priority=13, refine=refine_size_mismatch),
     Signature(
         "sequence-longer-than-max",
+        # Whisper's labels beyond its 448 decoder positions
+        r"Labels' sequence length \d+ cannot exceed the maximum allowed length of \d+ tokens|"
         r"Token indices sequence length is longer than the specified maximum sequence length for "
         r"this model \((?P<length>\d+) > (?P<max_length>\d+)\)",
         "Texts are tokenized without truncation, so some are longer than the model accepts.",

@@ -109,6 +109,26 @@ EXPORT_SIGNATURES: list[Signature] = [
        "pip install -U vllm   # then LLM(model=path, quantization='bitsandbytes', "
        "load_format='bitsandbytes')\n# or save the model merged in 16-bit",
        title="vLLM and a pre-quantized bitsandbytes checkpoint", family="env-version-too-old"),
+    _x("adapter-keys-missing-on-load",
+       r"Found missing adapter keys while loading the checkpoint",
+       "PeftModel.from_pretrained found no saved weights for some LoRA modules, which keep their "
+       "initial values (B = 0, so the adapter may do nothing): the key names saved in training "
+       "differ from the model loaded now (another model class or transformers release, or "
+       "another adapter_name).", "Adapter weights are matched to modules by name.",
+       ["model.adapter"],
+       "model = PeftModel.from_pretrained(base, adapter_dir)   # base: the same class (and "
+       "release) as in training, default adapter_name\nprint(model.peft_config)",
+       title="Adapter weights missing for some modules"),
+    _x("merged-folder-without-tokenizer",
+       r"Unrecognized configuration class <class 'transformers_modules\.[\w.-]+'> to build an "
+       r"AutoTokenizer",
+       "AutoTokenizer was pointed at a folder of a trust_remote_code model (a LoRA-merged or "
+       "fine-tuned output) that holds no tokenizer files: the merge saved the model alone.",
+       "A remote-code tokenizer needs its tokenizer_config.json (auto_map), tokenization_*.py "
+       "and vocabulary files.", ["data.tokenizer-model-mismatch"],
+       "tokenizer = AutoTokenizer.from_pretrained(BASE_MODEL, trust_remote_code=True)\n"
+       "tokenizer.save_pretrained(MERGED_DIR)   # beside the merged model",
+       title="A merged folder without its tokenizer"),
     _x("pipeline-peft-model-warning",
        r"The model '(?:PeftModel\w*|PeftModelFor\w+)' is not supported for [\w-]+\.",
        "Not an error: the pipeline compares the model's class name with its list of causal LMs, "

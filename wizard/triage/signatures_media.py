@@ -111,6 +111,17 @@ MEDIA_SIGNATURES: list[Signature] = [
        "python -m pip install -U peft transformers   # with the Python that runs diffusers\n"
        "python -c \"from diffusers.utils import USE_PEFT_BACKEND; print(USE_PEFT_BACKEND)\"",
        title="diffusers without its PEFT backend", family="env-missing-package"),
+    _v("chat-template-role-order",
+       r"Conversation roles must alternate user/assistant|System role not supported",
+       "The model's chat template accepts only strictly alternating user/assistant turns (the "
+       "Mistral, Llama-2 and Gemma templates): the messages start with a system turn, or two "
+       "turns of one role follow each other.",
+       "Such templates raise on any other order instead of formatting it.",
+       ["data.chat-template-mismatch"],
+       "if messages[0]['role'] == 'system':   # fold it into the first user turn\n"
+       "    system = messages.pop(0)['content']\n"
+       "    messages[0]['content'] = system + '\\n\\n' + messages[0]['content']",
+       title="The chat template refuses this order of roles"),
     _v("llava-processor-expansion-warning",
        r"Expanding inputs for image tokens in [\w-]+ should be done in processing",
        "Not an error: the processor saved with the checkpoint lacks patch_size and "

@@ -144,6 +144,39 @@ SETUP_SIGNATURES: list[Signature] = [
        "ref_model = AutoModelForCausalLM.from_pretrained(model_id, torch_dtype=torch.bfloat16)\n"
        "trainer = DPOTrainer(model=model, ref_model=ref_model, ...)   # or PEFT: ref_model=None",
        title="A reference model copied under ZeRO-3"),
+    _g("gptq-exllama-offloaded",
+       r"Found modules on cpu/disk\. Using Exllama (?:or Exllamav2 )?backend requires all the "
+       r"modules to be on GPU",
+       "A GPTQ model is loaded with its ExLlama kernels while some modules are on the CPU or "
+       "disk (no device_map, device_map='cpu', or 'auto' offloading on a small GPU).",
+       "The ExLlama kernels run on the GPU only.", ["memory.will-not-fit"],
+       "model = AutoModelForCausalLM.from_pretrained(model_id, device_map='auto')   # all on the "
+       "GPU if it fits\n# otherwise: quantization_config=GPTQConfig(bits=4, use_exllama=False)",
+       title="GPTQ's ExLlama kernels with offloaded modules"),
+    _g("gptq-exllama-buffer-too-small",
+       r"(?:The )?temp_state buffer is too small",
+       "A GPTQ model quantized with act-order runs on ExLlama, whose reorder buffer holds 2048 "
+       "tokens by default; a longer prompt or training sequence overflows it.",
+       "auto-gptq sizes the buffer once, at load time.", ["data.text-lengths"],
+       "from auto_gptq import exllama_set_max_input_length\n"
+       "model = exllama_set_max_input_length(model, max_input_length=8192)",
+       title="ExLlama's buffer shorter than the sequence"),
+    _g("peft-label-names-warning",
+       r"No label_names provided for model class `?PeftModel\w*`?",
+       "Not an error: the Trainer reads label names from forward's signature, which PeftModel "
+       "hides behind **kwargs; a causal LM still computes its loss from the batch's labels.",
+       "Look for the real error, if any, further down.", [],
+       "TrainingArguments(..., label_names=['labels'])   # silences it",
+       title="No label_names for a PEFT model (harmless)", priority=0, benign=True),
+    _g("legacy-tuple-cache",
+       r"['\"]tuple['\"] object has no attribute '(?:get_seq_length|get_usable_length|update)'",
+       "past_key_values arrive as legacy tuples where the model expects a Cache object (the "
+       "cache refactor of transformers 4.36 and later): PEFT's prefix tuning before 0.14, or a "
+       "model's own Hub code written for the tuple format.",
+       "Models now read and update the cache through Cache methods.", ["model.adapter"],
+       "pip install -U peft   # >= 0.14 builds prefix-tuning caches as Cache objects\n"
+       "# a model with its own Hub code: the transformers release that code was written for",
+       title="Tuple caches where a Cache is expected"),
     _g("mlflow-param-too-long",
        r"exceeded length limit of (?:250|500|6000)",
        "The MLflow callback logs every TrainingArguments value and the model config as params, "

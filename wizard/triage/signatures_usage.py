@@ -112,6 +112,18 @@ def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[st
     return answer_from_change(change, f"{cls}.{attr}", parsed, ev)
 
 
+def refine_quantized_target(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A quantized linear layer (GPTQ's QuantLinear, AWQ's WQLinear) refused: the targets are
+    right and the installed peft predates that backend."""
+    if not re.search(r"QuantLinear|WQLinear|Marlin|Exllama", str(ev.get("module", "")), re.I):
+        return None
+    return {"id": "env-version-too-old",
+            "cause": f"The base model is quantized (GPTQ/AWQ) and the installed peft does not "
+                     f"know its layer class {ev.get('module')}: the targets are right, peft is "
+                     "older than that backend's support (GPTQ from 0.6.1, AWQ from 0.9).",
+            "fix": "pip install -U peft optimum auto-gptq   # or autoawq; keep target_modules"}
+
+
 def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Your own code reads an attribute that an object a library gave it does not have: only
     when the innermost frame is yours (library code failing on its own object is another
@@ -428,6 +440,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "python train.py --help   # the arguments this script and release accept",
        title="Some specified arguments are not used by the HfArgumentParser"),
     _u("chat-template-not-set",
+       # a processor's words (vision-language models)
+       r"No chat template is set for this processor|processor does not have a chat template|"
        r"chat_template is not set|Cannot use chat template functions because",
        "The tokenizer has no chat template (a base model, not an instruct model), so "
        "apply_chat_template has nothing to format with.",
@@ -759,8 +773,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=N)",
        priority=12, title="The model class does not match the checkpoint"),
     _u("peft-target-module-unsupported",
-       r"Target module (?P<module>[^\n]{1,120}?) is not supported\. Currently, only the following "
-       r"modules are supported",
+       r"Target module (?P<module>[^\n]{1,120}?) is not supported\. Currently, only (?:the following "
+       r"modules|`torch\.nn\.Linear`(?: and `Conv1D`)?) are supported",
        "target_modules matches modules LoRA cannot wrap (a Dropout, a LayerNorm, a whole "
        "block): a name or regex too broad for this architecture.",
        "LoRA adapts Linear, Embedding, Conv and GPT-2's Conv1D layers only.",
@@ -768,7 +782,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "print({n.split('.')[-1] for n, m in model.named_modules() if isinstance(m, "
        "torch.nn.Linear)})\nLoraConfig(target_modules=['q_proj', 'v_proj'], ...)   # Linear "
        "layers by name, or target_modules='all-linear'", priority=14,
-       title="LoRA targets a module it cannot wrap"),
+       title="LoRA targets a module it cannot wrap", refine=refine_quantized_target),
     _u("safetensors-shared-tensors",
        r"Some tensors share memory, this will lead to duplicate memory on disk",
        "The model has tied weights (embeddings and LM head) and was saved with safetensors' "
