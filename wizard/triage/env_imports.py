@@ -195,6 +195,18 @@ def refine_import_line(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
             "fix": f"from {home} import {name}"}
 
 
+def _shadowed(module: str, name: str) -> str | None:
+    """The library (pip name) a top-level `module` is, when every scanned release of it
+    exports `name`: a module without it is something else of the same name."""
+    if "." in module or not name:
+        return None
+    span = api_history.top_name(pip_name(module), name)
+    rels = api_history.releases(module)
+    if span is None or not rels or span.first != rels[0] or span.removed or span.gaps:
+        return None
+    return pip_name(module)
+
+
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
     top = top_of(module)
@@ -207,6 +219,17 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     importer = importer_of(parsed)
     if change is not None:
         return answer_from_change(change, f"{module}.{name}", parsed, ev, importer)
+    shadow = _shadowed(module, name)
+    if shadow:
+        ev["shadowed"] = module
+        return {"id": "local-module-shadows-library",
+                "cause": f"Every release of {shadow} exports {name}, so the {module} that Python "
+                         f"imported is not the library: a file {module}.py or a folder "
+                         f"{module}/ in the working directory (or the script's own folder) "
+                         "hides it.",
+                "fix": f'python -c "import {module}; print({module}.__file__)"   # the file it '
+                       f"imported\n# rename that {module}.py / {module}/ (and delete its "
+                       "__pycache__)"}
     if ev.get("kind") == "type" and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])

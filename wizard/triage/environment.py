@@ -309,7 +309,8 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
          r"cloned a repository without having git-lfs|"
-         r"Error while deserializing header: HeaderTooLarge",
+         r"Error while deserializing header: HeaderTooLarge|"
+         r"Parquet magic bytes not found in footer",
          "The weights file is a Git LFS pointer (a small text file): the repo was cloned without "
          "git-lfs, so the weights were never downloaded.",
          "git lfs install && git lfs pull   # in the cloned folder\n"
@@ -761,6 +762,23 @@ ENV_SIGNATURES: list[Signature] = [
          "transformers found a bitsandbytes too old for 4/8-bit loading, or a broken or duplicate "
          "install whose metadata reports another version.",
          "pip install -U --force-reinstall bitsandbytes   # then restart the runtime",
+         priority=17),
+    _sig("env-datasets-list-feature", OLD,
+         r"Feature type '(?:List|Json)' not found",
+         "The data (its dataset_info or parquet metadata) was written by datasets 4, whose List "
+         "feature type the installed datasets 3 or older does not know.",
+         'pip install -U "datasets>=4.0"   # the release that wrote it; or write the data again '
+         "with the release you train with", priority=17),
+    _sig("env-torchcodec-unloadable", BINARY,
+         r"Could not load libtorchcodec",
+         "datasets 4 decodes audio and video with torchcodec, whose library needs a shared FFmpeg "
+         "of a supported major version and the torch its wheel was built for.",
+         "conda install -c conda-forge \"ffmpeg<8\"   # or apt-get install ffmpeg\npip install "
+         "torchcodec==<the release matching your torch>", priority=17),
+    _sig("env-pyarrow-numpy-dtype", BINARY,
+         r"Did not pass numpy\.dtype object",
+         "pyarrow older than 3.0 beside NumPy 1.20 or later, whose dtype classes it no longer "
+         "recognises.", 'pip install -U "pyarrow>=3.0"   # or: pip install "numpy<1.20"',
          priority=17),
     _sig("env-autogptq-kernels-missing", BINARY,
          r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\."

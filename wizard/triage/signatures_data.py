@@ -175,6 +175,69 @@ DATA_SIGNATURES: list[Signature] = [
        'ignore_verifications=True\n# or a fresh copy: load_dataset(name, '
        'download_mode="force_redownload")', priority=10,
        title="Dataset splits differ from the recorded sizes"),
+    _m("arrow-nested-chunked",
+       r"Nested data conversions not implemented for chunked array outputs",
+       "A parquet file has a nested column (conversations, messages) whose data in one row group "
+       "is too large for pyarrow to read as a single array.",
+       "pyarrow cannot assemble nested types from an internally chunked array.",
+       ["environment.dataset-source"],
+       "import pyarrow.parquet as pq\nt = pq.read_table(path)   # if it reads; else iterate "
+       "pq.ParquetFile(path).iter_batches(1000)\npq.write_table(t, fixed_path, "
+       "row_group_size=1000)   # smaller row groups", title="A nested parquet column too big"),
+    _m("dataset-features-not-aligned",
+       r"The features can't be aligned because the key (?P<key>\S+) of features",
+       "concatenate_datasets got datasets whose column of one name has different types (a column "
+       "all None in one inferred as null, a list of dicts against a Sequence).",
+       "Concatenation needs one schema.", ["data.batch-structure"],
+       "ds2 = ds2.cast(ds1.features)   # before concatenate_datasets([ds1, ds2])",
+       title="Datasets with different column types"),
+    _m("iterable-dataset-map-args",
+       r"IterableDataset\.map\(\) got an unexpected keyword argument '(?P<arg>num_proc|desc|"
+       r"load_from_cache_file|cache_file_name)'",
+       "A streamed dataset (streaming=True gives an IterableDataset) reached code that calls "
+       ".map with num_proc (or desc, caching arguments), which no release of IterableDataset.map "
+       "takes (older SFTTrainer releases did this).",
+       "A stream is mapped lazily in one process, without a cache.", ["data.batch-structure"],
+       "kwargs = {} if isinstance(ds, IterableDataset) else {'num_proc': 4}\n"
+       "ds = ds.map(fn, batched=True, **kwargs)   # SFTTrainer: pip install -U trl",
+       priority=18, title="Map arguments a streamed dataset does not take"),
+    _m("load-from-disk-wrong-folder",
+       r"is neither a `?Dataset`? directory nor a `?DatasetDict`? directory",
+       "load_from_disk was pointed at a folder save_to_disk did not write (raw json/parquet "
+       "files, a download or clone of a Hub dataset repository).",
+       "load_from_disk reads only save_to_disk's Arrow layout.", ["environment.dataset-source"],
+       "ds = load_dataset('/path/to/folder')   # or load_dataset('parquet', data_files=...)",
+       title="load_from_disk on files save_to_disk did not write"),
+    _m("load-dataset-on-saved-folder",
+       r"You are trying to load a dataset that was saved using `save_to_disk`",
+       "load_dataset was given a folder written by save_to_disk, which only load_from_disk reads.",
+       "The two functions read different layouts.", ["environment.dataset-source"],
+       "from datasets import load_from_disk\nds = load_from_disk('/path/to/saved')",
+       title="load_dataset on a save_to_disk folder"),
+    _m("dataset-empty-directory",
+       r"EmptyDatasetError: The directory at \S+ doesn't contain any data files",
+       "load_dataset resolved the name to a local folder with no data file it reads: a folder "
+       "named like the Hub dataset in the working directory (or cache_dir) hides it, or data_dir "
+       "names a file instead of its folder.",
+       "A local path wins over a Hub id of the same name.", ["environment.dataset-source"],
+       "import os; print(os.path.isdir('<name>'))   # a local folder of that name?\n"
+       "ds = load_dataset('imagefolder', data_dir='path/to/folder')   # a folder, not a file",
+       title="The dataset folder holds no data files"),
+    _m("json-not-json-lines",
+       r"straddling object straddles two block boundaries",
+       "A JSON file read as JSON Lines holds objects larger than pyarrow's block: a "
+       "pretty-printed or array JSON file, or one very long line (old datasets releases did not "
+       "grow the block).", "pyarrow reads JSON in blocks, one object per line.",
+       ["environment.dataset-source"],
+       "pip install -U datasets   # grows the block size itself\n# or write JSON Lines: one "
+       "object per line", title="A JSON file that is not JSON Lines"),
+    _m("dataset-too-small-to-split",
+       r"the resulting train set will be empty",
+       "train_test_split got 0 or 1 rows: the data loaded empty (a wrong path or filter) or "
+       "shrank to one row (packing a few short texts into one block).",
+       "A split needs at least one row on each side.", ["data.empty-text"],
+       "print(len(dataset))   # before the split: at least 2, and test_size * len >= 1",
+       title="Too few rows to split"),
     _m("classlabel-out-of-range",
        # ClassLabel.int2str
        r"Invalid integer class label (?P<label4>-?\d+)|"

@@ -151,6 +151,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        "# or: torch.multiprocessing.set_start_method('spawn')", priority=13,
        title="CUDA in a forked worker"),
     _d("dataloader-shared-memory",
+       # a rank killed by SIGBUS: NCCL's buffers in a full /dev/shm
+       r"Signal 7 \(SIGBUS\) received by PID|"
        r"DataLoader worker \(pid\(?s?\)? [\d, ]+\) (?:exited unexpectedly|is killed by signal: "
        r"Bus error)|unable to open shared memory object|This might be caused by insufficient "
        r"shared memory \(shm\)",

@@ -98,6 +98,8 @@ RUN_SIGNATURES: list[Signature] = [
        "llm_int8_enable_fp32_cpu_offload=True with a device_map",
        title="The quantized model does not fit on the GPU", priority=13),
     _m("nccl-collective-timeout",
+       # a rank that did not arrive at init_process_group
+       r"Timed out initializing process group in store based barrier|"
        # torch 1.13-2.0 at the first collective
        r"ncclUniqueId[^\n]{0,200}Socket Timeout|"
        r"Watchdog caught collective operation timeout|ProcessGroupNCCL\w*\.cpp[^\n]{0,200}"
@@ -264,6 +266,8 @@ RUN_SIGNATURES: list[Signature] = [
        "model.config.pad_token_id = tokenizer.pad_token_id",
        title="decoder_start_token_id not set", priority=13),
     _m("fp16-overflow-bf16-model",
+       # DeepSpeed's fp16 scaler after overflow on every step
+       r"Current loss scale already at minimum - cannot decrease scale anymore|"
        r"(?<![A-Za-z0-9])(?:fp16|float16)(?![A-Za-z0-9])[\s\S]{0,200}?(?<![A-Za-z])(?:nan|inf)"
        r"(?![A-Za-z])|(?<![A-Za-z])(?:nan|inf)(?![A-Za-z])[\s\S]{0,200}?(?<![A-Za-z0-9])(?:fp16|"
        r"float16)(?![A-Za-z0-9])",

@@ -177,6 +177,46 @@ SETUP_SIGNATURES: list[Signature] = [
        "pip install -U peft   # >= 0.14 builds prefix-tuning caches as Cache objects\n"
        "# a model with its own Hub code: the transformers release that code was written for",
        title="Tuple caches where a Cache is expected"),
+    _g("zero-gradient-reduced-twice",
+       r"has already been reduced\.\s+Gradient computed twice for this partition",
+       "DeepSpeed ZeRO-2/3 reduces each parameter's gradient once per step, and this one was "
+       "reduced twice: reentrant gradient checkpointing re-runs hooks, or one module runs twice "
+       "in a step (two forward passes before one backward).",
+       "ZeRO's backward hooks allow one reduction per parameter per step.", ["model.forward"],
+       "TrainingArguments(..., gradient_checkpointing=False)   # or "
+       "gradient_checkpointing_kwargs={'use_reentrant': False}\n# or one forward pass over "
+       "both inputs concatenated", title="A gradient reduced twice under ZeRO"),
+    _g("local-rank-argument",
+       r"unrecognized arguments: --local-rank=\d+",
+       "torch.distributed.launch (from PyTorch 2.0) passes --local-rank with a dash, and the "
+       "script's argparse declares only --local_rank.",
+       "torchrun passes no argument at all: the rank is in LOCAL_RANK.", ["script.read"],
+       "parser.add_argument('--local-rank', '--local_rank', type=int, default=-1)\n# or torchrun "
+       "and int(os.environ['LOCAL_RANK'])", title="The launcher's --local-rank not accepted"),
+    _g("zero3-inflight-params",
+       r"still have inflight params",
+       "ZeRO-3 prefetches parameters in the order it traced, and this step ran modules in "
+       "another order (data-dependent branches, generate or eval beside training, extra towers).",
+       "Prefetching follows the module order of earlier steps.", ["model.forward"],
+       '"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": 0}   # in the DeepSpeed '
+       "config; or pip install -U deepspeed, or ZeRO stage 2",
+       title="ZeRO-3 prefetch out of order"),
+    _g("collective-on-cpu-tensor",
+       r"Tensors must be CUDA and dense|No backend type associated with device type cpu",
+       "A CPU tensor was passed to a collective (all_reduce, broadcast, gather) of an NCCL "
+       "process group, which takes CUDA tensors only (a metric or stat left on the CPU).",
+       "NCCL communicates between GPUs.", ["environment.device"],
+       "value = value.to(accelerator.device)   # before gather / all_reduce\n# or "
+       "init_process_group(backend='cpu:gloo,cuda:nccl')", title="A CPU tensor in an NCCL collective"),
+    _g("accelerate-deepspeed-without-dataloader",
+       r"When using DeepSpeed,? `accelerate\.prepare\(\)` requires you to pass at least one of "
+       r"training or evaluation dataloaders",
+       "accelerate is set up for DeepSpeed (often a leftover `accelerate config`), and prepare() "
+       "got no DataLoader from which to fill train_micro_batch_size_per_gpu='auto'.",
+       "DeepSpeed's batch size comes from the dataloader when the config says 'auto'.",
+       ["hyperparameters.hidden-defaults"],
+       "accelerate config   # no DeepSpeed, if the script does not use it\n# or pass the "
+       "dataloader in the same prepare() call", title="accelerate's DeepSpeed without a dataloader"),
     _g("mlflow-param-too-long",
        r"exceeded length limit of (?:250|500|6000)",
        "The MLflow callback logs every TrainingArguments value and the model config as params, "
