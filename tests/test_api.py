@@ -278,7 +278,7 @@ def test_check_with_only_a_pasted_error_reads_it(tmp_path):
     assert known.evidence["cause_id"] == "env-missing-package"
     assert "pip install" in known.fix and "bitsandbytes" in known.fix
     assert report.verdict.primary == "triage.known-error"
-    assert report.result.path[1:] == ["environment", "triage"]
+    assert report.result.path[1:] == ["installation", "triage"]
     assert "pip install" in report._repr_markdown_()          # its fix shows in a notebook
     with pytest.raises(CaseError, match="traceback"):
         check({"dataset": {"path": "d"}})

@@ -268,7 +268,7 @@ def test_only_a_pasted_error_runs_without_a_model(served: str, api: dict[str, An
     out = named(api["check"], job.result(timeout=600))
     assert not visible_errors(out)
     result = json.loads(value(out["result"]))
-    assert result["path"] == ["environment", "triage"]
+    assert result["path"] == ["installation", "triage"]
     assert result["verdict"]["primary"] == "triage.known-error"
     assert "Read from the error alone" in value(out["verdict"])
     known = next(f for f in result["findings"] if f["id"] == "triage.known-error")

@@ -203,7 +203,7 @@ def test_check_reads_an_error_alone_from_a_file_or_stdin(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Fix" in proc.stdout and "pad_token" in proc.stdout    # the cause comes with its fix
     result = json.loads(out.read_text())
-    assert result["path"] == ["environment", "triage"]
+    assert result["path"] == ["installation", "triage"]
     assert result["verdict"]["primary"] == "triage.known-error"
     assert "Read from the error alone" in result["verdict"]["summary"]
     known = next(f for f in result["findings"] if f["id"] == "triage.known-error")

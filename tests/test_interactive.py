@@ -167,7 +167,7 @@ def test_only_a_pasted_error_is_read_without_a_model(tmp_path):
     child.expect("Read from the error alone")
     assert finish(child) == 0
     result = json.loads((out / "session.json").read_text())
-    assert result["path"] == ["environment", "triage"]
+    assert result["path"] == ["installation", "triage"]
     known = [f for f in result["findings"] if f["id"] == "triage.known-error"]
     assert known and "Out of memory" in known[0]["title"]
 

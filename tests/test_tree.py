@@ -102,6 +102,10 @@ def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
     assert questions == set(QUESTIONS) - {"trust_remote_code", "task", "lm_labels", "adapter",
                                           "token_labels", "label_pad", "max_target_length",
                                           "stride", "packing"}
+    # only a pasted error, the model left empty: the error and the installed libraries
+    only = [s.id for s in plan(Case(symptom="error", traceback="ValueError: x"))]
+    assert only == ["installation", "triage"]
+    steps_walked.update(only)
     assert steps_walked == set(STEPS)
 
 

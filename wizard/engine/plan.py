@@ -428,7 +428,11 @@ assert set(PLANS) == set(SYMPTOMS) and all(s in STEPS for p in PLANS.values() fo
 
 
 # Only a pasted error, no model to run: the error is read and the installed libraries checked.
-ERROR_ONLY_PLAN = ("environment", "triage")
+STEPS["installation"] = Step(
+    "installation", "Your installed libraries",
+    "With only the error at hand, the libraries installed here are checked against each other; "
+    "the error's own words name the cause.", ("environment",))
+ERROR_ONLY_PLAN = ("installation", "triage")
 
 
 def plan(case: Case, live: bool = False) -> list[Step]:
