@@ -179,6 +179,20 @@ _OOM_SOLVED = re.compile(r"\bnow fits\b|"
                          r"(?:gone|solved|fixed)\b", re.I)
 
 
+def refine_multilabel_scores(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Multi-label targets beside continuous scores: a threshold turns the scores into labels,
+    not an argmax."""
+    if ev.get("y_true_kind") == "multilabel-indicator" and \
+            str(ev.get("y_pred_kind", "")).startswith("continuous"):
+        return {"cause": "The metric got one score per label (multi-label logits or "
+                         "probabilities) where it expects 0/1 per label: multi-label predictions "
+                         "need a threshold, not an argmax.",
+                "fix": "def compute_metrics(eval_pred):\n    logits, labels = eval_pred\n"
+                       "    predictions = (1 / (1 + np.exp(-logits)) > 0.5).astype(int)\n"
+                       "    return {'f1_micro': f1_score(labels, predictions, average='micro')}"}
+    return None
+
+
 def refine_oom(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if not parsed.exc_type and _OOM_SOLVED.search(parsed.text):
         return {"reject": True}       # told as solved: the paste is about what came after
@@ -201,6 +215,16 @@ def refine_oom(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         width = {"half": 2, "bfloat16": 2, "double": 8, "int64": 8}.get(
             str(ev.get("tensor_dtype", "float")).lower(), 4)
         ev["tensor_mib"] = round(n * width / 2**20, 1)
+    if re.search(r"\bnested_concat\b|in (?:evaluation|prediction)_loop\b", parsed.text):
+        return {"cause": "The GPU ran out of memory in evaluation: the Trainer keeps every eval "
+                         "batch's logits on the GPU (nested_concat) until the end, which for a "
+                         "language model's vocabulary-wide logits is far more than training "
+                         "needs.",
+                "fix": "def preprocess_logits_for_metrics(logits, labels):\n"
+                       "    return logits.argmax(dim=-1)   # keep ids, not scores\n"
+                       "Trainer(..., preprocess_logits_for_metrics=preprocess_logits_for_metrics)"
+                       "\n# and/or TrainingArguments(eval_accumulation_steps=8) to move them to "
+                       "the CPU"}
     if "cpu" in str(ev.get("tf_device", "")).lower() or "DefaultCPUAllocator" in parsed.text:
         return {"cause": "The process ran out of main memory (RAM): a tensor or the batch is too "
                          "large for this machine.",
@@ -426,7 +450,9 @@ def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                              "is not the problem: the Hub was not reached from this machine (no "
                              "network, a proxy or firewall, a region that needs a mirror) and it "
                              f"is not cached; or a local folder named {name} hides it.",
-                    "fix": "curl -I https://huggingface.co   # reachable?\n"
+                    "fix": ("pip install -U evaluate   # 0.4.1 beside a newer huggingface_hub "
+                            "looks metrics up where they are not\n" if kind == "metric" else "")
+                           + "curl -I https://huggingface.co   # reachable?\n"
                            "export HF_ENDPOINT=https://hf-mirror.com   # a mirror, where the Hub "
                            "is blocked\n# or run it once where the Hub is reachable, so it is "
                            "cached"}

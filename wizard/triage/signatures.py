@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from wizard.core.catalogue import CHECKS
 from wizard.triage.refine import (
+    refine_multilabel_scores,
     refine_assert,
     refine_batch_mismatch,
     refine_broadcast,
@@ -34,6 +35,7 @@ from wizard.triage.signatures_export import EXPORT_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_media import MEDIA_SIGNATURES
+from wizard.triage.signatures_metrics import METRIC_SIGNATURES
 from wizard.triage.signatures_runs import RUN_SIGNATURES
 from wizard.triage.signatures_setup import SETUP_SIGNATURES
 from wizard.triage.signatures_tokenizers import TOKENIZER_SIGNATURES
@@ -423,7 +425,7 @@ SIGNATURES: list[Signature] = [
         "    predictions = np.argmax(logits, axis=-1)\n"
         "    return metric.compute(predictions=predictions, references=labels)",
         title="only size-1 arrays can be converted to Python scalars (metric fed logits)",
-        priority=9),
+        priority=9, refine=refine_multilabel_scores),
     Signature(
         "devices-differ",
         r"Expected all tensors to be on the same device, but (?:found at least two devices, )?"
@@ -519,7 +521,8 @@ SIGNATURES: list[Signature] = [
 
 SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGNATURES
                + TOKENIZER_SIGNATURES + DATA_SIGNATURES + CODE_SIGNATURES + RUN_SIGNATURES
-               + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + ENV_SIGNATURES)
+               + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + METRIC_SIGNATURES
+               + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

@@ -1,0 +1,27 @@
+"""Errors of computing metrics in evaluation: the metric libraries' own refusals (empty
+references for WER, an old seqeval without the report arguments evaluate passes)."""
+from __future__ import annotations
+
+from wizard.triage.signature import Signature, signature_maker
+
+_e = signature_maker(12)
+
+
+METRIC_SIGNATURES: list[Signature] = [
+    _e("wer-empty-reference",
+       r"one or more references are empty strings",
+       "Some reference transcripts are empty strings, which jiwer (WER/CER) refuses: the dataset "
+       "has clips without a transcript, or the labels decoded to nothing (all -100 or special "
+       "tokens).", "An error rate divides by the reference's length.",
+       ["data.empty-text"],
+       "ds = ds.filter(lambda t: len(t.strip()) > 0, input_columns=['sentence'])   # before "
+       "training\n# in compute_metrics: keep the pairs whose reference is not empty",
+       title="Empty reference transcripts for WER"),
+    _e("seqeval-too-old",
+       r"classification_report\(\) got an unexpected keyword argument '(?:output_dict|suffix|"
+       r"scheme|mode)'",
+       "evaluate's seqeval metric passes arguments that seqeval added in 1.0; an older seqeval "
+       "is installed.", "The metric wraps seqeval.metrics.classification_report.",
+       ["environment.package-versions"], 'pip install -U "seqeval>=1.0"', priority=20,
+       family="env-version-too-old", title="seqeval older than the metric needs"),
+]
