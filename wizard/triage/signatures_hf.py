@@ -131,7 +131,13 @@ def refine_other_framework_weights(ev: dict, parsed: ParsedError) -> dict[str, A
 
 def refine_checkpoint_resume(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A checkpoint folder holding only adapter weights (LoRA): older Trainers resume only from
-    full model weights."""
+    full model weights. resume_from_checkpoint=True itself failing: nothing to resume from."""
+    if ev.get("none_in_dir"):
+        return {"cause": "trainer.train(resume_from_checkpoint=True) found no checkpoint-N folder "
+                         "in output_dir: nothing was saved there yet, or the run saved elsewhere.",
+                "fix": "from transformers.trainer_utils import get_last_checkpoint\n"
+                       "trainer.train(resume_from_checkpoint=get_last_checkpoint(args.output_dir))"
+                       "   # None: from the start"}
     if not re.search(r"adapter_model\.(?:bin|safetensors)|\bLoRA\b|\blora\b|peft", parsed.text):
         return None
     return {"id": "adapter-checkpoint-not-resumable",
@@ -630,6 +636,8 @@ HF_SIGNATURES: list[Signature] = [
        "tokenizer.padding_side = 'left'   # before tokenizing the prompts for generate()",
        priority=13, family="wrong-padding-side", refine=refine_flash_padding),
     _s("checkpoint-not-found",
+       # resume_from_checkpoint=True with no checkpoint-N folder in output_dir
+       r"(?P<none_in_dir>No valid checkpoint found in output directory)|"
        # the path cut off
        r"Can't find a valid checkpoint(?! at)|"
        r"Can't find a valid checkpoint at (?P<path>\S{0,300})",

@@ -217,6 +217,72 @@ SETUP_SIGNATURES: list[Signature] = [
        ["hyperparameters.hidden-defaults"],
        "accelerate config   # no DeepSpeed, if the script does not use it\n# or pass the "
        "dataloader in the same prepare() call", title="accelerate's DeepSpeed without a dataloader"),
+    _g("lr-read-as-string",
+       r"'<=' not supported between instances of 'float' and 'str'|'(?:<|>|>=)' not supported "
+       r"between instances of 'str' and 'float'",
+       "A learning rate (or another optimizer number) reached the optimizer as a string: YAML "
+       "reads 1e-5 (no dot) as text, and the config was passed on as read.",
+       "PyYAML follows YAML 1.1, where a float needs a dot.",
+       ["hyperparameters.hidden-defaults"],
+       "learning_rate: 1.0e-5   # in the YAML (or 0.00001); or lr = float(cfg['lr'])",
+       priority=14, title="A learning rate read as text"),
+    _g("optimizer-name-unknown",
+       r"'?(?P<name>\w+)'? is not a valid OptimizerNames",
+       "TrainingArguments(optim=...) names an optimizer the installed transformers does not "
+       "know: the paged_* optimizers came in 4.30, and adamw_hf was removed later.",
+       "optim= takes the names of OptimizerNames in the installed release.",
+       ["hyperparameters.hidden-defaults"],
+       'pip install -U "transformers>=4.30.1"   # paged_adamw_*; for adamw_hf: optim="adamw_torch"',
+       family="env-version-too-old", title="An optimizer name this release does not know"),
+    _g("adafactor-lr-with-relative-step",
+       r"Cannot combine manual `lr` and `relative_step=True` options",
+       "Adafactor computes its own step size with relative_step=True (its default), so a "
+       "learning rate given as well is refused.", "The two are alternatives.",
+       ["hyperparameters.hidden-defaults"],
+       "Adafactor(params, lr=1e-3, scale_parameter=False, relative_step=False, "
+       "warmup_init=False)", title="Adafactor with an lr and relative_step"),
+    _g("model-without-gradient-checkpointing",
+       r"(?P<cls>\w+) does not support gradient checkpointing",
+       "Gradient checkpointing was asked of a model class that does not implement it "
+       "(supports_gradient_checkpointing is False), typically a model's own Hub code.",
+       "The Trainer calls gradient_checkpointing_enable() when gradient_checkpointing=True.",
+       ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., gradient_checkpointing=False)   # or a release of the model's "
+       "code (or of transformers) that supports it", title="No gradient checkpointing here"),
+    _g("bnb-config-on-quantized-checkpoint",
+       r"'BitsAndBytesConfig' object has no attribute 'get_loading_attributes'",
+       "A BitsAndBytesConfig was passed to from_pretrained for a checkpoint that is already "
+       "quantized (GPTQ, AWQ, compressed-tensors, MXFP4): transformers merges it into the "
+       "checkpoint's own quantization config, which bitsandbytes' config cannot be.",
+       "A checkpoint carries its quantization_config.", ["model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(unquantized_id, quantization_config=bnb)   "
+       "# QLoRA from the unquantized model\n# or load the quantized one without "
+       "quantization_config", title="bitsandbytes over an already quantized checkpoint"),
+    _g("offloaded-model-moved",
+       r"You can't move a model that has some modules offloaded to cpu or disk",
+       "The model was loaded with device_map='auto' (some layers offloaded to the CPU or disk) "
+       "and then moved with .to()/.cuda() (by the code, DeepSpeed or an older Trainer).",
+       "A dispatched model stays where accelerate placed it.", ["memory.will-not-fit"],
+       "model = AutoModelForCausalLM.from_pretrained(name, device_map='auto')   # and no "
+       ".to(device)\n# training with DeepSpeed/DDP: no device_map at all",
+       title="A dispatched model moved"),
+    _g("flash-attention-float32",
+       r"FlashAttention only supports? fp16 and bf16 data type",
+       "FlashAttention-2 is on but the model was loaded without torch_dtype, so in float32, or "
+       "runs without bf16/fp16.", "The kernels exist for half precision only.",
+       ["model.precision-unsupported"],
+       "AutoModelForCausalLM.from_pretrained(name, attn_implementation='flash_attention_2', "
+       "torch_dtype=torch.bfloat16)   # and bf16=True in training",
+       title="FlashAttention in float32"),
+    _g("chatglm-remote-tokenizer-too-old",
+       r"'ChatGLMTokenizer' object has no attribute '(?:sp_tokenizer|tokenizer)'",
+       "ChatGLM's own tokenizer code (trust_remote_code) sets its tokenizer after "
+       "super().__init__(), which from transformers 4.34 already calls methods that need it.",
+       "transformers 4.34 changed PreTrainedTokenizer.__init__.",
+       ["environment.package-versions"],
+       'pip install "transformers<4.34"   # or a newer tokenization_chatglm.py from the model '
+       "repo (it sets the tokenizer before super().__init__())", priority=18,
+       family="env-version-too-new", title="ChatGLM's tokenizer code and transformers 4.34"),
     _g("mlflow-param-too-long",
        r"exceeded length limit of (?:250|500|6000)",
        "The MLflow callback logs every TrainingArguments value and the model config as params, "
