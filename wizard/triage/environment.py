@@ -780,6 +780,17 @@ ENV_SIGNATURES: list[Signature] = [
          "pyarrow older than 3.0 beside NumPy 1.20 or later, whose dtype classes it no longer "
          "recognises.", 'pip install -U "pyarrow>=3.0"   # or: pip install "numpy<1.20"',
          priority=17),
+    _sig("env-dynamo-python-too-new", OLD,
+         r"Dynamo is not supported on Python 3\.1\d\+",
+         "torch.compile supports Python 3.12 only from PyTorch 2.4 (3.13 from 2.6); the "
+         "installed torch is older than the interpreter.",
+         'pip install -U "torch>=2.4"   # or Python 3.11, or TrainingArguments(torch_compile=False)',
+         priority=17),
+    _sig("env-mps-autocast-unsupported", NEW,
+         r"User specified an unsupported autocast device_type 'mps'",
+         "transformers 4.38.2 wrapped rotary embeddings in torch.autocast(device_type=...), which "
+         "the installed PyTorch does not offer for 'mps'.",
+         'pip install -U "transformers>=4.39"   # or pin transformers==4.38.1', priority=17),
     _sig("env-autogptq-kernels-missing", BINARY,
          r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\."
          r"(?=[\s\S]{0,2000}?(?:auto_?gptq|AutoGPTQ|GPTQ|exllama))",

@@ -49,6 +49,14 @@ CODE_SIGNATURES: list[Signature] = [
        "unwrapped = accelerator.unwrap_model(model)   # or: model.module (DDP, DataParallel)\n"
        "unwrapped.generate(**inputs)", title="A method of the model read from its wrapper",
        framework="pytorch", priority=16),
+    _c("compiled-state-dict-prefix",
+       r"Unexpected key\(s\) in state_dict: \"_orig_mod\.",
+       "The weights were saved from a torch.compile'd model, whose wrapper prefixes every key "
+       "with '_orig_mod.', and are loaded into a model that is not compiled.",
+       "torch.compile wraps the module in an OptimizedModule.", ["model.forward"],
+       "torch.save(model._orig_mod.state_dict(), path)   # save the module itself\n"
+       "state = {k.removeprefix('_orig_mod.'): v for k, v in torch.load(path).items()}   # repair",
+       title="Weights saved from a compiled model", framework="pytorch", priority=16),
     _c("dict-moved-to-device",
        r"'dict' object has no attribute '(?:to|cuda)'",
        "The code moves a batch with batch.to(device), and the batch is a plain dict (a "

@@ -92,6 +92,57 @@ DEVICE_SIGNATURES: list[Signature] = [
        "t = torch.as_tensor(array, dtype=torch.float32).to('mps')   # cast before moving; "
        "model.float() for float64 weights", framework="pytorch",
        title="float64 on Apple's MPS"),
+    _d("mps-bfloat16-unsupported",
+       r"Trying to convert BFloat16 to the MPS backend but it does not have support for that dtype",
+       "bfloat16 on Apple's MPS needs PyTorch 2.3 or newer on macOS 14 or newer; this one has "
+       "neither, so the model (or autocast) in bf16 fails.", "MPS gained bf16 late.",
+       ["model.precision-unsupported"],
+       "model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.float16)   # or "
+       "float32\nTrainingArguments(..., bf16=False)   # or: pip install -U torch on macOS 14+",
+       framework="pytorch", title="bfloat16 on an older MPS"),
+    _d("mps-tensor-over-4gb",
+       r"total bytes of NDArray > 2\*\*32",
+       "Apple's MPS cannot hold one tensor over 4 GB: the batch, the sequence length or the "
+       "vocabulary-wide logits make one too large.", "MPS indexes tensors with 32 bits.",
+       ["memory.largest-batch"],
+       "TrainingArguments(per_device_train_batch_size=1, gradient_accumulation_steps=8)   # and "
+       "a shorter max_seq_length", framework="pytorch", title="A tensor over 4 GB on MPS"),
+    _d("cuda-checkpoint-on-cpu",
+       r"Attempting to deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is "
+       r"False",
+       "The checkpoint holds CUDA tensors, and torch.load restores them to CUDA, which this "
+       "machine (CPU-only, a Mac) lacks.", "torch.load puts storages back where they were.",
+       ["environment.device"], "state = torch.load(path, map_location='cpu')   # or 'mps'",
+       framework="pytorch", title="A CUDA checkpoint loaded without CUDA"),
+    _d("torch-xla-without-tpu",
+       r"Missing XLA configuration",
+       "torch_xla is installed on a machine without a TPU (a GPU or CPU image), and the "
+       "Trainer (or Lightning) sees it and sets up XLA.", "TrainingArguments detects torch_xla.",
+       ["environment.device"],
+       "pip uninstall -y torch_xla   # on a GPU/CPU machine\n# or, transformers >= 4.39: "
+       "export USE_TORCH_XLA=0", title="torch_xla without a TPU"),
+    _d("tpu-local-filesystem",
+       r"File system scheme '\[local\]' not implemented",
+       "A Colab or Cloud TPU runs on a remote host that cannot read the notebook's local disk "
+       "or Drive: data, checkpoints and the model directory must be in a GCS bucket.",
+       "The TPU workers read files themselves.", ["environment.device"],
+       "model_dir = 'gs://my-bucket/model'   # and the data on gs:// too\n"
+       "# Keras saving: options=tf.saved_model.SaveOptions(experimental_io_device='/job:localhost')",
+       framework="tensorflow", title="A TPU reading local files"),
+    _d("rocm-gpu-not-in-build",
+       r"HIP error: invalid device function|hipErrorNoBinaryForGpu",
+       "The ROCm build of PyTorch has no kernels for this AMD GPU's architecture (consumer RDNA "
+       "cards outside the build's list).", "ROCm wheels ship code for a list of gfx targets.",
+       ["environment.device"],
+       "export HSA_OVERRIDE_GFX_VERSION=10.3.0   # RDNA2; 11.0.0 for RDNA3\n# or a torch built "
+       "for the card: PYTORCH_ROCM_ARCH=<gfx>", title="No kernels for this AMD GPU"),
+    _d("triton-gpu-too-old",
+       r"which is too old to be supported by the triton GPU compiler",
+       "torch.compile's inductor generates Triton kernels, which need CUDA capability 7.0 or "
+       "newer; this GPU (Pascal or older: GTX 10xx, P100, P40) has less.",
+       "Triton does not target older GPUs.", ["environment.device"],
+       "TrainingArguments(torch_compile=False)   # or: export TORCHDYNAMO_DISABLE=1",
+       framework="pytorch", title="torch.compile on a GPU Triton cannot target"),
     _d("half-precision-on-cpu",
        r"\"?\b\w{1,80}\"? not implemented for '(?:Half|BFloat16)(?:'|\b)",
        "The model is in float16 (torch_dtype=torch.float16 or .half()) and runs on the CPU, "

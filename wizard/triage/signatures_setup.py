@@ -227,7 +227,7 @@ SETUP_SIGNATURES: list[Signature] = [
        "learning_rate: 1.0e-5   # in the YAML (or 0.00001); or lr = float(cfg['lr'])",
        priority=14, title="A learning rate read as text"),
     _g("optimizer-name-unknown",
-       r"'?(?P<name>\w+)'? is not a valid OptimizerNames",
+       r"(?<!\w)'?(?P<name>\w{1,60})'? is not a valid OptimizerNames",
        "TrainingArguments(optim=...) names an optimizer the installed transformers does not "
        "know: the paged_* optimizers came in 4.30, and adamw_hf was removed later.",
        "optim= takes the names of OptimizerNames in the installed release.",
@@ -242,7 +242,7 @@ SETUP_SIGNATURES: list[Signature] = [
        "Adafactor(params, lr=1e-3, scale_parameter=False, relative_step=False, "
        "warmup_init=False)", title="Adafactor with an lr and relative_step"),
     _g("model-without-gradient-checkpointing",
-       r"(?P<cls>\w+) does not support gradient checkpointing",
+       r"(?<!\w)(?P<cls>\w{1,100}) does not support gradient checkpointing",
        "Gradient checkpointing was asked of a model class that does not implement it "
        "(supports_gradient_checkpointing is False), typically a model's own Hub code.",
        "The Trainer calls gradient_checkpointing_enable() when gradient_checkpointing=True.",
