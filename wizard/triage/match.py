@@ -75,7 +75,9 @@ def _regions(parsed: ParsedError) -> list[tuple[str, str]]:
 def _rejoined(text: str) -> str:
     """The runs of lines a soft break ties together, each joined into one line (nothing else:
     a short text to search again)."""
-    runs, start = [], None
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    end = -1
     for m in _SOFT_BREAK.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if start is None or line_start > end:
