@@ -3,8 +3,8 @@ the installed Hugging Face libraries sit inside the ranges their releases requir
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import importlib.util
+import os
 from typing import Callable
 
 from wizard.core.case import Case

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from wizard.core.catalogue import CHECKS
 from wizard.triage.refine import (
-    refine_multilabel_scores,
     refine_assert,
     refine_batch_mismatch,
     refine_broadcast,
@@ -14,6 +13,7 @@ from wizard.triage.refine import (
     refine_expanded,
     refine_gradients_none,
     refine_index_error,
+    refine_multilabel_scores,
     refine_no_gradients,
     refine_nan,
     refine_no_loss,
