@@ -587,7 +587,9 @@ ENV_SIGNATURES: list[Signature] = [
          r"Inputs to a layer should be tensors\. Got: (?:last_hidden_state|pooler_output|logits|"
          r"hidden_states)\b|"
          # the loss unpacked from the output is its first key's name: loss.item() on "loss"
-         r"'str' object has no attribute '(?:item|backward)'",
+         r"'str' object has no attribute '(?:item|backward)'|"
+         # the pooled output unpacked as `_, pooled = bert(...)` meets a tensor method
+         r"'str' object has no attribute '(?:size|dim|shape)'",
          "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
          "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
          "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"
@@ -664,6 +666,12 @@ ENV_SIGNATURES: list[Signature] = [
          r"'(?P<arg>\w+)'",
          "A library class now requires an argument the code does not pass.",
          "pip install \"<package><installed>\"", refine=refine_constructor_argument, priority=12),
+    _sig("env-notebook-widgets-missing", MISSING,
+         r"IProgress not found\. Please update jupyter and ipywidgets",
+         "The notebook's progress bars (tqdm.auto: checkpoint shards, Hub downloads) need "
+         "ipywidgets, which the kernel's environment lacks.",
+         "pip install ipywidgets   # in the kernel's environment, then restart the kernel",
+         priority=18),
     _sig("env-no-module", MISSING,
          rf"No module (?:named|found) {QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE}",
          "A module cannot be imported.", "pip install <package>", refine=refine_no_module),

@@ -273,4 +273,16 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "4.35 calls _set_gradient_checkpointing(enable=..., gradient_checkpointing_func=...), "
              "which models with their own code on the Hub (Qwen, ChatGLM, Baichuan) still "
              "defined with value=; 4.36 falls back to the old signature (or pin 4.34.1)."),
+    KnownBug("transformers",
+             r"Error\(s\) in loading state_dict for PeftModel\w{0,40}:\s{0,20}Missing key\(s\) in "
+             r"state_dict: \"base_model\.model\.", "4.38.0",
+             "https://github.com/huggingface/transformers/pull/28746",
+             "resuming a PEFT run under DeepSpeed loaded the adapter-only checkpoint strictly, so "
+             "every frozen base weight was reported missing", requires=r"deepspeed"),
+    KnownBug("transformers",
+             r"Object of type '?Tensor'? is not JSON serializable", "4.39.0",
+             "https://github.com/huggingface/transformers/issues/29270",
+             "4.38 logged DeepSpeed's grad_norm as a tensor, so trainer_state.json could not be "
+             "written at a checkpoint or save_state()",
+             requires=r"grad.?norm"),   # the Trainer passes grad_norm from 4.38 on
 )

@@ -33,12 +33,16 @@ from wizard.triage.signatures_data import DATA_SIGNATURES
 from wizard.triage.signatures_devices import DEVICE_SIGNATURES
 from wizard.triage.signatures_export import EXPORT_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
+from wizard.triage.signatures_hub_push import HUB_PUSH_SIGNATURES
+from wizard.triage.signatures_inference import INFERENCE_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_media import MEDIA_SIGNATURES
 from wizard.triage.signatures_metrics import METRIC_SIGNATURES
 from wizard.triage.signatures_runs import RUN_SIGNATURES
 from wizard.triage.signatures_setup import SETUP_SIGNATURES
+from wizard.triage.signatures_tokenizer_errors import TOKENIZER_ERROR_SIGNATURES
 from wizard.triage.signatures_tokenizers import TOKENIZER_SIGNATURES
+from wizard.triage.signatures_torch import TORCH_SIGNATURES
 from wizard.triage.signatures_usage import USAGE_SIGNATURES
 
 
@@ -522,7 +526,8 @@ SIGNATURES: list[Signature] = [
 SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGNATURES
                + TOKENIZER_SIGNATURES + DATA_SIGNATURES + CODE_SIGNATURES + RUN_SIGNATURES
                + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + METRIC_SIGNATURES
-               + ENV_SIGNATURES)
+               + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
+               + HUB_PUSH_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

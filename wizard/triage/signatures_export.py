@@ -1,7 +1,8 @@
 """Errors right after fine-tuning: resuming with another trainable set, checkpoints of empty
-ZeRO-3 shards, adapter configs that cannot be written, converting to GGUF or CTranslate2, and
-serving the model or its adapter with vLLM; and the pipeline's warning about PEFT models that is
-no error.
+ZeRO-3 shards, adapter configs that cannot be written, converting to GGUF or CTranslate2,
+serving the model or its adapter with vLLM or text-generation-inference, saving weights that
+safetensors cannot share or a config holding a torch dtype, loading an adapter onto an
+offloaded base; and the pipeline's warning about PEFT models that is no error.
 """
 from __future__ import annotations
 
@@ -129,6 +130,49 @@ EXPORT_SIGNATURES: list[Signature] = [
        "tokenizer = AutoTokenizer.from_pretrained(BASE_MODEL, trust_remote_code=True)\n"
        "tokenizer.save_pretrained(MERGED_DIR)   # beside the merged model",
        title="A merged folder without its tokenizer"),
+    _x("shared-tensors-not-saved",
+       r"contained shared tensors \[[^\]\n]{0,400}\] that are mismatching the transformers base "
+       r"configuration|mismatching the transformers base configuration\. Try saving using "
+       r"`?safe_serialization=False",
+       "save_pretrained (safetensors) found two weights sharing memory that the model class does "
+       "not declare as tied (a vision embedding reusing the text one, a merged export, a "
+       "distilled model tying lm_head by hand): safetensors cannot store aliased tensors.",
+       "safetensors writes each tensor once; only the ties the config declares are dropped.",
+       ["model.forward"],
+       "model.save_pretrained(out_dir, safe_serialization=False)\n# or untie before saving: "
+       "model.lm_head.weight = torch.nn.Parameter(model.lm_head.weight.clone())",
+       title="Shared weights safetensors cannot save"),
+    _x("served-tied-embeddings-missing",
+       r"weight (?:lm_head|encoder\.embed_tokens|shared)\.weight does not exist",
+       "The server loads a model whose output layer reuses its input embeddings "
+       "(tie_word_embeddings: Qwen2-0.5B/1.5B, T5): the checkpoint has no lm_head.weight, and "
+       "that text-generation-inference release looks it up instead of reusing the embedding.",
+       "Tied weights are saved once, under the embedding's name.", ["model.forward"],
+       "# upgrade text-generation-inference (tied embeddings are supported since mid-2024)\n"
+       "# or save untied: model.config.tie_word_embeddings = False; model.lm_head.weight = "
+       "torch.nn.Parameter(model.get_input_embeddings().weight.clone()); "
+       "model.save_pretrained(out)", title="A tied output layer the server cannot find"),
+    _x("adapter-on-offloaded-base",
+       r"KeyError: '?base_model\.model\.[\w.]{1,200}'?[\s\S]{0,2000}?(?:offload|meta "
+       r"parameter|device_map)|(?:offload|meta parameter|device_map)[\s\S]{0,3000}?"
+       r"KeyError: '?base_model\.model\.",
+       "PeftModel.from_pretrained on a base model loaded with device_map='auto' that did not "
+       "fit: accelerate put some modules on disk (meta tensors), and the adapter cannot be "
+       "loaded into them.", "Offloaded modules hold no weights in memory until a hook loads "
+       "them.", ["memory.will-not-fit"],
+       "base = AutoModelForCausalLM.from_pretrained(name, device_map='auto', "
+       "offload_folder='offload')\nmodel = PeftModel.from_pretrained(base, adapter, "
+       "offload_folder='offload')\n# or load in 4-bit / on a machine where nothing is offloaded",
+       title="An adapter loaded onto an offloaded base"),
+    _x("torch-dtype-in-saved-config",
+       r"Object of type '?dtype'? is not JSON serializable",
+       "A torch.dtype object reached a config being saved as JSON: torch_dtype passed to a "
+       "tokenizer's from_pretrained (or through a pipeline's kwargs) lands in "
+       "tokenizer_config.json, or a nested sub-config kept torch.float32 (transformers before "
+       "4.18).", "Configs store the dtype as a string ('bfloat16').", ["model.forward"],
+       "tokenizer = AutoTokenizer.from_pretrained(name)   # no torch_dtype here\nmodel = "
+       "AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.bfloat16)\n# nested "
+       "configs: pip install -U \"transformers>=4.18\"", title="A torch dtype in a saved config"),
     _x("pipeline-peft-model-warning",
        r"The model '(?:PeftModel\w*|PeftModelFor\w+)' is not supported for [\w-]+\.",
        "Not an error: the pipeline compares the model's class name with its list of causal LMs, "

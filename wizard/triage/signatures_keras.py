@@ -380,4 +380,25 @@ KERAS_SIGNATURES: list[Signature] = [
        "outputs = model.predict(x)\nhidden = outputs[0]   # or the named output: "
        "model.predict(x)['logits'] for a model with a head", title="predict() returned a list",
        framework="tensorflow", family="model-output-misread", refine=refine_predict_list),
+    _k("saved-model-input-structure",
+       r"Could not find matching (?:concrete )?function to call loaded from the SavedModel",
+       "A model reloaded from a SavedModel only holds the functions traced when it was saved; "
+       "it was called with another input structure (a tuple or bare tensor where a list or a "
+       "dict was traced, other shapes or dtypes), which matches none of them. The message's "
+       "'Expected ... Option N' lists what it accepts.",
+       "A SavedModel keeps concrete functions, not the Python code that could trace new ones.",
+       ["model.forward"],
+       "result = loaded(list(inputs))   # the structure it was saved with (see 'Option 1')\n"
+       "# transformers models: model.save_pretrained(d) / TFAutoModel...from_pretrained(d)",
+       title="A SavedModel called with another input structure", framework="tensorflow"),
+    _k("tensor-as-python-bool-in-graph",
+       r"OperatorNotAllowedInGraphError",
+       "In graph mode (model.fit, tf.function, XLA) a tensor is used as a Python bool (an `if` "
+       "or `and` on a tensor); eagerly the same code runs. Inside a transformers TF model that "
+       "was a bug of older releases: upgrading transformers fixed it.",
+       "Graph tracing cannot branch in Python on a value known only when the graph runs.",
+       ["model.tf-run-eagerly"],
+       "pip install -U \"transformers<5\"   # transformers' own TF models\n# confirm it is "
+       "graph-only: model.compile(..., run_eagerly=True); your code: tf.cond / tf.where",
+       title="A tensor used as a Python bool in graph mode", framework="tensorflow"),
 ]

@@ -1,5 +1,6 @@
 """Errors of computing metrics in evaluation: the metric libraries' own refusals (empty
-references for WER, an old seqeval without the report arguments evaluate passes)."""
+references for WER, an old seqeval without the report arguments evaluate passes, flat
+tag lists given to a newer seqeval)."""
 from __future__ import annotations
 
 from wizard.triage.signature import Signature, signature_maker
@@ -24,4 +25,12 @@ METRIC_SIGNATURES: list[Signature] = [
        "is installed.", "The metric wraps seqeval.metrics.classification_report.",
        ["environment.package-versions"], 'pip install -U "seqeval>=1.0"', priority=20,
        family="env-version-too-old", title="seqeval older than the metric needs"),
+    _e("seqeval-flat-tag-lists",
+       r"Found input variables without list of list",
+       "seqeval 1.0 and later take one list of tags per sentence; the code (written for seqeval "
+       "0.0.x) passes one flattened list of tags.",
+       "seqeval reads entities sentence by sentence.", ["data.token-labels"],
+       "f1_score([tags_of_sentence_1, tags_of_sentence_2, ...], [preds_1, preds_2, ...])   # "
+       "lists of lists\n# a flat list as one sentence: f1_score([true_tags], [pred_tags])",
+       title="Flat tag lists given to seqeval"),
 ]
