@@ -296,6 +296,17 @@ def refine_requirement_violated(ev: dict, parsed: ParsedError) -> dict[str, Any]
     return {"reject": True}
 
 
+def refine_output_unpacked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A string meeting a tensor method is an unpacked ModelOutput only beside a pretrained
+    encoder and away from the data pipeline (raw text reaching a collator is another cause)."""
+    if not ev.get("tensor_attr"):
+        return None
+    model = re.search(r"\b(?:bert|roberta|electra|xlnet|albert|encoder|pooled|transformers)\b|"
+                      r"^\s*_\s*,\s*\w+\s*=", parsed.text, re.I | re.M)
+    data = re.search(r"collat|DataLoader|_utils[/\\.]fetch|tokeniz", parsed.text, re.I)
+    return None if model and not data else {"reject": True}
+
+
 def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
          priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
     return Signature(rule_id, pattern, cause,
@@ -589,11 +600,11 @@ ENV_SIGNATURES: list[Signature] = [
          # the loss unpacked from the output is its first key's name: loss.item() on "loss"
          r"'str' object has no attribute '(?:item|backward)'|"
          # the pooled output unpacked as `_, pooled = bert(...)` meets a tensor method
-         r"'str' object has no attribute '(?:size|dim|shape)'",
+         r"'str' object has no attribute '(?P<tensor_attr>size|dim|shape)'",
          "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
          "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
          "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"
-         "# or: self.bert(..., return_dict=False)", priority=16),
+         "# or: self.bert(..., return_dict=False)", priority=16, refine=refine_output_unpacked),
     _sig("env-unknown-architecture", OLD,
          r"does not recognize this architecture|model type `?(?P<model_type>[\w-]+)`? but "
          r"Transformers does not recognize",

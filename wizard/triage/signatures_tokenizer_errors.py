@@ -41,7 +41,7 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        r"can't set attribute '(?:pad_token|pad_token_id|eos_token|unk_token)'|"
        r"property '(?:pad_token|pad_token_id|eos_token|eos_token_id|unk_token)' of "
        r"'\w{1,80}Tokenizer' object has no setter|"
-       r"(?:ChatGLM|chatglm)[\s\S]{0,2000}?can't set attribute\b",
+       r"chatglm[\s\S]{0,2000}?can't set attribute\b",
        "The tokenizer's own code (trust_remote_code: ChatGLM2/3) makes pad_token and the other "
        "special tokens read-only properties, so `tokenizer.pad_token = ...` in the script "
        "fails; this tokenizer already has its pad token.",
