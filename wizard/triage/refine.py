@@ -325,6 +325,17 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if mo is not None:
         ev["model_shape"] = mo
     param = str(ev.get("param", ""))
+    if re.search(r"\.lora_(?:[AB]|down|up|embedding_[AB])\b", param):
+        return {"id": "adapter-for-another-base-model",
+                "cause": f"The adapter's {param.split('.lora_')[0].rsplit('.', 1)[-1]} weights "
+                         "have other shapes than the model's: the LoRA was trained on another "
+                         "base model (an SDXL LoRA in an SD 1.5 pipeline, a 13B adapter on a 7B "
+                         "model), not a classification head.",
+                "probes": ["model.adapter"],
+                "fix": "# load the base model (or pipeline) the adapter was trained on: its "
+                       "adapter_config.json names it (base_model_name_or_path)\n"
+                       "model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained("
+                       "BASE), adapter_path)"}
     if "embeddings" in param and ck and mo:
         return {"cause": f"The embedding matrix has {ck[0]} rows in the checkpoint and {mo[0]} in "
                          "the model: the vocabulary size changed (tokens added, or another "

@@ -31,7 +31,9 @@ from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: 
 from wizard.triage.signatures_code import CODE_SIGNATURES
 from wizard.triage.signatures_data import DATA_SIGNATURES
 from wizard.triage.signatures_devices import DEVICE_SIGNATURES
+from wizard.triage.signatures_diffusion import DIFFUSION_SIGNATURES
 from wizard.triage.signatures_export import EXPORT_SIGNATURES
+from wizard.triage.signatures_frameworks import FRAMEWORK_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
 from wizard.triage.signatures_hub_push import HUB_PUSH_SIGNATURES
 from wizard.triage.signatures_inference import INFERENCE_SIGNATURES
@@ -527,7 +529,8 @@ SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGN
                + TOKENIZER_SIGNATURES + DATA_SIGNATURES + CODE_SIGNATURES + RUN_SIGNATURES
                + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + METRIC_SIGNATURES
                + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
-               + HUB_PUSH_SIGNATURES + ENV_SIGNATURES)
+               + HUB_PUSH_SIGNATURES + DIFFUSION_SIGNATURES + FRAMEWORK_SIGNATURES
+               + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

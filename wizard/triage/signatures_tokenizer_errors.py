@@ -16,6 +16,19 @@ from wizard.triage.signature import Signature, signature_maker
 _t = signature_maker(14)
 
 
+def refine_unk_recursion(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A recursion is the unknown-token lookup's when its frames (or words) are in the paste."""
+    return None if re.search(r"unk_token_id|_convert_token_to_id|convert_tokens_to_ids",
+                             parsed.text) else {"reject": True}
+
+
+def refine_read_only(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A bare "can't set attribute" is the tokenizer's only beside a ChatGLM tokenizer."""
+    if ev.get("token") or ev.get("prop") or re.search(r"chatglm", parsed.text, re.I):
+        return None
+    return {"reject": True}
+
+
 def refine_in_tokenizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A recursion or a None path is the tokenizer's only when the paste is about one."""
     return None if re.search(r"tokeniz|unk_token|vocab_file|merges_file|\.tiktoken", parsed.text,
@@ -24,10 +37,7 @@ def refine_in_tokenizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
     _t("tokenizer-special-tokens-empty",
-       r"(?:maximum recursion depth exceeded|RecursionError)[\s\S]{0,3000}?"
-       r"(?:unk_token_id|convert_tokens_to_ids|_convert_token_to_id)|"
-       r"(?:unk_token_id|_convert_token_to_id_with_added_voc)[\s\S]{0,3000}?"
-       r"(?:maximum recursion depth exceeded|RecursionError)",
+       r"maximum recursion depth exceeded|\bRecursionError\b",
        "The checkpoint's tokenizer_config.json gives empty (or unknown) special tokens: looking "
        "up the unknown token's id falls back to the unknown token again, forever. The early "
        "LLaMA conversions on the Hub (decapoda-research/llama-7b-hf and its copies) ship such a "
@@ -36,12 +46,11 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        '# a correctly converted checkpoint (e.g. huggyllama/llama-7b), or fix '
        'tokenizer_config.json:\n# {"bos_token": "<s>", "eos_token": "</s>", "unk_token": '
        '"<unk>"}', title="Empty special tokens in the tokenizer config",
-       refine=refine_in_tokenizer),
+       refine=refine_unk_recursion),
     _t("tokenizer-pad-token-read-only",
-       r"can't set attribute '(?:pad_token|pad_token_id|eos_token|unk_token)'|"
-       r"property '(?:pad_token|pad_token_id|eos_token|eos_token_id|unk_token)' of "
-       r"'\w{1,80}Tokenizer' object has no setter|"
-       r"chatglm[\s\S]{0,2000}?can't set attribute\b",
+       r"can't set attribute '(?P<token>pad_token|pad_token_id|eos_token|unk_token)'|"
+       r"property '(?P<prop>pad_token|pad_token_id|eos_token|eos_token_id|unk_token)' of "
+       r"'\w{1,80}Tokenizer' object has no setter|can't set attribute\b",
        "The tokenizer's own code (trust_remote_code: ChatGLM2/3) makes pad_token and the other "
        "special tokens read-only properties, so `tokenizer.pad_token = ...` in the script "
        "fails; this tokenizer already has its pad token.",
@@ -49,7 +58,7 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        ["data.no-pad-token"],
        "if tokenizer.pad_token is None:   # ChatGLM's is set: skip the assignment\n"
        "    tokenizer.pad_token = tokenizer.eos_token",
-       title="The tokenizer's pad token is read-only"),
+       title="The tokenizer's pad token is read-only", refine=refine_read_only),
     _t("fast-tokenizer-shared-across-threads",
        r"\bAlready borrowed\b",
        "One fast (Rust) tokenizer is used by several threads at once: a call that changes its "

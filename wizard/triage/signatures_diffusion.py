@@ -1,0 +1,50 @@
+"""Errors of fine-tuning diffusion models and loading their adapters (diffusers): LoRA files in
+a layout the installed converter does not know, LyCORIS LoKr files given as LoRAs, and a textual
+inversion initializer word the tokenizer splits."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
+from wizard.triage.signature import Signature, signature_maker
+
+_d = signature_maker(14)
+
+
+def refine_converter_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A KeyError is the LoRA converter's only when its frames are in the paste."""
+    if ev.get("incompatible") or re.search(r"_convert_non_diffusers_\w{1,60}_lora_to_diffusers|"
+                                           r"lora_conversion_utils", parsed.text):
+        return None
+    return {"reject": True}
+
+
+DIFFUSION_SIGNATURES: list[Signature] = [
+    _d("lora-layout-not-converted",
+       r"(?P<incompatible>Incompatible keys detected)|\bKeyError\b",
+       "The LoRA file is in a layout of another trainer (kohya, ComfyUI, ai-toolkit, "
+       "OneTrainer) that the installed diffusers' converter does not know, or that trains "
+       "other modules than the converter expects: keys are left over or missing.",
+       "load_lora_weights converts non-diffusers LoRA keys model family by model family; each "
+       "release recognises more layouts.", ["model.adapter"],
+       "pip install -U diffusers peft   # newer converters read more layouts\n# else convert "
+       "the file to diffusers (or kohya) key names, then pipe.load_lora_weights(path)",
+       title="A LoRA layout diffusers does not convert", refine=refine_converter_key),
+    _d("lokr-adapter-not-lora",
+       r"state_dict`? should be empty at this point[^\n]{0,3000}?lokr_w",
+       "The file is a LyCORIS LoKr adapter (lokr_w1 / lokr_w2 Kronecker factors), not a LoRA: "
+       "diffusers' LoRA loaders map only lora_A/lora_B (lora_down/lora_up) weights.",
+       "LoKr factors a weight update differently from LoRA.", ["model.adapter"],
+       "# load it with PEFT's LoKr support (peft.LoKrConfig / PeftModel.from_pretrained on the "
+       "denoiser),\n# or export the adapter as a plain LoRA from the trainer that made it",
+       title="A LoKr file loaded as a LoRA"),
+    _d("initializer-token-not-single",
+       r"The initializer token must be a single token",
+       "--initializer_token is a word the CLIP tokenizer splits into several tokens; textual "
+       "inversion initialises the new embedding from exactly one token.",
+       "The new token's embedding starts as a copy of the initializer token's.",
+       ["data.tokenizer-model-mismatch"],
+       "--initializer_token=\"animal\"   # a word tokenizer.encode(word, "
+       "add_special_tokens=False) gives as one id", title="A multi-token initializer word"),
+]
