@@ -30,3 +30,16 @@ def test_a_real_wording_reaches_its_cause(variant: dict) -> None:
     with pastes_from_elsewhere():
         got = triage(variant["paste"]).cause_id
     assert same_cause(got, variant["cause_id"]), (variant["url"], got)
+
+
+def test_the_fresh_threads_are_new_and_only_scored() -> None:
+    """The fresh set (benchmarks/triage_accuracy.py scores it) shares no thread with the corpus
+    or the variants above, and each thread says whether it confirms the cause named."""
+    fresh = yaml.safe_load((Path(__file__).parent / "data" / "fresh_wordings.yaml")
+                           .read_text(encoding="utf-8"))
+    corpus = Path(__file__).parent / "data" / "real_errors"
+    urls = {yaml.safe_load(p.read_text(encoding="utf-8"))["url"] for p in corpus.glob("*.yaml")}
+    assert len(fresh) >= 50
+    assert not {t["url"] for t in fresh} & (urls | {v["url"] for v in VARIANTS})
+    assert all(t["verdict"] in ("same", "other") and t["paste"].strip() for t in fresh)
+    assert all(t.get("other_cause") for t in fresh if t["verdict"] == "other")

@@ -285,4 +285,10 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "4.38 logged DeepSpeed's grad_norm as a tensor, so trainer_state.json could not be "
              "written at a checkpoint or save_state()",
              requires=r"grad.?norm"),   # the Trainer passes grad_norm from 4.38 on
+    KnownBug("transformers",
+             r"Loading a quantized checkpoint into non-quantized Linear8bitLt is not supported",
+             "4.30.0", "https://github.com/huggingface/transformers/pull/23443",
+             "load_best_model_at_end reloaded an 8-bit model's best checkpoint with "
+             "load_state_dict, which Linear8bitLt refuses", requires=r"_load_best_model|"
+             r"load_best_model_at_end"),
 )

@@ -40,6 +40,7 @@ from wizard.triage.signatures_inference import INFERENCE_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_media import MEDIA_SIGNATURES
 from wizard.triage.signatures_metrics import METRIC_SIGNATURES
+from wizard.triage.signatures_quantized import QUANTIZED_SIGNATURES
 from wizard.triage.signatures_runs import RUN_SIGNATURES
 from wizard.triage.signatures_setup import SETUP_SIGNATURES
 from wizard.triage.signatures_tokenizer_errors import TOKENIZER_ERROR_SIGNATURES
@@ -530,7 +531,7 @@ SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGN
                + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + METRIC_SIGNATURES
                + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
                + HUB_PUSH_SIGNATURES + DIFFUSION_SIGNATURES + FRAMEWORK_SIGNATURES
-               + ENV_SIGNATURES)
+               + QUANTIZED_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

@@ -179,7 +179,8 @@ DEVICE_SIGNATURES: list[Signature] = [
        # TrainingArguments(tf32=True) on an older GPU (or none)
        r"--tf32 requires Ampere or a newer GPU arch|"
        r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device|Bfloat16 is only "
-       r"supported on GPUs with compute capability of at least 8\.0",
+       r"supported on GPUs with compute capability of at least 8\.0|"
+       r"Current CUDA Device does not support bfloat16",
        "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
        "bfloat16 arithmetic needs an Ampere (A100, RTX 30xx) or newer GPU; older ones run "
        "fp16.", ["model.precision-unsupported"],
