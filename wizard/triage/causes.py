@@ -30,7 +30,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause("sequence-too-long",
           "A sequence longer than the model's position embeddings reaches the model "
           "(no truncation, or max_length above the model's limit).",
-          ("sequence-longer-than-max", "expanded-size-positions", "tensor-size-mismatch-dim1")),
+          ("sequence-longer-than-max", "expanded-size-positions", "tensor-size-mismatch-dim1",
+           "generation-past-context")),
     Cause("labels-not-numeric",
           "The labels are still strings (class names), not integer class ids.",
           ("string-labels-not-encoded", "labels-not-encoded-as-ids")),

@@ -678,7 +678,8 @@ ENV_SIGNATURES: list[Signature] = [
          "A library class now requires an argument the code does not pass.",
          "pip install \"<package><installed>\"", refine=refine_constructor_argument, priority=12),
     _sig("env-notebook-widgets-missing", MISSING,
-         r"IProgress not found\. Please update jupyter and ipywidgets",
+         r"I(?:nt)?Progress not found\. Please update jupyter and ipywidgets|"
+         r"name 'I(?:nt)?Progress' is not defined",
          "The notebook's progress bars (tqdm.auto: checkpoint shards, Hub downloads) need "
          "ipywidgets, which the kernel's environment lacks.",
          "pip install ipywidgets   # in the kernel's environment, then restart the kernel",

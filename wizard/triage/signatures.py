@@ -28,6 +28,7 @@ from wizard.triage.refine import (
 )
 from wizard.triage.environment import ENV_SIGNATURES
 from wizard.triage.signature import Refine, Signature, compile_pattern  # noqa: F401 (re-export)
+from wizard.triage.signatures_attention import ATTENTION_SIGNATURES
 from wizard.triage.signatures_code import CODE_SIGNATURES
 from wizard.triage.signatures_data import DATA_SIGNATURES
 from wizard.triage.signatures_devices import DEVICE_SIGNATURES
@@ -40,6 +41,7 @@ from wizard.triage.signatures_inference import INFERENCE_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_media import MEDIA_SIGNATURES
 from wizard.triage.signatures_metrics import METRIC_SIGNATURES
+from wizard.triage.signatures_onnx import ONNX_SIGNATURES
 from wizard.triage.signatures_quantized import QUANTIZED_SIGNATURES
 from wizard.triage.signatures_runs import RUN_SIGNATURES
 from wizard.triage.signatures_setup import SETUP_SIGNATURES
@@ -531,7 +533,8 @@ SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGN
                + MEDIA_SIGNATURES + EXPORT_SIGNATURES + SETUP_SIGNATURES + METRIC_SIGNATURES
                + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
                + HUB_PUSH_SIGNATURES + DIFFUSION_SIGNATURES + FRAMEWORK_SIGNATURES
-               + QUANTIZED_SIGNATURES + ENV_SIGNATURES)
+               + QUANTIZED_SIGNATURES + ONNX_SIGNATURES + ATTENTION_SIGNATURES
+               + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

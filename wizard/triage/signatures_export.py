@@ -149,7 +149,8 @@ EXPORT_SIGNATURES: list[Signature] = [
        "model.lm_head.weight = torch.nn.Parameter(model.lm_head.weight.clone())",
        title="Shared weights safetensors cannot save"),
     _x("served-tied-embeddings-missing",
-       r"weight (?:lm_head|encoder\.embed_tokens|shared)\.weight does not exist",
+       r"weight (?:lm_head|encoder\.embed_tokens|shared)\.weight does not exist|"
+       r"KeyError: '?lm_head\.weight'?",
        "The server loads a model whose output layer reuses its input embeddings "
        "(tie_word_embeddings: Qwen2-0.5B/1.5B, T5): the checkpoint has no lm_head.weight, and "
        "that text-generation-inference release looks it up instead of reusing the embedding.",
@@ -169,7 +170,8 @@ EXPORT_SIGNATURES: list[Signature] = [
        "offload_folder='offload')\n# or load in 4-bit / on a machine where nothing is offloaded",
        title="An adapter loaded onto an offloaded base", refine=refine_offloaded_base),
     _x("torch-dtype-in-saved-config",
-       r"Object of type '?dtype'? is not JSON serializable",
+       r"Object of type '?dtype'? is not JSON serializable|"
+       r"`?torch\.(?:bfloat16|float16|float32)`? is not JSON serializable",
        "A torch.dtype object reached a config being saved as JSON: torch_dtype passed to a "
        "tokenizer's from_pretrained (or through a pipeline's kwargs) lands in "
        "tokenizer_config.json, or a nested sub-config kept torch.float32 (transformers before "

@@ -9,7 +9,8 @@ _h = signature_maker(14)
 
 HUB_PUSH_SIGNATURES: list[Signature] = [
     _h("hub-repo-already-exists",
-       r"(?:409 )?Client Error: Conflict for url: \S{0,80}/api/repos/create",
+       r"(?:409 )?Client Error: Conflict for url: \S{0,80}/api/repos/create|"
+       r"You already created this \w{1,20} repo|\bthis repo(?:sitory)? already exists?\b",
        "The push creates the repo, and a repo of that id exists already (the same repo_id or "
        "project name run again): create_repo was called without exist_ok=True.",
        "Creating a repo that exists is a conflict unless exist_ok is set.",

@@ -6,6 +6,7 @@ match the model's head, and device_map="auto" on classes that cannot be split.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from wizard.triage.env_answers import NEW
@@ -13,6 +14,8 @@ from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
 _g = signature_maker(14)
+_GENERATING = re.compile(r"generat|max[ _]new[ _]tokens|max_length|num_return_sequences|"
+                         r"pipeline\(", re.I)
 
 
 def refine_past_context(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -22,8 +25,22 @@ def refine_past_context(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if not (isinstance(a, int) and isinstance(b, int)) or not (a >= 512 and a & (a - 1) == 0
                                                                and a < b <= a + 8192):
         return {"reject": True}
+    if not _GENERATING.search(parsed.text):
+        return {"id": "sequence-longer-than-max",
+                "cause": f"The input is {b} positions long, past the model's {a}: its attention "
+                         "mask is only that long. Truncate to the model's maximum length.",
+                "fix": "tokenizer(texts, truncation=True, max_length=model.config."
+                       "max_position_embeddings)"}
     return {"cause": f"The prompt and the generated tokens together are {b} positions, past the "
                      f"model's context of {a}: its causal mask is only {a} long."}
+
+
+def refine_removed_pipeline(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A KeyError on a task's name is the pipeline's only beside a pipeline call (a dataset
+    column named 'translation' raises the same)."""
+    if ev.get("key_error") and not re.search(r"\bpipeline\(", parsed.text):
+        return {"reject": True}
+    return None
 
 
 def refine_task_type(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -54,7 +71,10 @@ INFERENCE_SIGNATURES: list[Signature] = [
        title="Generating past the model's context", priority=16, refine=refine_past_context),
     _g("greedy-ignores-sampling-settings",
        r"`?do_sample`? is set to `?False`?\. However, `?(?:temperature|top_p|top_k|typical_p)`? "
-       r"is set to",
+       r"is set to|"
+       # transformers >= 4.45 lists them in one warning
+       r"The following generation flags are not valid and may be ignored: \[[^\]\n]{0,200}"
+       r"'(?:temperature|top_p|top_k|typical_p)'",
        "Greedy decoding (do_sample=False) with sampling settings (temperature, top_p, top_k) "
        "still set, usually by the checkpoint's generation_config.json: greedy decoding ignores "
        "them. A warning, not the cause of bad output.",
@@ -100,13 +120,16 @@ INFERENCE_SIGNATURES: list[Signature] = [
        'grouped_entities=True\n# or keep the code: pip install "transformers<5"',
        priority=20, family=NEW, title="A pipeline argument transformers 5 removed"),
     _g("pipeline-task-removed",
-       r"Unknown task (?:summarization|translation|text2text-generation)\b",
+       r"Unknown task (?:summarization|translation(?:_\w{1,20})?|text2text-generation)\b|"
+       r"Invalid translation task translation\b|(?P<key_error>KeyError: '(?:translation|"
+       r"summarization|text2text-generation)')",
        "transformers 5 removed the summarization, translation and text2text-generation "
        "pipelines; the code was written for transformers 4.",
        "The listing of available tasks no longer holds them.", ["environment.package-versions"],
        'pip install "transformers<5"   # keeps those pipelines\n# or on 5: inputs = '
        "tokenizer(text, return_tensors='pt'); model.generate(**inputs)  (AutoModelForSeq2SeqLM)",
-       priority=20, family=NEW, title="A pipeline transformers 5 removed"),
+       priority=20, family=NEW, title="A pipeline transformers 5 removed",
+       refine=refine_removed_pipeline),
     _g("pipeline-batching-without-pad-token",
        r"Pipeline with tokenizer without pad_token cannot do batching",
        "pipeline(..., batch_size > 1) pads the batch, and the tokenizer (a decoder-only "

@@ -46,7 +46,7 @@ QUANTIZED_SIGNATURES: list[Signature] = [
        "pip install -U \"bitsandbytes>=0.37.0\"   # or load in 4-bit", family=OLD,
        title="Int8 matmul on an older GPU"),
     _q("quantized-modules-on-cpu",
-       r"8-bit operations on `?bitsandbytes`? are not supported under CPU|"
+       r"8-bit operations? (?:on `?bitsandbytes`? )?(?:are|is) not supported under CPU|"
        r"Blockwise quantization only supports 16/32-bit floats, but got torch\.uint8",
        "Quantized (bitsandbytes) modules ended up on the CPU: device_map=\"auto\" put part of "
        "the model there because the GPUs (or max_memory) could not hold it, or a sequential CPU "

@@ -267,7 +267,9 @@ SETUP_SIGNATURES: list[Signature] = [
        ".to(device)\n# training with DeepSpeed/DDP: no device_map at all",
        title="A dispatched model moved"),
     _g("flash-attention-float32",
-       r"FlashAttention only supports? fp16 and bf16 data type",
+       r"FlashAttention only supports? fp16 and bf16 data type|"
+       r"Flash Attention 2(?:\.0)? only supports torch\.float16 and torch\.bfloat16 dtypes\. "
+       r"You passed torch\.float32",
        "FlashAttention-2 is on but the model was loaded without torch_dtype, so in float32, or "
        "runs without bf16/fp16.", "The kernels exist for half precision only.",
        ["model.precision-unsupported"],

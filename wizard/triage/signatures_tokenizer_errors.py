@@ -69,7 +69,8 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        "    return _local.t\n# or a threading.Lock around the calls",
        title="A fast tokenizer shared between threads"),
     _t("tokenizer-vocab-file-missing",
-       r"expected str, bytes or os\.PathLike object, not NoneType",
+       r"expected str, bytes or os\.PathLike object, not NoneType|"
+       r"stat: path should be string, bytes, os\.PathLike or integer, not NoneType",
        "A tokenizer class was built without the vocabulary file it reads (vocab_file or "
        "merges_file is None): the checkpoint has only tokenizer.json and a slow class was asked "
        "for, or a file of the repo (qwen.tiktoken, spiece.model) was not downloaded.",

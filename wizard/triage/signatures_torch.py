@@ -30,7 +30,7 @@ def refine_chat_template(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
 
 TORCH_SIGNATURES: list[Signature] = [
     _p("scheduler-stepped-before-optimizer",
-       r"Detected call of `?lr_scheduler\.step\(\)`? before `?optimizer\.step\(\)`?",
+       r"Detected call of [`']?lr_scheduler\.step\(\)[`']? before [`']?optimizer\.step\(\)",
        "PyTorch saw scheduler.step() before any optimizer.step(). Under fp16 (AMP) that is "
        "harmless: the grad scaler skips the first optimizer steps while it finds a loss scale. "
        "Without AMP the loop calls them in the wrong order.",
@@ -39,7 +39,8 @@ TORCH_SIGNATURES: list[Signature] = [
        "scaler.step(optimizer); scaler.update()\n# if scaler.get_scale() >= scale: "
        "scheduler.step()", title="The scheduler stepped before the optimizer", benign=True),
     _p("default-device-vs-loader-generator",
-       r"Expected a .cuda. device type for generator but found .cpu.",
+       r"Expected a .cuda. device type for generator but found .cpu.|"
+       r"randperm is only implemented for CPU",   # torch < 1.0
        "The script makes CUDA the default device (torch.set_default_tensor_type('torch.cuda."
        "FloatTensor') or torch.set_default_device('cuda')), so the sampler's randperm runs on "
        "CUDA while the DataLoader shuffles with a CPU generator.",
