@@ -102,6 +102,8 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
             m = rx.search(text)
             if not m:
                 continue
+            if sig.requires and not compile_pattern(sig.requires).search(parsed.text):
+                break                 # the generic message without this signature's context
             ev = {k: _convert(v) for k, v in m.groupdict().items() if v is not None}
             for extra in sig.evidence:
                 found = compile_pattern(extra).search(text) or compile_pattern(extra).search(loose)

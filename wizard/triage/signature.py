@@ -20,7 +20,9 @@ class Signature:
     {"reject": True} when the words match but the cause is not this one. `family` is the cause
     id the signature reports when it is one of several rules for one cause (default: its id).
     `behaviour_change` marks an intended change of a release (a new default): a reporter's
-    "it worked before" is then explained by it, not evidence of a bug.
+    "it worked before" is then explained by it, not evidence of a bug. `requires` is another
+    regex the whole paste must contain (frames and prose included) for a generic message to be
+    this signature's: a RecursionError is the tokenizer's only beside its unk_token_id frames.
     """
 
     id: str
@@ -37,6 +39,7 @@ class Signature:
     benign: bool = False              # a warning that is not the error (never the primary match)
     family: str | None = None         # the cause id reported (environment family), else id
     behaviour_change: bool = False    # a release changed this on purpose: explains a regression
+    requires: str | None = None       # a regex the whole paste must also contain
 
     def regex(self) -> re.Pattern[str]:
         return compile_pattern(self.pattern)

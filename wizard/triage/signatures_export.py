@@ -6,27 +6,9 @@ offloaded base; and the pipeline's warning about PEFT models that is no error.
 """
 from __future__ import annotations
 
-import re
-from typing import Any
-
-from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
 _x = signature_maker(12)
-
-
-def refine_set_in_config(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """A set that JSON cannot write is the adapter config's only when the paste is about one
-    (LoraConfig, target_modules, adapter_config.json, PEFT)."""
-    return None if re.search(r"LoraConfig|target_modules|adapter_config|\bpeft\b|"
-                             r"get_peft_model|\bpert model", parsed.text, re.I) else \
-        {"reject": True}
-
-
-def refine_offloaded_base(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """A missing base_model.model... key is an offloaded module's only beside offloading."""
-    return None if re.search(r"offload|meta parameter|device_map", parsed.text) else \
-        {"reject": True}
 
 
 EXPORT_SIGNATURES: list[Signature] = [
@@ -58,7 +40,9 @@ EXPORT_SIGNATURES: list[Signature] = [
        "write), which json cannot write into adapter_config.json when the adapter is saved.",
        "PEFT writes its config as JSON; sets are not JSON.", ["model.adapter"],
        "LoraConfig(target_modules=['q_proj', 'v_proj'], ...)   # a list, not {...}",
-       title="A set in the adapter config", refine=refine_set_in_config),
+       title="A set in the adapter config",
+       # the adapter config's only when the paste is about one
+       requires=r"LoraConfig|target_modules|adapter_config|\bpeft\b|get_peft_model|\bpert model"),
     _x("gguf-quantized-checkpoint",
        r"Can not map tensor '[^'\n]{0,200}\.(?:SCB|absmax|quant_map|quant_state\w*|qweight|"
        r"qzeros|g_idx|scales|biases)'",
@@ -168,7 +152,7 @@ EXPORT_SIGNATURES: list[Signature] = [
        "base = AutoModelForCausalLM.from_pretrained(name, device_map='auto', "
        "offload_folder='offload')\nmodel = PeftModel.from_pretrained(base, adapter, "
        "offload_folder='offload')\n# or load in 4-bit / on a machine where nothing is offloaded",
-       title="An adapter loaded onto an offloaded base", refine=refine_offloaded_base),
+       title="An adapter loaded onto an offloaded base", requires=r"offload|meta parameter|device_map"),
     _x("torch-dtype-in-saved-config",
        r"Object of type '?dtype'? is not JSON serializable|"
        r"`?torch\.(?:bfloat16|float16|float32)`? is not JSON serializable",

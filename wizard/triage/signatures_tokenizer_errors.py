@@ -16,12 +16,6 @@ from wizard.triage.signature import Signature, signature_maker
 _t = signature_maker(14)
 
 
-def refine_unk_recursion(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """A recursion is the unknown-token lookup's when its frames (or words) are in the paste."""
-    return None if re.search(r"unk_token_id|_convert_token_to_id|convert_tokens_to_ids",
-                             parsed.text) else {"reject": True}
-
-
 def refine_read_only(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A bare "can't set attribute" is the tokenizer's only beside a ChatGLM tokenizer."""
     if ev.get("token") or ev.get("prop") or re.search(r"chatglm", parsed.text, re.I):
@@ -29,10 +23,8 @@ def refine_read_only(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return {"reject": True}
 
 
-def refine_in_tokenizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """A recursion or a None path is the tokenizer's only when the paste is about one."""
-    return None if re.search(r"tokeniz|unk_token|vocab_file|merges_file|\.tiktoken", parsed.text,
-                             re.I) else {"reject": True}
+# a None path is the tokenizer's only when the paste is about one
+_ABOUT_TOKENIZER = r"tokeniz|unk_token|vocab_file|merges_file|\.tiktoken"
 
 
 TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
@@ -46,7 +38,7 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        '# a correctly converted checkpoint (e.g. huggyllama/llama-7b), or fix '
        'tokenizer_config.json:\n# {"bos_token": "<s>", "eos_token": "</s>", "unk_token": '
        '"<unk>"}', title="Empty special tokens in the tokenizer config",
-       refine=refine_unk_recursion),
+       requires=r"unk_token_id|_convert_token_to_id|convert_tokens_to_ids"),
     _t("tokenizer-pad-token-read-only",
        r"can't set attribute '(?P<token>pad_token|pad_token_id|eos_token|unk_token)'|"
        r"property '(?P<prop>pad_token|pad_token_id|eos_token|eos_token_id|unk_token)' of "
@@ -78,7 +70,7 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        "read tokenizer.json.", ["data.tokenizer-model-mismatch"],
        "tokenizer = AutoTokenizer.from_pretrained(path)   # picks the fast class from "
        "tokenizer.json\n# or download the missing vocabulary file into the folder",
-       title="The tokenizer's vocabulary file is missing", refine=refine_in_tokenizer),
+       title="The tokenizer's vocabulary file is missing", requires=_ABOUT_TOKENIZER),
     _t("tokenizer-id-as-pad-token",
        r"Cannot set a non-string value as the PAD token",
        "The code assigns an integer to tokenizer.pad_token; the token must be a string, its id "

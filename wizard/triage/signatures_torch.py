@@ -6,26 +6,12 @@ returning a dict.
 """
 from __future__ import annotations
 
-import re
-from typing import Any
-
-from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
 _p = signature_maker(13)
 # a loss class given the tensors: nn.CrossEntropyLoss(logits, labels), no keyword options
-_LOSS_CALL = re.compile(r"\b(?:CrossEntropyLoss|BCEWithLogitsLoss|BCELoss|MSELoss|NLLLoss|"
-                        r"L1Loss)\((?![^)\n]{0,200}=)[^)\n]{1,200}\)")
-
-
-def refine_loss_call(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """An ambiguous tensor truth value is the loss class's only beside such a call."""
-    return None if _LOSS_CALL.search(parsed.text) else {"reject": True}
-
-
-def refine_chat_template(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """A dict torch cannot type is the chat template's only beside one."""
-    return None if re.search(r"chat_template", parsed.text) else {"reject": True}
+_LOSS_CALL = (r"\b(?:CrossEntropyLoss|BCEWithLogitsLoss|BCELoss|MSELoss|NLLLoss|L1Loss)"
+              r"\((?![^)\n]{0,200}=)[^)\n]{1,200}\)")
 
 
 TORCH_SIGNATURES: list[Signature] = [
@@ -81,7 +67,7 @@ TORCH_SIGNATURES: list[Signature] = [
        "constructor takes them as its options and tests them as booleans.",
        "A loss module is built first, then called.", ["training.loss-output-mismatch"],
        "loss = nn.CrossEntropyLoss()(logits, labels)   # or F.cross_entropy(logits, labels)",
-       title="A loss class called with the tensors", priority=15, refine=refine_loss_call),
+       title="A loss class called with the tensors", priority=15, requires=_LOSS_CALL),
     _p("chat-template-returns-dict",
        r"Could not infer dtype of dict",
        "transformers 5's apply_chat_template(tokenize=True) returns a dict (a BatchEncoding) by "
@@ -90,5 +76,5 @@ TORCH_SIGNATURES: list[Signature] = [
        "ids = tokenizer.apply_chat_template(messages, tokenize=True, return_dict=False)\n# or "
        "apply_chat_template(...)['input_ids']; trl: pip install -U trl",
        family="env-version-too-new", title="apply_chat_template returns a dict",
-       refine=refine_chat_template),
+       requires=r"chat_template"),
 ]
