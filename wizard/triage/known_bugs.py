@@ -291,4 +291,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "load_best_model_at_end reloaded an 8-bit model's best checkpoint with "
              "load_state_dict, which Linear8bitLt refuses", requires=r"_load_best_model|"
              r"load_best_model_at_end"),
+    KnownBug("setfit",
+             r"on_init_end\(\) missing 1 required positional argument: '?trainer", "1.1.2",
+             "https://github.com/huggingface/setfit/pull/603",
+             "SetFit 1.1.0/1.1.1 called its callbacks' on_init_end the way sentence-transformers "
+             "3.4 and later no longer do"),
 )

@@ -329,4 +329,15 @@ DATA_SIGNATURES: list[Signature] = [
        "preds = preds[0] if isinstance(preds, tuple) else preds\n"
        "preds = np.where(preds != -100, preds, tokenizer.pad_token_id)",
        title="Decoding logits instead of token ids", priority=12),
+    _m("conversational-data-as-text-field",
+       r"KeyError: None\b|dataset\[0\]\[dataset_text_field\]",
+       "The dataset is conversational (a messages column of role/content turns), and the "
+       "SFTTrainer in use (an older TRL, or Unsloth's wrapper) neither applies the chat template "
+       "itself nor got a formatting_func: it reads the row's dataset_text_field (None, or "
+       "'text'), which the rows lack.", "Older SFTTrainers train on one text column.",
+       ["data.chat-template-mismatch"],
+       "def to_text(row):\n    return tokenizer.apply_chat_template(row['messages'], "
+       "tokenize=False)\nSFTTrainer(..., formatting_func=to_text)   # or: pip install -U trl "
+       "(reads messages itself)", title="Conversational data without a formatting function",
+       requires=r"messages|conversation"),
 ]

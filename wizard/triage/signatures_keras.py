@@ -336,7 +336,9 @@ KERAS_SIGNATURES: list[Signature] = [
         r"(?:this object|you are using a `keras\.utils\.custom_object_scope`)|"
         # older Keras: "ValueError: Unknown layer: TokenEmbedding"
         r"(?m:Unknown (?:layer|loss|metric|activation(?: function)?): ?'?(?:Custom>)?"
-        r"(?P<name2>\w+)'?\s*$)",
+        r"(?P<name2>\w+)'?\s*$)|"
+        # Keras 3: a functional model whose custom parts do not rebuild
+        r"<class 'keras\.src\.models\.functional\.Functional'> could not be deserialized",
         "The saved Keras model contains a class Keras does not know at load time (a transformers "
         "layer such as TFBertMainLayer, a layer of the library that built the model, or your own "
         "layer/loss).",
@@ -401,4 +403,54 @@ KERAS_SIGNATURES: list[Signature] = [
        "pip install -U \"transformers<5\"   # transformers' own TF models\n# confirm it is "
        "graph-only: model.compile(..., run_eagerly=True); your code: tf.cond / tf.where",
        title="A tensor used as a Python bool in graph mode", framework="tensorflow"),
+    _k("keras3-savedmodel-load",
+       r"Keras 3 only supports V3 `?\.keras`? files and legacy H5 format files",
+       "Keras 3 (TensorFlow 2.16 and later) cannot load a SavedModel folder written by Keras 2 "
+       "(model.save('dir') or save_format='tf'): load_model reads .keras and .h5 files only.",
+       "Keras 3 chose the format by the file extension and dropped SavedModel loading.",
+       ["environment.keras-3"],
+       "layer = keras.layers.TFSMLayer(path, call_endpoint='serving_default')   # inference\n"
+       "# or keep Keras 2: pip install \"tf-keras~=2.16\"; export TF_USE_LEGACY_KERAS=1",
+       title="A Keras 2 SavedModel loaded by Keras 3", framework="tensorflow",
+       family="keras-3-installed", priority=14),
+    _k("keras3-checkpoint-extension",
+       r"the filepath provided must end in `?\.(?:weights\.h5|keras)`?|Invalid filepath extension "
+       r"for saving|The `?save_format`? argument is deprecated in Keras 3",
+       "Code written for Keras 2 saves the Keras 2 way (ModelCheckpoint to cp.ckpt or model.h5, "
+       "model.save(dir), save_format='tf'); Keras 3 (TensorFlow 2.16 and later) picks the format "
+       "by the extension: .keras for models, .weights.h5 for weights.",
+       "Keras 3 removed save_format and the TF checkpoint weights format.",
+       ["environment.keras-3"],
+       "ModelCheckpoint('ckpt/epoch_{epoch:02d}.weights.h5', save_weights_only=True)\n"
+       "model.save('model.keras')   # a SavedModel for serving: model.export('export_dir')",
+       title="Keras 2 file names under Keras 3", framework="tensorflow",
+       family="keras-3-installed", priority=14),
+    _k("keras3-tensor-in-keras2-layer",
+       r"A KerasTensor is symbolic: it's a placeholder for a shape an? a dtype",
+       "A Keras 2 layer (a tensorflow_hub KerasLayer, a tf-keras model) is called on a Keras 3 "
+       "Input (TensorFlow 2.16 and later): it tries to compute on the symbolic tensor.",
+       "Keras 3 symbolic tensors have no value; Keras 2 layers expect tf tensors.",
+       ["environment.keras-3"],
+       "pip install \"tf-keras~=2.16\"\nimport os; os.environ['TF_USE_LEGACY_KERAS'] = '1'   # "
+       "before importing tensorflow\n# or a keras_hub model instead of the TF Hub layer",
+       title="A Keras 3 tensor in a Keras 2 layer", framework="tensorflow",
+       family="keras-3-installed", priority=14),
+    _k("nested-task-model-metrics-unbuilt",
+       r"Cannot get result\(\) since the metric has not yet been built",
+       "A compiled KerasHub task model (from_preset compiles it) is nested inside another Keras "
+       "model: its own compiled metrics are never built, and fit() fails collecting them.",
+       "from_preset(...) returns a compiled task by default.", ["model.forward"],
+       "inner = keras_hub.models.GemmaCausalLM.from_preset(name, compile=False)\n# or nest the "
+       "backbone: keras_hub.models.Backbone.from_preset(name)",
+       title="A compiled task model nested in another", framework="tensorflow"),
+    _k("kaggle-preset-access",
+       r"permission to access resource at URL: https://www\.kaggle\.com/models/",
+       "KerasHub presets download from Kaggle, not the Hugging Face Hub: Kaggle refuses when the "
+       "model's license was not accepted on its Kaggle page, or kagglehub finds no credentials "
+       "(KAGGLE_USERNAME / KAGGLE_KEY).", "Kaggle models are gated per account.",
+       ["environment.hub-auth-required"],
+       "# accept the license on the model's Kaggle page, then:\nimport os\nos.environ"
+       "['KAGGLE_USERNAME'] = '<user>'; os.environ['KAGGLE_KEY'] = '<key>'\n# or the preset "
+       "from the Hub: from_preset('hf://google/gemma-2b-keras')",
+       title="A Kaggle preset without access", family="hub-gated-repo"),
 ]

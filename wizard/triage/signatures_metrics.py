@@ -33,4 +33,12 @@ METRIC_SIGNATURES: list[Signature] = [
        "f1_score([tags_of_sentence_1, tags_of_sentence_2, ...], [preds_1, preds_2, ...])   # "
        "lists of lists\n# a flat list as one sentence: f1_score([true_tags], [pred_tags])",
        title="Flat tag lists given to seqeval"),
+    _e("cross-encoder-num-labels-mismatch",
+       r"truth value of an array with more than one element is ambiguous",
+       "CEBinaryClassificationEvaluator scores one logit per pair, and the CrossEncoder was "
+       "built with num_labels=2: each prediction is an array of two.",
+       "The binary evaluator thresholds a single score.", ["model.num-labels-vs-classes"],
+       "model = CrossEncoder(name, num_labels=1)   # one score per pair for binary evaluation",
+       title="A two-label CrossEncoder in the binary evaluator",
+       requires=r"CEBinaryClassificationEvaluator|CrossEncoder"),
 ]
