@@ -296,4 +296,20 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "https://github.com/huggingface/setfit/pull/603",
              "SetFit 1.1.0/1.1.1 called its callbacks' on_init_end the way sentence-transformers "
              "3.4 and later no longer do"),
+    KnownBug("transformers",
+             r"No such file or directory: '?[^'\n]{0,200}tmp-checkpoint-\d+'? -> ", "4.36.1",
+             "https://github.com/huggingface/transformers/pull/28009",
+             "with several GPUs every process renamed the temporary checkpoint folder, and all "
+             "but the first found it gone"),
+    KnownBug("transformers",
+             r"Directory not empty: '?[^'\n]{0,200}tmp-checkpoint-\w+'? -> ", "4.49.0",
+             "https://github.com/huggingface/transformers/pull/36112",
+             "a 4.49 development build renamed a random temporary checkpoint folder onto the same "
+             "checkpoint from every process (reverted before the release; its random suffix "
+             "marks that build)"),
+    KnownBug("datasets",
+             r"Can only convert 1-dimensional array values", "1.12.1",
+             "https://github.com/huggingface/datasets/pull/2922",
+             "datasets 1.12.0 stopped converting the multi-dimensional numpy arrays a map "
+             "function returns (image processors' pixel_values)"),
 )

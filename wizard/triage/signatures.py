@@ -40,6 +40,7 @@ from wizard.triage.signatures_hub_push import HUB_PUSH_SIGNATURES
 from wizard.triage.signatures_inference import INFERENCE_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
 from wizard.triage.signatures_media import MEDIA_SIGNATURES
+from wizard.triage.signatures_media_inputs import MEDIA_INPUT_SIGNATURES
 from wizard.triage.signatures_metrics import METRIC_SIGNATURES
 from wizard.triage.signatures_onnx import ONNX_SIGNATURES
 from wizard.triage.signatures_quantized import QUANTIZED_SIGNATURES
@@ -534,7 +535,7 @@ SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGN
                + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
                + HUB_PUSH_SIGNATURES + DIFFUSION_SIGNATURES + FRAMEWORK_SIGNATURES
                + QUANTIZED_SIGNATURES + ONNX_SIGNATURES + ATTENTION_SIGNATURES
-               + ENV_SIGNATURES)
+               + MEDIA_INPUT_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

@@ -293,4 +293,12 @@ SETUP_SIGNATURES: list[Signature] = [
        "MLflow caps the length of a param's value.", ["hyperparameters.hidden-defaults"],
        "TrainingArguments(..., report_to='none')   # or report_to=['tensorboard']; or "
        "pip uninstall mlflow", title="A param too long for MLflow", refine=refine_mlflow),
+    _g("tracker-config-value-type",
+       r"value should be one of int, float, str, bool, or torch\.Tensor",
+       "The config given to the experiment tracker (accelerator.init_trackers with TensorBoard) "
+       "holds a list, dict or None, which TensorBoard's hparams cannot log.",
+       "TensorBoard hparams take scalars and strings only.", ["training.embeddings"],
+       "config = {k: v if isinstance(v, (int, float, str, bool)) else str(v) for k, v in "
+       "vars(args).items()}\naccelerator.init_trackers('run', config=config)",
+       title="A tracker config value TensorBoard cannot log"),
 ]

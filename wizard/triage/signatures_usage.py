@@ -15,6 +15,28 @@ from wizard.triage.refine import refine_dtypes_many_gpus
 from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import member_change, paste_versions
 
+def refine_target_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Two target lists that name no layer whatever the model: 'all-linear' on a peft before
+    0.8 (or wrapped in a list, which makes it a module name), and an empty list (a helper that
+    collects nn.Linear layers finds none in a quantized model)."""
+    modules = str(ev.get("modules", "")).strip("` ")
+    if re.fullmatch(r"\[?['\"]?all-linear['\"]?\]?", modules):
+        return {"id": "env-version-too-old",
+                "cause": "target_modules='all-linear' is understood by peft 0.8.0 and later, and "
+                         "only as a string: an older peft (or a wrapper that put it in a list) "
+                         "looks for a module named 'all-linear'.",
+                "fix": 'pip install -U "peft>=0.8.0"\nLoraConfig(target_modules="all-linear", '
+                       "...)   # the string, not ['all-linear']"}
+    if re.fullmatch(r"\[\s*\]|set\(\)", modules):
+        return {"cause": "target_modules is empty: the helper that collects the linear layers "
+                         "(find_all_linear_names) matched none, as the model's layers are "
+                         "quantized classes (GPTQ QuantLinear, bitsandbytes Linear4bit) rather "
+                         "than torch.nn.Linear.",
+                "fix": "# collect the names by the quantized class, or pass them:\n"
+                       "LoraConfig(target_modules=['q_proj', 'k_proj', 'v_proj', 'o_proj'], ...)"}
+    return None
+
+
 def refine_layer_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A layer's shapes: not when the user's own code did the product (innermost frame yours)."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
@@ -429,7 +451,7 @@ USAGE_SIGNATURES: list[Signature] = [
        ["model.frozen-parameters"],
        "print({n.split('.')[-1] for n, _ in model.named_modules()})   # the names to target\n"
        "LoraConfig(target_modules=['query', 'value'], ...)   # e.g. for BERT",
-       title="Target modules not found in the base model"),
+       title="Target modules not found in the base model", refine=refine_target_list),
     _u("hf-argparser-unused-args",
        r"Some (?:specified arguments|keys) are not used by the HfArgumentParser: "
        r"(?P<args>\[[^\]\n]*\])",
