@@ -371,8 +371,10 @@ ENV_SIGNATURES: list[Signature] = [
          "# or: pip install the peft release the project pins", refine=refine_peft_config_dict,
          priority=16),
     _sig("env-empty-adapter-state-dict-override", NEW,
-         r"adapter_model\.(?:bin|safetensors)[^\n]{0,200}?\b(?:(?:only|just) )?(?:4\d\d|[1-9]\d?) ?"
-         r"(?:bytes?|B)\b|\b(?:4\d\d|[1-9]\d?) ?(?:bytes?|B)\b[^\n]{0,120}?adapter_model|"
+         # a size in bytes, not a model's (Qwen2-VL-72B)
+         r"adapter_model\.(?:bin|safetensors)[^\n]{0,200}?\b(?:(?:only|just) )?(?:(?:4\d\d|"
+         r"[1-9]\d?) ?bytes?|4\d\d ?B)\b|\b(?:(?:4\d\d|[1-9]\d?) ?bytes?|4\d\d ?B)\b[^\n]{0,120}?"
+         r"adapter_model|"
          r"adapter_model\.(?:bin|safetensors)[^\n]{0,120}?\b(?:is )?empty\b",
          "The saved adapter is empty: the training script (alpaca-lora's finetune.py and the "
          "scripts copied from it) replaces model.state_dict with get_peft_model_state_dict, and "

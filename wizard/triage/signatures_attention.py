@@ -30,7 +30,8 @@ ATTENTION_SIGNATURES: list[Signature] = [
        "torch_dtype=torch.bfloat16, device_map={'': 0})   # silences it without ZeRO-3",
        title="FlashAttention-2 on a CPU-built model (a warning)", benign=True),
     _a("use-reentrant-warning",
-       r"please pass in use_reentrant=True or use_reentrant=False explicitly",
+       r"please pass in use_reentrant=True or use_reentrant=False explicitly|calling checkpoint "
+       r"without use_reentrant will raise an exception",
        "A PyTorch (>= 2.1) deprecation warning: gradient checkpointing calls "
        "torch.utils.checkpoint without use_reentrant (transformers before 4.37, or the Trainer "
        "before 4.45, did not pass it). Training is not affected.",
@@ -39,7 +40,7 @@ ATTENTION_SIGNATURES: list[Signature] = [
        "gradient_checkpointing_kwargs={'use_reentrant': False})",
        title="use_reentrant not passed (a warning)", benign=True),
     _a("sliding-window-sdpa-warning",
-       r"Sliding Window Attention is enabled but not implemented for `?(?:sdpa|eager)`?",
+       r"Sliding Window Attention is enabled but not implemented for `?\w{1,40}`?",
        "A warning that transformers 4.49 printed for Qwen2-family models whose config has a "
        "sliding_window size but use_sliding_window false: no sliding window is used (fixed in "
        "4.50). Only a model that really uses one needs flash_attention_2.",
@@ -47,7 +48,8 @@ ATTENTION_SIGNATURES: list[Signature] = [
        "pip install -U \"transformers>=4.50\"   # the warning only when use_sliding_window is "
        "true", title="Sliding window with sdpa (a warning)", benign=True),
     _a("tuple-cache-deprecation-warning",
-       r"passing `?past_key_values`? as a tuple (?:of tuples )?(?:and )?this is deprecated",
+       r"passing `?past_key_values`? as a tuple (?:of tuples )?(?:and )?this is deprecated|"
+       r"Passing a tuple of `?past_key_values`? is deprecated",
        "A deprecation warning of transformers 4.42-4.44, printed even when no cache is passed "
        "(evaluation in SFTTrainer, a plain forward with use_cache on). Training is unaffected.",
        "The models moved from tuple caches to Cache classes.", [],

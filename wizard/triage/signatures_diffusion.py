@@ -40,7 +40,7 @@ DIFFUSION_SIGNATURES: list[Signature] = [
        "denoiser),\n# or export the adapter as a plain LoRA from the trainer that made it",
        title="A LoKr file loaded as a LoRA"),
     _d("initializer-token-not-single",
-       r"The initializer token must be a single token",
+       r"The initializer token must be a single token|maps to more than a single token",
        "--initializer_token is a word the CLIP tokenizer splits into several tokens; textual "
        "inversion initialises the new embedding from exactly one token.",
        "The new token's embedding starts as a copy of the initializer token's.",

@@ -117,20 +117,12 @@ FRAMEWORK_SIGNATURES: list[Signature] = [
        "CUDA_VISIBLE_DEVICES=0 python train.py   # or drop Unsloth for multi-GPU training",
        title="Unsloth on several GPUs"),
     _f("swift-model-type-not-registered",
-       r"model_type:? '?[\w.-]{1,80}'? is not registered",
+       r"model_type:? '?[\w.-]{1,80}'? is not registered|model_type: '[\w.-]{1,80}' not in \[",
        "The installed ms-swift predates the model_type (new models land on its main branch "
        "first).", "ms-swift knows models by a registry of model types.",
        ["environment.package-versions"],
        "pip install -U ms-swift   # or: pip install git+https://github.com/modelscope/ms-swift",
        family=OLD, title="A model type ms-swift does not know yet"),
-    _f("merge-into-quantized-base",
-       r"Cannot merge adapters to a quantized model",
-       "The export was given a quantized base (GPTQ, AWQ, an Int4 checkpoint) to merge the "
-       "adapter into: LoRA weights cannot be merged into quantized weights.",
-       "Merging adds the LoRA product to full-precision weights.", ["model.adapter"],
-       "llamafactory-cli export --model_name_or_path <the unquantized base> "
-       "--adapter_name_or_path saves/... --export_dir merged",
-       title="Merging into a quantized base"),
     _f("quantize-before-merge",
        r"Please merge adapters before quantizing the model",
        "Quantized export (export_quantization_bit) was asked for while an adapter is still "

@@ -656,14 +656,18 @@ HF_SIGNATURES: list[Signature] = [
        "model = PeftModel.from_pretrained(base_model, adapter_path, is_trainable=True)",
        priority=13, refine=refine_frozen_adapter, behaviour_change=True),
     _s("merge-into-quantized-unsupported",
-       r"Cannot merge LORA layers when the model is (?:gptq|awq|loaded in \d-bit|quantized)",
+       r"Cannot merge LORA layers when the model is (?:gptq|awq|loaded in \d-bit|quantized)|"
+       # LLaMA-Factory's and ms-swift's export
+       r"Cannot merge adapters to a quantized model|is a quantized model and does not support "
+       r"merge-lora",
        "merge_and_unload() on a quantized base model (GPTQ, AWQ): its packed quantized weights "
        "cannot take the LoRA delta, so PEFT does not implement the merge.",
        "Merging adds B@A to each weight, which needs weights in a float dtype.",
        ["model.precision-unsupported"],
        "base = AutoModelForCausalLM.from_pretrained(<the unquantized base>, torch_dtype=torch."
        "float16)\nmodel = PeftModel.from_pretrained(base, adapter).merge_and_unload()   # then "
-       "quantize the merged model", priority=13),
+       "quantize the merged model\n# LLaMA-Factory: llamafactory-cli export with "
+       "--model_name_or_path <the unquantized base>", priority=13),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",

@@ -36,7 +36,8 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        "clip=True))   # the boxes' real format; clip to the image",
        title="Boxes outside the image or in another format"),
     _v("boxes-wrong-corner-order",
-       r"All bounding boxes should have positive height and width",
+       r"All bounding boxes should have positive height and width|"
+       r"[xy]_max is less than or equal to [xy]_min for bbox",
        "The target boxes are in another format than the loss expects: [x, y, w, h] given where "
        "corners [x0, y0, x1, y1] are read (so x1 < x0), or boxes of zero size.",
        "Box losses (GIoU) and detectors need x1 > x0 and y1 > y0.", ["data.batch-structure"],
@@ -92,7 +93,8 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        requires=r"set_transform|with_transform|Trainer|trainer\.py"),
     _v("audio-backend-missing",
        r"Couldn't find appropriate backend to handle uri|audioread\.(?:exceptions\.)?"
-       r"NoBackendError|\bNoBackendError\b",
+       r"NoBackendError|\bNoBackendError\b|No audio I/O backend is available|Backend "
+       r"\"?\w{1,20}\"? is not one of available backends",
        "No audio backend can decode the file: torchaudio finds neither soundfile nor FFmpeg, or "
        "librosa's audioread fallback finds no FFmpeg for the format (mp3, m4a).",
        "Audio loaders delegate decoding to soundfile or FFmpeg.",
@@ -100,7 +102,8 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        "pip install soundfile   # and for mp3/m4a: FFmpeg (apt install ffmpeg / conda install "
        "ffmpeg)", family=MISSING, title="No audio backend to decode the file"),
     _v("librosa-keyword-only-arguments",
-       r"(?:mel|melspectrogram|mfcc|chroma_stft|pitch_shift|time_stretch|(?P<generic>resample|"
+       r"(?:mel|melspectrogram|mfcc|chroma_stft|pitch_shift|time_stretch|pad_center|"
+       r"(?P<generic>resample|"
        r"stft|istft|load))\(\) takes [01] positional arguments? but \d+ (?:positional arguments? )?"
        r"(?:\(and \d+ keyword-only arguments?\) )?(?:were|was) given",
        "librosa 0.10 made these functions' arguments keyword-only; the code passes them by "
@@ -132,14 +135,16 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        "# drop the call; pass the backend per call if needed:\ntorchaudio.load(path, "
        "backend='soundfile')", family=NEW, title="torchaudio.set_audio_backend removed"),
     _v("image-file-truncated",
-       r"image file is truncated",
+       r"image file is truncated|broken data stream when reading image file|Premature end of "
+       r"JPEG data",
        "An image of the dataset is corrupt or only partly written (a download or copy cut "
        "short): Pillow refuses an image whose data ends early.",
        "Pillow decodes images lazily, when the batch is built.", ["data.batch-structure"],
        "from PIL import ImageFile\nImageFile.LOAD_TRUNCATED_IMAGES = True   # or find and drop "
        "the file", title="A truncated image file"),
     _v("file-not-an-image",
-       r"cannot identify image file",
+       r"cannot identify image file|Not a JPEG file: starts with 0x|Expected image \(JPEG, PNG, "
+       r"or GIF\)",
        "A file of the image dataset is not an image Pillow reads: an empty file, another format "
        "under an image extension, or macOS '._' metadata files the folder loader picked up.",
        "Folder loaders open every file with an image extension.", ["data.batch-structure"],
@@ -159,7 +164,8 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        "img = img.convert('RGB')   # before saving as JPEG; or save as PNG",
        title="RGBA saved as JPEG"),
     _v("libsndfile-missing",
-       r"sndfile library not found",
+       r"sndfile library not found|cannot load library '?libsndfile|find_library\(\) did not "
+       r"manage to locate a library called '?sndfile",
        "soundfile (behind datasets' Audio feature and librosa) needs the native libsndfile, "
        "which is missing: an old soundfile, or a platform without a bundled wheel.",
        "soundfile wraps the C library libsndfile.", ["environment.package-versions"],
@@ -167,7 +173,8 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        "pip install -U \"soundfile>=0.12.1\"", family=MISSING,
        title="libsndfile missing", priority=17),
     _v("too-many-open-files",
-       r"\[Errno 24\] Too many open files",
+       r"\[Errno 24\] Too many open files|Too many open files\. Communication with the workers|"
+       r"received 0 items of ancdata",
        "The process reached the limit of open files: DataLoader workers share tensors through "
        "file descriptors, or a dataset opens many files or cache shards at once.",
        "Each shared tensor or open file holds a descriptor; ulimit -n caps them.",

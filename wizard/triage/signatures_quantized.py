@@ -38,24 +38,22 @@ QUANTIZED_SIGNATURES: list[Signature] = [
        "pip uninstall -y bitsandbytes && pip install -U bitsandbytes   # a CUDA-enabled wheel "
        "(>= 0.43 on Windows too)", family=BINARY, title="A bitsandbytes without CUDA"),
     _q("bnb-int8-matmul-old-gpu",
-       r"Your GPU does not support Int8 Matmul",
+       r"(?:Your|my|the) GPU does not support Int8 Matmul",
        "LLM.int8() (load_in_8bit) in bitsandbytes before 0.37 needs int8 tensor-core matmul, "
        "which GPUs older than Turing (P40, M40, GTX 10xx) lack; 0.37 added it for every "
        "architecture.", "bitsandbytes < 0.37 used cuBLASLt's int8 matmul only.",
        ["environment.package-versions"],
        "pip install -U \"bitsandbytes>=0.37.0\"   # or load in 4-bit", family=OLD,
        title="Int8 matmul on an older GPU"),
-    _q("quantized-modules-on-cpu",
-       r"8-bit operations? (?:on `?bitsandbytes`? )?(?:are|is) not supported under CPU|"
+    _q("quantized-weights-offloaded",
        r"Blockwise quantization only supports 16/32-bit floats, but got torch\.uint8",
-       "Quantized (bitsandbytes) modules ended up on the CPU: device_map=\"auto\" put part of "
-       "the model there because the GPUs (or max_memory) could not hold it, or a sequential CPU "
-       "offload moves the already quantized weights back and forth and quantizes them again.",
-       "bitsandbytes' 8-bit and 4-bit layers run on the GPU.", ["memory.will-not-fit"],
-       "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb, "
-       "device_map={'': 0})   # all on the GPU\n# or 4-bit, more GPU memory, or "
-       "pipe.enable_model_cpu_offload() instead of enable_sequential_cpu_offload()",
-       title="Quantized modules on the CPU"),
+       "A sequential CPU offload (enable_sequential_cpu_offload, accelerate's cpu_offload) moves "
+       "the already quantized 4-bit weights back to the GPU, and bitsandbytes tries to quantize "
+       "them again.", "bitsandbytes quantizes a weight when it first moves to the GPU.",
+       ["memory.will-not-fit"],
+       "pipe.enable_model_cpu_offload()   # whole models, not enable_sequential_cpu_offload()\n"
+       "# or keep the quantized modules on the GPU: device_map={'': 0}",
+       title="Quantized weights offloaded layer by layer"),
     _q("quantized-model-not-serializable",
        r"is quantized with (?:QuantizationMethod\.)?\w{1,40} and is not serializable",
        "save_pretrained (or push_to_hub) on a model quantized on the fly with a method the "
@@ -79,7 +77,7 @@ QUANTIZED_SIGNATURES: list[Signature] = [
        title="A device-mapped model in DataParallel"),
     _q("distributed-init-without-launcher",
        r"environment variable (?:RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|LOCAL_RANK) expected, "
-       r"but not set",
+       r"but not set|KeyError: '(?:RANK|LOCAL_RANK|WORLD_SIZE)'",
        "The script initialises torch.distributed (env:// rendezvous) but was started with plain "
        "`python`: RANK, WORLD_SIZE and MASTER_ADDR are set by a distributed launcher.",
        "init_process_group reads the process's rank and the group's size from the environment.",

@@ -88,7 +88,9 @@ RUN_SIGNATURES: list[Signature] = [
        "memory", title="Weights offloaded to disk without a folder", priority=15),
     _m("quantized-model-does-not-fit",
        r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM "
-       r"to fit the quantized model",
+       r"to fit the quantized model|"
+       # older transformers
+       r"8-bit operations? (?:on `?bitsandbytes`? )?(?:are|is) not supported under CPU",
        "The quantized model does not fit in the GPU's free memory, so device_map='auto' placed "
        "some layers on the CPU or disk, which 8-bit/4-bit layers cannot run on.",
        "bitsandbytes layers run on the GPU only.",
