@@ -339,5 +339,5 @@ DATA_SIGNATURES: list[Signature] = [
        "def to_text(row):\n    return tokenizer.apply_chat_template(row['messages'], "
        "tokenize=False)\nSFTTrainer(..., formatting_func=to_text)   # or: pip install -U trl "
        "(reads messages itself)", title="Conversational data without a formatting function",
-       requires=r"messages|conversation"),
+       requires=r"messages|conversation", family="sft-missing-text-field"),
 ]
