@@ -105,6 +105,19 @@ def score_fresh(threads: list[dict[str, Any]]) -> dict[str, Any]:
             "other_cause": len(other), "claimed_anyway": claimed}
 
 
+def report_fresh() -> dict[str, Any]:
+    """Score the fresh set and print its line."""
+    threads = yaml.safe_load(FRESH.read_text(encoding="utf-8"))
+    t = time.perf_counter()
+    with pastes_from_elsewhere():
+        fresh = score_fresh(threads)
+    print(f"== fresh: {fresh['threads']} threads of {fresh['errors']} known errors, cause named "
+          f"on {fresh['right']}/{fresh['confirming']} confirming threads ({pct(fresh['top1'])}); "
+          f"named anyway on {fresh['claimed_anyway']}/{fresh['other_cause']} threads that found "
+          f"another cause, {time.perf_counter() - t:.2f} s")
+    return fresh
+
+
 def pct(x: float | None) -> str:
     return "  n/a" if x is None else f"{100 * x:5.1f} %"
 
@@ -119,16 +132,7 @@ def main() -> int:
     names = ("dev", "held", "fresh") if args.split == "all" else (args.split,)
     for name in names:
         if name == "fresh":
-            if FRESH.exists():
-                threads = yaml.safe_load(FRESH.read_text(encoding="utf-8"))
-                t = time.perf_counter()
-                with pastes_from_elsewhere():
-                    out[name] = fresh = score_fresh(threads)
-                print(f"== fresh: {fresh['threads']} threads of {fresh['errors']} known errors, "
-                      f"cause named on {fresh['right']}/{fresh['confirming']} confirming threads "
-                      f"({pct(fresh['top1'])}); named anyway on {fresh['claimed_anyway']}/"
-                      f"{fresh['other_cause']} threads that found another cause, "
-                      f"{time.perf_counter() - t:.2f} s")
+            out[name] = report_fresh()
             continue
         part = [r for r in reports if r["split"] == name]
         t = time.perf_counter()
