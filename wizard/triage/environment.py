@@ -389,7 +389,8 @@ ENV_SIGNATURES: list[Signature] = [
          "differently since 4.34) than the one loading it.", 'pip install -U transformers',
          priority=16),
     _sig("env-rope-scaling-llama3", OLD,
-         r"`rope_scaling` must be a dictionary with (?:two|with two) fields, `type` and `factor`",
+         r"[`']rope_scaling[`'] must be a dictionary with (?:two|with two) fields, [`']type[`'] "
+         r"and [`']factor[`']",
          "The checkpoint's rope_scaling (Llama 3.1 and later: rope_type 'llama3') is newer than "
          "the installed transformers, which knows only {type, factor}.",
          'pip install -U "transformers>=4.43"', priority=17),

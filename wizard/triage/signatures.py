@@ -36,6 +36,7 @@ from wizard.triage.signatures_diffusion import DIFFUSION_SIGNATURES
 from wizard.triage.signatures_export import EXPORT_SIGNATURES
 from wizard.triage.signatures_frameworks import FRAMEWORK_SIGNATURES
 from wizard.triage.signatures_hf import HF_SIGNATURES
+from wizard.triage.signatures_hub_download import HUB_DOWNLOAD_SIGNATURES
 from wizard.triage.signatures_hub_push import HUB_PUSH_SIGNATURES
 from wizard.triage.signatures_inference import INFERENCE_SIGNATURES
 from wizard.triage.signatures_keras import KERAS_SIGNATURES
@@ -535,7 +536,7 @@ SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGN
                + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
                + HUB_PUSH_SIGNATURES + DIFFUSION_SIGNATURES + FRAMEWORK_SIGNATURES
                + QUANTIZED_SIGNATURES + ONNX_SIGNATURES + ATTENTION_SIGNATURES
-               + MEDIA_INPUT_SIGNATURES + ENV_SIGNATURES)
+               + MEDIA_INPUT_SIGNATURES + HUB_DOWNLOAD_SIGNATURES + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 
