@@ -46,6 +46,7 @@ from wizard.triage.signatures_metrics import METRIC_SIGNATURES
 from wizard.triage.signatures_onnx import ONNX_SIGNATURES
 from wizard.triage.signatures_quantized import QUANTIZED_SIGNATURES
 from wizard.triage.signatures_runs import RUN_SIGNATURES
+from wizard.triage.signatures_serving import SERVING_SIGNATURES
 from wizard.triage.signatures_setup import SETUP_SIGNATURES
 from wizard.triage.signatures_tokenizer_errors import TOKENIZER_ERROR_SIGNATURES
 from wizard.triage.signatures_tokenizers import TOKENIZER_SIGNATURES
@@ -536,7 +537,8 @@ SIGNATURES += (HF_SIGNATURES + USAGE_SIGNATURES + DEVICE_SIGNATURES + KERAS_SIGN
                + INFERENCE_SIGNATURES + TOKENIZER_ERROR_SIGNATURES + TORCH_SIGNATURES
                + HUB_PUSH_SIGNATURES + DIFFUSION_SIGNATURES + FRAMEWORK_SIGNATURES
                + QUANTIZED_SIGNATURES + ONNX_SIGNATURES + ATTENTION_SIGNATURES
-               + MEDIA_INPUT_SIGNATURES + HUB_DOWNLOAD_SIGNATURES + ENV_SIGNATURES)
+               + MEDIA_INPUT_SIGNATURES + HUB_DOWNLOAD_SIGNATURES + SERVING_SIGNATURES
+               + ENV_SIGNATURES)
 
 _BY_ID = {s.id: s for s in SIGNATURES}
 

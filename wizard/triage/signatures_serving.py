@@ -1,0 +1,118 @@
+"""Errors of serving or running a fine-tuned model outside transformers: vLLM and SGLang (tensor
+parallel sizes, unsupported architectures, context lengths, out-of-vocabulary ids, quantization
+flags, memory at start-up), Ollama, llama.cpp and mlx-lm (architectures a runtime does not know,
+GGUF files newer than the runtime, converters that do not know the tokenizer), and accelerator
+stacks outside CUDA (IPEX, Gaudi)."""
+from __future__ import annotations
+
+from wizard.triage.env_answers import BINARY, OLD, SETUP
+from wizard.triage.signature import Signature, signature_maker
+
+_r = signature_maker(14)
+
+
+SERVING_SIGNATURES: list[Signature] = [
+    _r("tensor-parallel-not-dividing-heads",
+       r"(?:Total number of attention heads|number of (?:key-value|kv) heads)[^\n]{0,80}must be "
+       r"divisible by tensor parallel size",
+       "The tensor parallel size does not divide the model's attention heads (or key-value "
+       "heads): vLLM splits heads evenly across the GPUs.",
+       "Each GPU holds an equal share of the heads.", ["environment.device"],
+       "vllm serve MODEL --tensor-parallel-size 2   # a divisor of num_attention_heads and "
+       "num_key_value_heads (config.json)", title="A tensor parallel size that does not divide "
+       "the heads"),
+    _r("vllm-architecture-not-loaded",
+       r"are not supported for now\. Supported architectures:",
+       "vLLM could not use the checkpoint's architecture: usually importing its model class "
+       "failed (the real ImportError is printed just above, e.g. a flash-attn build), or the "
+       "saved config names a headless class (LlamaModel, not LlamaForCausalLM).",
+       "vLLM maps config.architectures to its own model classes.",
+       ["environment.package-versions"],
+       "# read the error printed above this line; then e.g.: pip install -U vllm\n# a headless "
+       "save: save the ...ForCausalLM (config.architectures)",
+       title="vLLM does not load the architecture"),
+    _r("serving-context-longer-than-model",
+       r"is greater than the derived max_model_len|is longer than the maximum model length of",
+       "The serving context does not fit: --max-model-len asks for more than the checkpoint's "
+       "max_position_embeddings, or a prompt is longer than the max_model_len the server runs "
+       "with.", "vLLM sizes positions and the KV cache by max_model_len.",
+       ["data.sequence-longer-than-positions"],
+       "vllm serve CKPT --max-model-len 8192   # <= max_position_embeddings; prompts + "
+       "max_tokens within it", family="sequence-longer-than-max",
+       title="A context longer than the model's"),
+    _r("generated-id-out-of-vocabulary",
+       r"Token id \d+ is out of vocabulary",
+       "The model produced an id beyond the tokenizer's vocabulary: its embedding is padded "
+       "past the tokenizer (untrained rows), often reached through a chat template the model "
+       "was not trained with.", "Padded embedding rows have no token.",
+       ["data.chat-template-mismatch"],
+       "# serve with the chat template the model was trained with;\n# or resize the embeddings "
+       "to len(tokenizer) before saving", title="A generated id outside the vocabulary"),
+    _r("served-tokenizer-without-chat-template",
+       r"default chat template is no longer allowed, so you must provide a chat template",
+       "The fine-tuned tokenizer has no chat_template (a base model's, or saved without it), "
+       "and transformers 4.44 and later no longer fall back to a default.",
+       "The chat endpoint formats messages with the tokenizer's template.",
+       ["data.chat-template-missing"],
+       "vllm serve CKPT --chat-template ./template.jinja\n# or save it with the fine-tune: "
+       "tokenizer.chat_template = base_tokenizer.chat_template; tokenizer.save_pretrained(out)",
+       family="chat-template-not-set", title="No chat template to serve with"),
+    _r("serving-quantization-flag-mismatch",
+       r"does not match the quantization method specified in the `?quantization`? argument",
+       "--quantization names another method than the checkpoint's quantization_config.",
+       "vLLM reads the method from the checkpoint.", ["environment.package-versions"],
+       "vllm serve CKPT   # drop --quantization: the checkpoint's config decides",
+       title="A quantization flag that contradicts the checkpoint"),
+    _r("serving-memory-at-startup",
+       r"Not enough memory\. Please try to increase --mem-fraction-static|on startup is less "
+       r"than desired GPU memory utilization",
+       "The server cannot reserve the memory it is told to at start-up: SGLang's static "
+       "fraction is too small for the weights and cache, or vLLM's gpu_memory_utilization asks "
+       "for more than is free (another process holds the GPU).",
+       "Both servers reserve a fixed share of the GPU before serving.",
+       ["memory.gpu-held-by-other-process"],
+       "python -m sglang.launch_server --model-path CKPT --mem-fraction-static 0.9\n"
+       "LLM(model=ckpt, gpu_memory_utilization=0.6)   # <= the free share; or free the GPU",
+       title="Not enough GPU memory at start-up"),
+    _r("runtime-architecture-unsupported",
+       r"Error: unsupported architecture|error=\"?unsupported architecture|Model type "
+       r"[\w.-]{1,60} not supported\.",
+       "The local runtime (Ollama importing safetensors, mlx-lm, LM Studio's MLX engine) does not "
+       "know this architecture yet.", "Each runtime implements architectures one by one.",
+       ["environment.package-versions"],
+       "python llama.cpp/convert_hf_to_gguf.py ./merged --outfile model.gguf   # then FROM "
+       "./model.gguf in the Modelfile\n# mlx: pip install -U mlx-lm", family=OLD,
+       title="An architecture the runtime does not know", priority=18),
+    _r("gguf-newer-than-runtime",
+       r"create_tensor: tensor '[^'\n]{1,120}' not found|BPE pre-tokenizer was not recognized",
+       "The GGUF and the llama.cpp that reads (or writes) it disagree: the runtime is older than "
+       "the converter that wrote the file, or the converter is older than the model's "
+       "tokenizer.", "GGUF tensor names and pre-tokenizers are added release by release.",
+       ["environment.package-versions"],
+       "git -C llama.cpp pull && pip install -r llama.cpp/requirements.txt   # convert and run "
+       "with one recent llama.cpp\n# Ollama / LM Studio: update the app", family=OLD,
+       title="A GGUF and a llama.cpp of different ages"),
+    _r("mlx-parameters-not-in-model",
+       r"Received parameters not in model",
+       "The weights hold parameters the installed mlx-lm's model class lacks: an older mlx-lm "
+       "(or mlx-examples' lora.py) that implements another variant of the architecture.",
+       "mlx-lm loads weights strictly.", ["environment.package-versions"],
+       "pip install -U mlx mlx-lm\nmlx_lm.lora --train --model <repo> --data ./data",
+       family=OLD, title="mlx-lm older than the model"),
+    _r("ipex-torch-mismatch",
+       r"Intel(?:®|\(R\))? Extension for PyTorch\*? needs to work with PyTorch [\d.*]+, but "
+       r"PyTorch \S+ is found", "The installed Intel Extension for PyTorch was built for another torch "
+       "release.", "IPEX pins the torch minor release it was built against.",
+       ["environment.package-versions"],
+       "pip install \"torch==<the release IPEX names>\"   # or the IPEX release for your torch",
+       family=BINARY, title="IPEX and torch releases differ"),
+    _r("gaudi-stack-missing",
+       r"No module named '?habana_frameworks",
+       "habana_frameworks ships with the Gaudi software stack (SynapseAI), not with pip: the "
+       "code runs outside the Gaudi container (or on a machine without Gaudi).",
+       "optimum-habana needs the SynapseAI release its version was validated with.",
+       ["environment.device"],
+       "docker run -it --runtime=habana vault.habana.ai/gaudi-docker/<SynapseAI version>/...   # "
+       "the image matching optimum-habana", family=SETUP, title="The Gaudi stack is missing",
+       priority=20),
+]
