@@ -1,6 +1,6 @@
 """Errors of computing metrics in evaluation: the metric libraries' own refusals (empty
 references for WER, an old seqeval without the report arguments evaluate passes, flat
-tag lists given to a newer seqeval)."""
+tag lists given to a newer seqeval, lm-evaluation-harness's shadowed task names)."""
 from __future__ import annotations
 
 from wizard.triage.signature import Signature, signature_maker
@@ -41,4 +41,11 @@ METRIC_SIGNATURES: list[Signature] = [
        "model = CrossEncoder(name, num_labels=1)   # one score per pair for binary evaluation",
        title="A two-label CrossEncoder in the binary evaluator",
        requires=r"CEBinaryClassificationEvaluator|CrossEncoder"),
+    _e("lm-eval-task-shadowed",
+       r"No tasks specified, or no tasks found\. Please verify the task names",
+       "lm-evaluation-harness found no task of that name: a folder named like the task in the "
+       "current directory (./mmlu) shadows it, or the run is inside an edited checkout.",
+       "lm_eval resolves task names against paths first.", ["environment.package-versions"],
+       "cd /tmp && lm_eval --model hf --tasks mmlu ...   # a directory without a ./mmlu\n"
+       "lm_eval --tasks list   # the names this release knows", title="lm-eval found no task", priority=14),
 ]

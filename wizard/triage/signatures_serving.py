@@ -1,8 +1,10 @@
 """Errors of serving or running a fine-tuned model outside transformers: vLLM and SGLang (tensor
 parallel sizes, unsupported architectures, context lengths, out-of-vocabulary ids, quantization
 flags, memory at start-up), Ollama, llama.cpp and mlx-lm (architectures a runtime does not know,
-GGUF files newer than the runtime, converters that do not know the tokenizer), and accelerator
-stacks outside CUDA (IPEX, Gaudi)."""
+GGUF files newer than the runtime, converters that do not know the tokenizer), Gradio (behind a
+proxy, with a pydantic it does not read), text-generation-inference (warm-up, sharding, CPUs
+without AVX), ZeroGPU (quota, CUDA in the main process), and accelerator stacks outside CUDA
+(IPEX, Gaudi)."""
 from __future__ import annotations
 
 from wizard.triage.env_answers import BINARY, OLD, SETUP
@@ -115,4 +117,52 @@ SERVING_SIGNATURES: list[Signature] = [
        "docker run -it --runtime=habana vault.habana.ai/gaudi-docker/<SynapseAI version>/...   # "
        "the image matching optimum-habana", family=SETUP, title="The Gaudi stack is missing",
        priority=20),
+    _r("gradio-pydantic-schema",
+       r"argument of type 'bool' is not iterable",
+       "gradio_client cannot read the JSON schemas pydantic 2.11 writes (a boolean where it "
+       "expects a dict), so building the app's API info fails.",
+       "Older gradio_client walks the schema expecting dicts.", ["environment.package-versions"],
+       "pip install -U gradio   # or pin: pip install \"pydantic==2.10.6\"",
+       requires=r"gradio", family="env-version-too-old", title="Gradio and pydantic 2.11"),
+    _r("gradio-localhost-behind-proxy",
+       r"When localhost is not accessible, a shareable link must be created",
+       "Gradio could not reach its own server on localhost: a proxy or VPN intercepts "
+       "127.0.0.1 (or an older gradio failed on pydantic 2.11's schemas first).",
+       "launch() checks its local URL before returning.", ["environment.package-versions"],
+       "export no_proxy=localhost,127.0.0.1,::1   # let localhost bypass the proxy\n# or: pip "
+       "install -U gradio", title="Gradio cannot reach localhost"),
+    _r("tgi-prefill-memory",
+       r"Not enough memory to handle \d+ (?:total tokens with \d+ )?prefill tokens",
+       "text-generation-inference's warm-up could not fit the batch of prefill tokens its flags "
+       "ask for in the GPU memory left after the weights.",
+       "TGI reserves the KV cache for --max-batch-prefill-tokens at start-up.",
+       ["memory.will-not-fit"],
+       "--max-batch-prefill-tokens 2048 --max-batch-total-tokens 4096   # smaller, or a "
+       "quantized model", title="TGI's warm-up out of memory"),
+    _r("tgi-sharding-needs-flash",
+       r"Sharded \w{1,40} requires Flash Attention enabled models",
+       "text-generation-inference shards this model only with flash attention, which the GPU "
+       "(V100, T4) or the container (no CUDA visible) does not offer.",
+       "TGI's sharded models are written for its flash-attention kernels.",
+       ["environment.device"], "--num-shard 1   # one GPU; or an Ampere or newer GPU",
+       title="TGI sharding without flash attention"),
+    _r("tgi-cpu-without-avx",
+       r"Shard process was signaled to shutdown with signal 4",
+       "The host CPU lacks an instruction set the server's binaries use (AVX on some VMs): the "
+       "shard dies of an illegal instruction.", "Signal 4 is SIGILL.", ["environment.device"],
+       "# a host (or VM type) whose CPU exposes AVX/AVX2; check: grep avx /proc/cpuinfo",
+       title="A CPU without AVX"),
+    _r("zerogpu-quota",
+       r"You have exceeded your (?:free )?GPU quota",
+       "A ZeroGPU Space's per-user GPU time ran out: a quota, not an error of the app.",
+       "ZeroGPU meters GPU seconds per visitor.", ["environment.device"],
+       "# log in (or PRO) for more quota, lower @spaces.GPU(duration=...), or duplicate the Space "
+       "onto paid hardware", title="ZeroGPU quota exceeded"),
+    _r("zerogpu-cuda-in-main-process",
+       r"CUDA must not be initialized in the main process on Spaces with Stateless GPU",
+       "On ZeroGPU the code touches CUDA outside a @spaces.GPU function (model.to('cuda') at "
+       "import, torch.cuda calls at module level).",
+       "ZeroGPU attaches a GPU only inside decorated functions.", ["environment.device"],
+       "model.to('cuda')   # at module level is fine only after `import spaces`; CUDA calls "
+       "inside @spaces.GPU functions", title="CUDA in ZeroGPU's main process"),
 ]
