@@ -107,3 +107,22 @@ def test_a_projects_override_of_a_private_trainer_method_is_a_library_bug() -> N
     own = triage("class MyTrainer(Trainer):\n    def _get_train_sampler(self):\n        ...\n"
                  + paste)
     assert own.cause_id != "library-bug"
+
+
+def test_a_model_registry_without_the_architecture_is_a_release_too_old() -> None:
+    """A package importing its own `<pkg>.models.<type>` module (one module per architecture)
+    lacks that architecture: it came in a later release, whatever the package is."""
+    site = "/home/u/venv/lib/python3.11/site-packages"
+    paste = ("Traceback (most recent call last):\n"
+             '  File "/home/u/train.py", line 3, in <module>\n'
+             '    model, tokenizer = load("mlx-community/gemma-3-4b-it-4bit")\n'
+             f'  File "{site}/mlx_lm/utils.py", line 90, in _get_classes\n'
+             '    arch = importlib.import_module(f"mlx_lm.models.{model_type}")\n'
+             "ModuleNotFoundError: No module named 'mlx_lm.models.gemma3'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "env-version-too-old"
+        assert t.primary.fix == 'pip install -U "mlx-lm"'
+        # the user's own package of that shape is not a release question
+        own = paste.replace(f"{site}/mlx_lm/utils.py", "/home/u/mlx_lm/utils.py")
+        assert triage(own).cause_id != "env-version-too-old"

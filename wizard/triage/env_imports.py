@@ -62,10 +62,12 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     change = api_change(module)
     if change is not None:
         return answer_from_change(change, f"The module {module}", parsed, ev, importer_of(parsed))
+    if len(parts) > 2 and parts[-2] == "models" and (top == "transformers"
+                                                     or own_submodule_missing(parsed, module)):
+        # a model-type registry (transformers, mlx_lm, vllm...): one module per architecture
+        return answer(OLD, top, f"{module} is a model the installed {top} does not have yet "
+                      "(support for it was added in a later release).", upgrade(top), ev)
     if len(parts) > 1 and top in LIBRARIES:
-        if ".models." in f".{module}." and top == "transformers":
-            return answer(OLD, top, f"{module} is a model the installed transformers does not "
-                          "have yet (it was added in a later release).", upgrade(top), ev)
         importer = importer_of(parsed)
         return answer(NEW, top, f"{module} is no longer a module of the installed {top}: a "
                       f"release moved or removed it, and the code importing it "
