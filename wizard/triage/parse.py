@@ -305,10 +305,28 @@ def _parse_segment(lines: list[str]) -> tuple[ParsedError, list[str]]:
         loose.extend(rest)
     if header_type and not err.exc_type:
         err.exc_type = header_type
+    if not err.raw_message.strip() and err.frames:
+        err.raw_message = _raised_literal(lines[start or 0:])
     err.message = err.raw_message
     _unwrap_keras(err)
     _unwrap_graph(err)
     return err, loose
+
+
+_RAISE = re.compile(r"\braise\s+\w+\(")
+_LINE_NO = re.compile(r"^\s*(?:-*>\s*)?\d+\s")
+_LITERAL = re.compile(r"[fr]?([\"'])(?P<msg>(?:(?!\1).){10,})\1")
+
+
+def _raised_literal(lines: list[str]) -> str:
+    """The message a traceback cut before its exception line still shows: the string literal of
+    the innermost `raise X("...")` (a notebook prints the raising code with its context)."""
+    at = max((k for k, ln in enumerate(lines) if _RAISE.search(ln)), default=None)
+    if at is None:
+        return ""
+    code = " ".join(_LINE_NO.sub("", ln).strip() for ln in lines[at:at + 4])
+    m = _LITERAL.search(code[_RAISE.search(code).end():])
+    return m.group("msg").strip() if m else ""
 
 
 def _special_exception(lines: list[str]) -> tuple[str, str] | None:

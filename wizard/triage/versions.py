@@ -57,6 +57,8 @@ _STATED = [
     # "trl: 0.12.0.dev0", "bitsandbytes==0.47", "datasets 2.16.0", "tf2.0", "transformer 3,3,1"
     re.compile(rf"(?<![\w/.-])(?P<pkg>{_KNOWN})(?:\s*(?:==|:|=)\s*|\s*v|\s+version\s+|\s+v?|"
                r"(?<=tf))(?P<ver>\d+(?:[.,]\d+)+[\w.+-]*)", re.I),
+    # any package pinned exactly: "bert4keras==0.10.6", "tensorflow-gpu==1.14.0"
+    re.compile(r"(?<![\w/.-])(?P<pkg>[A-Za-z][\w.-]{1,40})\s*==\s*(?P<ver>\d+(?:\.\d+)+[\w.+-]*)"),
 ]
 
 
