@@ -45,6 +45,8 @@ _LIB_CLASS = [
     (re.compile(r"^(?:SentenceTransformer\w*|CrossEncoder\w*|SparseEncoder\w*)$"),
      "sentence_transformers"),
     (re.compile(r"^(?:Accelerator|PartialState|AcceleratorState)$"), "accelerate"),
+    (re.compile(r"^Fast(?:Language|Vision|Model|Llama|Mistral|Qwen\d*|Gemma\d*)\w*Model$|"
+                r"^FastModel$"), "unsloth"),
     (re.compile(r"^(?:Dataset|DatasetDict|IterableDataset|BuilderConfig|DatasetBuilder|"
                 r"Features)$"), "datasets"),
     (re.compile(r"^(?:Trainer|Seq2SeqTrainer|TrainingArguments|Seq2SeqTrainingArguments|"
@@ -288,6 +290,47 @@ def removed_internal_user(parsed: ParsedError) -> tuple[str, ApiChange, str] | N
         (attr and re.search(rf"\b{re.escape(attr)}\s*\(", parsed.text))
     lib = _HF_IMPORT.search(parsed.text)
     return (pip_name(lib.group("lib")), change, name) if lib and not used else None
+
+
+_PRIVATE_MISSING = re.compile(
+    rf"cannot import name {QUOTE}(?P<name>_[A-Za-z]\w*){QUOTE} from {QUOTE}(?P<module>[A-Za-z]\w*\.[\w.]+)"
+    rf"{QUOTE}(?! \(unknown)|\b[Mm]odule {QUOTE}(?P<owner>[A-Za-z]\w*\.[\w.]+){QUOTE} has no attribute "
+    rf"{QUOTE}(?P<attr>_[A-Za-z]\w*){QUOTE}")
+# compiled extensions and their loaders: a build question, not a private name of Python code
+_EXTENSION = re.compile(r"^_(?:C|\w*(?:_C|ext|lib|core|cuda|pywrap\w*|internal|imaging|umath))$")
+_IMPORTS = re.compile(r"^\W*(?:from|import)\s+(?P<lib>[A-Za-z]\w*)", re.M)
+
+
+def foreign_private(parsed: ParsedError) -> tuple[str | None, str, str] | None:
+    """(library, module, name) when an installed library uses a private (underscore) name of
+    another package that the installed release of it lacks: the user's code never names it, and
+    the code of another package reached for it (its frame, or the library the paste imports)."""
+    m = _PRIVATE_MISSING.search(parsed.text)
+    if m is None or "partially initialized" in parsed.text:
+        return None
+    module, name = m.group("module") or m.group("owner"), m.group("name") or m.group("attr")
+    if _EXTENSION.match(name) or name.startswith("__"):
+        return None
+    rest = parsed.text.replace(m.group(0), "")
+    if re.search(rf"(?<![\w'\"`]){re.escape(name)}\b", rest):
+        return None                   # the paste's own code (or another error line) names it
+    top = top_of(module)
+    for f in reversed(parsed.library_frames):
+        if f.package and dist_key(top_of(f.package)) != dist_key(top):
+            return None if _companions(f.package, top) else (pip_name(f.package), module, name)
+    if parsed.frames and not parsed.library_frames:
+        return None                   # the user's own frame reached for it
+    libs = [g for g in _IMPORTS.findall(parsed.text) if dist_key(g) != dist_key(top)]
+    if libs and _companions(libs[0], top):
+        return None
+    return (pip_name(libs[0]) if libs else None), module, name
+
+
+def _companions(a: str, b: str) -> bool:
+    """Packages released in step by one project (unsloth and unsloth_zoo): a private name one
+    lacks is the pair out of step (upgrade both), not one relying on the other's internals."""
+    a, b = dist_key(top_of(a)), dist_key(top_of(b))
+    return a.startswith(b + "-") or b.startswith(a + "-")
 
 
 def fold_groups(ev: dict, keys: tuple[str, ...]) -> None:

@@ -374,3 +374,32 @@ def refine_removed_argument_in_code(ev: dict, parsed: ParsedError) -> dict[str, 
     return answer(NEW, span.package, f"The code passes {cls} arguments that newer releases "
                   f"removed: {named}. The TypeError is a newer release rejecting them.",
                   f"{pin(span.package, removed)}{swap}", ev)
+
+
+# the command-line tools of the libraries (trl, accelerate, huggingface-cli / hf, ms-swift,
+# LLaMA-Factory, peft has none): a subcommand they do not list came in a later release
+_CLIS = {"trl": "trl", "accelerate": "accelerate", "huggingface-cli": "huggingface_hub",
+         "hf": "huggingface_hub", "swift": "ms-swift", "llamafactory-cli": "llamafactory",
+         "datasets-cli": "datasets", "transformers-cli": "transformers",
+         "transformers": "transformers", "diffusers-cli": "diffusers", "optimum-cli": "optimum"}
+
+
+def refine_cli_subcommand(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """`<tool> <command>` refused by a library's CLI: a near miss of a listed command is a typo;
+    otherwise the command came in a release later than the one installed."""
+    command = str(ev.get("command", ""))
+    listed = re.findall(r"'([\w-]+)'", str(ev.get("choices", "")))
+    tool = re.search(rf"(?<![\w-])(?P<tool>{'|'.join(map(re.escape, _CLIS))})(?:\.exe)?\s+"
+                     rf"{re.escape(command)}\b|usage: (?P<usage>[\w-]+)", parsed.text)
+    name = tool and (tool.group("tool") or tool.group("usage"))
+    if not name or name.lower() not in _CLIS:
+        return {"reject": True}
+    package = _CLIS[name.lower()]
+    close = difflib.get_close_matches(command, listed, n=1, cutoff=0.8)
+    if close:
+        return {"id": "cli-command-typo",
+                "cause": f"{name} has no command {command!r}: a typo of {close[0]!r}.",
+                "fix": f"{name} {close[0]} ..."}
+    return answer(OLD, package, f"{command!r} is not a command of the installed {pip_name(package)}"
+                  f" ({name} knows: {', '.join(listed)}): it came in a later release.",
+                  upgrade(package), ev)

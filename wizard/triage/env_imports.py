@@ -21,6 +21,7 @@ from wizard.triage.env_answers import (
     answer,
     answer_from_change,
     fold_groups,
+    foreign_private,
     importer_of,
     installed_in_paste,
     libclass,
@@ -31,7 +32,7 @@ from wizard.triage.env_answers import (
 )
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name, version_lt
-from wizard.triage.versions import api_change, installed_version
+from wizard.triage.versions import api_change, installed_version, paste_versions
 
 
 def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
@@ -78,6 +79,13 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                       ev, (importer or "",))
     if own_submodule_missing(parsed, module):
         return {"reject": True}       # the package cannot import itself: see library.py
+    stated = paste_versions(parsed.text).get(dist_key(top))
+    if len(parts) > 1 and stated:     # the package is there: its release lacks the submodule
+        return answer(NEW, top, f"{module} is not a module of {pip_name(top)} {stated}, which the "
+                      "paste says is installed: a release moved or removed it, and the code was "
+                      "written for another release.",
+                      f"pip install \"{pip_name(top)}<{stated}\"   # the release the code was "
+                      "written for (its README or requirements name it)", ev)
     pkg = pip_name(top)
     cause = f"The package {pkg} is not installed in the Python environment that runs the code."
     if top in ("torch", "tensorflow", "flax", "jax"):
@@ -112,8 +120,8 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
             module = found[0]         # the one library that exports the name
         ev["module"] = module or None
     top = top_of(module) if module else ""
-    if not name:
-        return {"reject": True}
+    if not name or foreign_private(parsed):
+        return {"reject": True}       # (a library's use of another's internal: see library.py)
     if "unknown location" in str(ev.get("loc", "")) and top in LIBRARIES and top != "transformers":
         pkg = pip_name(top)
         return {"id": "broken-package-install",
@@ -167,6 +175,14 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                           "only when PyTorch is installed in the same environment.",
                           "pip install torch   # or: pip install 'transformers[torch]'", ev,
                           ("transformers",))
+        stated = stated_version(parsed, "transformers")
+        if _always_a_torch_class(name) and not version_lt(stated, api_history.releases(
+                "transformers")[0]):
+            return answer(MISSING, "torch", f"Every release of transformers exports {name}, "
+                          "but only when PyTorch is importable in the same environment: it is "
+                          "not installed there (or fails to import).",
+                          "pip install torch   # in the environment that runs the code; then "
+                          "restart the runtime", ev, ("transformers",))
     if not top or top not in LIBRARIES | {top_of(k) for k in ("sentence_transformers",)}:
         if not top and parsed.innermost_library_package is None:
             return {"reject": True}
@@ -180,6 +196,17 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                   f"newer release (names are added over releases; if {name} was removed "
                   "instead, pin the release the code was written for).", upgrade(pkg), ev,
                   (importer or "",))
+
+
+_TORCH_CLASS = re.compile(r"^(?:AutoModel\w*|[A-Z]\w*(?:For[A-Z]\w*|Model|PreTrainedModel))$")
+
+
+def _always_a_torch_class(name: str) -> bool:
+    """A PyTorch model class (no TF/Flax prefix) that every scanned transformers release has."""
+    span = api_history.top_name("transformers", name)
+    rels = api_history.releases("transformers")
+    return bool(_TORCH_CLASS.match(name) and not name.startswith(("TF", "Flax")) and span
+                and rels and span.first == rels[0] and not span.removed and not span.gaps)
 
 
 def refine_import_line(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -211,6 +238,8 @@ def _shadowed(module: str, name: str) -> str | None:
 
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
+    if foreign_private(parsed):
+        return {"reject": True}       # a library's use of another's internal: see library.py
     top = top_of(module)
     if top not in LIBRARIES:
         return {"reject": True}

@@ -29,6 +29,7 @@ from wizard.triage.env_answers import (
     upgrade,
 )
 from wizard.triage.env_arguments import (
+    refine_cli_subcommand,
     refine_keras_kwargs,
     refine_release_removed,
     refine_hook_arity,
@@ -68,7 +69,7 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     fold_groups(ev, ("pkg", "low"))
     pkg = str(ev.get("pkg", "")).strip("`'\"")
     low = str(ev.get("low", "") or "")
-    high = str(ev.get("high", "") or "")
+    high = str(ev.get("high", "") or ev.get("below", "") or "")
     if not pkg or pkg.lower() in ("python", "the", "a"):
         return {"reject": True}
     found = ev.get("found") or ev.get("found2") or stated_version(parsed, pkg)
@@ -92,6 +93,15 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
 _REMOTE_CODE_IMPORTS = re.compile(r"This modeling file requires the following packages that were "
                                   r"not found in your environment: (?P<pkgs>[\w.-]+(?:, "
                                   r"[\w.-]+)*)")
+
+
+def refine_upgrade_fixed_it(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The reporter says upgrading a package fixed it: the release installed was too old."""
+    pkg, version = ev.get("pkg") or ev.get("pkg2"), ev.get("ver") or ev.get("ver2")
+    if not pkg or not re.match(r"[A-Za-z][\w.-]*$", pkg) or pkg.lower() in ("it", "to", "the"):
+        return {"reject": True}
+    return answer(OLD, pkg, f"The reporter found that upgrading {pip_name(pkg)} fixed it: the "
+                  "release installed was older than the code needs.", upgrade(pkg, version), ev)
 
 
 def refine_peft_config_dict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -440,8 +450,9 @@ ENV_SIGNATURES: list[Signature] = [
          r"Can't find model '(?P<model>[\w-]+)'\. It doesn't seem to be a Python package",
          "The spaCy pipeline was never downloaded.", "python -m spacy download en_core_web_sm"),
     _sig("env-requires-version", OLD,
-         r"(?<![\w-])(?P<pkg>[A-Za-z][\w-]*)\s*>=\s*(?P<low>\d[\w.]*)(?:,\s*!=\s*[\d.]+)*(?:,\s*<\s*"
-         r"(?P<high>\d[\w.]*))? is required for a normal functioning of this module, but found "
+         r"(?<![\w-])(?P<pkg>[A-Za-z][\w-]*)\s*(?:>=\s*(?P<low>\d[\w.]*)(?:,\s*!=\s*[\d.]+)*(?:,\s*<\s*"
+         r"(?P<high>\d[\w.]*))?|<\s*(?P<below>\d[\w.]*)) is required for a normal functioning of "
+         r"this module, but found "
          r"[\w-]+==(?P<found>\d[\w.]*)|"
          r"requires?\s+(?:the\s+)?`?(?:package\s+)?`?(?P<pkg2>[A-Za-z][\w-]*)`?\s*(?:version\s*)?"
          r"(?:>=|>|~=)\s*`?(?P<low2>\d[\w.]*)|"
@@ -504,6 +515,21 @@ ENV_SIGNATURES: list[Signature] = [
          "transformers allows training an 8-bit bitsandbytes model only with bitsandbytes 0.37.0 "
          "or later; the installed bitsandbytes is older.",
          'pip install -U "bitsandbytes>=0.37.0"   # then restart the runtime', priority=18),
+    _sig("env-cli-command-unknown", OLD,
+         r"error: argument (?:command|subcommand|\{[\w,-]+\}|[\w_]+): invalid choice: "
+         r"'(?P<command>[\w-]+)' \(choose from (?P<choices>[^)\n]{1,400})\)",
+         "The library's command-line tool has no such command in the installed release.",
+         "pip install -U <the package>", refine=refine_cli_subcommand, priority=15),
+    _sig("env-upgrade-fixed-it", OLD,
+         # "I was able to fix this by upgrading to `datasets>=2.6.0`", "upgrading peft to 0.5
+         # solved it" (not "upgrading did not help")
+         r"\b(?:fix(?:ed)?|solved?|resolved?) (?:it |this |that |the (?:issue|problem|error) )?by "
+         r"(?:upgrad|updat)\w* (?:to )?`?(?P<pkg>[A-Za-z][\w.-]*?)`?(?:\s*(?:>=|==|to|version)\s*"
+         r"v?(?P<ver>\d+\.\d+[\w.]*))?`?(?![\w.-])|"
+         r"\b(?:upgrad|updat)\w* `?(?P<pkg2>[A-Za-z][\w.-]*?)`? to (?:version )?`?v?(?P<ver2>\d+"
+         r"\.\d+[\w.]*)`? (?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)",
+         "The reporter found that upgrading a package fixed it.", "pip install -U <the package>",
+         refine=refine_upgrade_fixed_it, priority=14),
     _sig("env-pins-conflict", OLD,
          r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
          r"dependencies",

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from wizard.triage.env_answers import (
     FAMILY,
+    foreign_private,
     LIBRARIES,
     blamed_library,
     internal_call_mismatch,
@@ -253,6 +254,12 @@ _BLAMED_LINE = re.compile(rf"(?:{_SOURCE_LINE.pattern}|{_NAMED_LINE})" + r"[\s\S
                           # line, has a problem, is a bug
                           r"应该|应当|需要|修改|改成|改为|导致|这一?行|有问题|是一?个?bug)|"
                           r"\b(?:revise|remove|change) \[?line \d+\]?\(", re.I)
+# the same blame written before the link: "The issue seems to be [here](...#L1093)", or the
+# library's code described as skipping a step: "calls repo_info(...) without forwarding the token"
+_BLAME_BEFORE = re.compile(r"\b(?:issue|problem|bug|culprit) (?:seems to (?:be|come from|lie)|"
+                           r"is|lies|might be|may be|comes from)\s+(?:\[?here\]?\(?|in |at |"
+                           r"from )?|\b(?:without|not|never) (?:forwarding|passing|propagating|"
+                           r"checking|handling)\b", re.I)
 _CHANGE_ASKED = re.compile(r"\b(?:revise|remove|delete|change) (?:\[?line \d+\]?|this line|that "
                            r"line)", re.I)
 # the reporter editing that line: "Replaced it with ... and the error was gone"
@@ -261,7 +268,8 @@ _EDITED = re.compile(r"\b(?:replac\w+|chang\w+|edit\w+|modif\w+|patch\w+) (?:it|
                      r" (?:was|is|went) (?:gone|away|fixed|solved|resolved)", re.I)
 # interactive sessions: the call and its printed result side by side
 _SESSION = re.compile(r"^\s*(?:>>>|\(Pdb\)|In \[\d+\]:)\s*\S", re.M)
-_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong)|incorrect(?:ly)? \w+|"
+_WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong|(?:a (?:little |bit )*)?"
+                          r"broken)|incorrect(?:ly)? \w+|"
                           r"fails? to (?:correctly|properly)|(?:go|goes|went) off the "
                           r"rails|(?:gives?|returns?|prints?) (?:the )?wrong|wrong (?:result|output|"
                           r"offsets?|values?))\b", re.I)
@@ -272,6 +280,12 @@ _EXPECTED_VALUE = re.compile(r"^[#* \t]*expected (?:results?|outputs?|behaviou?r
                              r"(?:[ \t]*(?:```\w*)?[ \t]*\n){0,3}[ \t]*(?:[\[\(\{'\"]|torch\.Size|"
                              r"tensor\(|array\(|\d)",
                              re.M | re.I)
+
+
+def _blamed_before(text: str) -> bool:
+    """Blame words up to 300 characters before a link to a line of a library's source."""
+    return any(_BLAME_BEFORE.search(text[max(0, m.start() - 300):m.start()])
+               for m in _SOURCE_LINE.finditer(text))
 
 
 def _own_call_arity(parsed: ParsedError) -> str | None:
@@ -374,7 +388,7 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if arity:
         reasons.append(f"library code calls {arity}() with another number of arguments than it "
                        "takes, on its own line: its code is wrong whatever the input")
-    if _BLAMED_LINE.search(text) and not parsed.user_frames:
+    if (_BLAMED_LINE.search(text) or _blamed_before(text)) and not parsed.user_frames:
         reasons.append("the paste points at a line of the library's source as the cause")
         if _CHANGE_ASKED.search(text):
             reasons.append("the paste describes a fix of library code: a change of that line")
@@ -410,6 +424,14 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append(f"{lib} uses {what}, an internal of {change.package} that {change.package} "
                        f"{change.removed} removed: the fix is a {lib} release that stops using it "
                        f"(until then: pip install \"{change.package}<{change.removed}\")")
+    foreign = None if internal else foreign_private(parsed)
+    if foreign:
+        lib, module, name = foreign
+        top = module.split(".")[0]
+        reasons.append(f"{lib or 'an installed library'} (or a package it uses) reaches for "
+                       f"{module}.{name}, a private name of {top} that the installed {top} does "
+                       f"not have: the library relied on an internal (its fix: a release that "
+                       f"stops using it; until then the {top} release it was written for)")
     missing = _NO_MODULE.search(parsed.message or "")
     if missing and own_submodule_missing(parsed, missing.group("module")):
         module = missing.group("module")

@@ -6,12 +6,52 @@ are saved from or loaded into.
 """
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
 _c = signature_maker(12)
 
+# the usual imports of names that code uses as modules
+_USUAL_IMPORT = {"models": "from sentence_transformers import models",
+                 "losses": "from sentence_transformers import losses",
+                 "util": "from sentence_transformers import util",
+                 "nn": "from torch import nn", "F": "import torch.nn.functional as F",
+                 "np": "import numpy as np", "pd": "import pandas as pd",
+                 "tf": "import tensorflow as tf", "torch": "import torch",
+                 "keras": "from tensorflow import keras", "os": "import os",
+                 "datasets": "import datasets", "transformers": "import transformers"}
+
+
+def refine_undefined_name(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A NameError in the user's own code for a name the paste's code uses and never defines or
+    imports (a notebook cell that did not run, an import line left out)."""
+    name = str(ev.get("name", ""))
+    inner = parsed.innermost_frame
+    if inner is not None and not inner.is_user:
+        return {"reject": True}       # library code: a version or a library bug (see env rules)
+    text = parsed.text.replace(f"name '{name}' is not defined", "")
+    n = re.escape(name)
+    if not re.search(rf"(?<![\w.]){n}\s*(?:\.\w|\(|\[)", text):
+        return {"reject": True}       # the paste does not show the code using it
+    if re.search(rf"\bimport\s+[^\n]*\b{n}\b|\bas\s+{n}\b|^\s*{n}\s*[:=]|\bdef\s+{n}\b|"
+                 rf"\bclass\s+{n}\b|\bfor\s+{n}\b|\bwith\s[^\n]*\bas\s+{n}\b", text, re.M):
+        return {"reject": True}       # it is defined in the paste: defined later, or elsewhere
+    fix = _USUAL_IMPORT.get(name)
+    return {"fix": (fix + "   # at the top, and run that cell first") if fix else
+            f"# define or import {name} before this line (in a notebook: run the cell that does)"}
+
 
 CODE_SIGNATURES: list[Signature] = [
+    _c("missing-import",
+       r"name '(?P<name>[A-Za-z_]\w*)' is not defined",
+       "Your code uses a name it never defines or imports: an import line left out, or a notebook "
+       "cell that defines it not run (or run in another session).",
+       "Python looks a name up when the line runs; nothing defined it before.",
+       ["model.forward"], "# import or define it before the line that uses it",
+       title="A name your code never defined", priority=6, refine=refine_undefined_name),
     _c("view-on-non-contiguous",
        r"view size is not compatible with input tensor's size and stride",
        "Code calls .view() on a tensor whose memory is not contiguous (after transpose, permute "

@@ -116,6 +116,14 @@ FRAMEWORK_SIGNATURES: list[Signature] = [
        "Its kernels and patches assume one device.", ["environment.device"],
        "CUDA_VISIBLE_DEVICES=0 python train.py   # or drop Unsloth for multi-GPU training",
        title="Unsloth on several GPUs"),
+    _f("unsloth-model-not-supported-yet",
+       r"Unsloth: [\w./-]{1,120} not supported yet",
+       "The installed Unsloth predates support for this model's architecture (or its variant, "
+       "such as a long-context rope scaling): Unsloth patches architectures one by one.",
+       "FastLanguageModel dispatches to the architectures it has patched.",
+       ["environment.package-versions"],
+       'pip install --upgrade --force-reinstall --no-cache-dir unsloth unsloth_zoo',
+       family=OLD, title="A model the installed Unsloth does not support yet"),
     _f("swift-model-type-not-registered",
        r"model_type:? '?[\w.-]{1,80}'? is not registered|model_type: '[\w.-]{1,80}' not in \[",
        "The installed ms-swift predates the model_type (new models land on its main branch "

@@ -474,7 +474,8 @@ HF_SIGNATURES: list[Signature] = [
        "return_overflowing_tokens=True)", priority=14),
     _s("rust-compiler-not-found",
        r"Can ?not find Rust compiler|can't find Rust compiler|error: could not compile `?"
-       r"tokenizers|Failed building wheel for tokenizers",
+       r"tokenizers|Failed building wheel for tokenizers|Building wheel for tokenizers "
+       r"\(pyproject\.toml\) did not run successfully",
        "pip is building tokenizers from source (no wheel for this Python/platform) and finds no "
        "Rust compiler on the PATH of the process that builds it.",
        "Wheels exist for common platforms and Python versions; elsewhere the Rust toolchain is "
@@ -723,7 +724,9 @@ HF_SIGNATURES: list[Signature] = [
        r"SafetensorError: Error while deserializing header: (?:MetadataIncompleteBuffer|"
        r"InvalidHeaderDeserialization)|"
        r"PytorchStreamReader failed reading zip archive: failed finding central directory|"
-       r"Unable to (?:open|synchronously open) file \(file signature not found\)",
+       r"Unable to (?:open|synchronously open) file \(file signature not found\)|"
+       # TensorFlow restoring a checkpoint whose bytes are not the ones it wrote
+       r"Checksum does not match: stored \d+ vs\. calculated on the restored bytes \d+",
        "The weights file is cut or not what its name says (an interrupted download, a full "
        "disk while saving, a Git LFS pointer or an HTML page saved under that name).",
        "safetensors, torch.load and h5py read an index at the end or a signature at the start; "

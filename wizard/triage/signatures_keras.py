@@ -29,6 +29,33 @@ def refine_keras_tensor(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+# layers of the user's own on a library's output, or a second Keras library beside the first
+_OWN_LAYERS = re.compile(r"\b(?:layers\.)?(?:Dense|Lambda|Dropout|Concatenate|Bidirectional|LSTM|"
+                         r"GRU|Conv1D|Add|Multiply|Flatten)\(|\b(?:keras\.)?models?\.Model\(|"
+                         r"\bModel\(\s*(?:inputs?=)?[\w\[]|\btf\.keras\b|TF_KERAS", re.I)
+_KERAS_LIBS = re.compile(r"\b(?:keras[-_](?:bert|xlnet|gpt-?2|transformer|albert)|(?:bert|xlnet|"
+                         r"albert|gpt-?2)[-_]keras|bert4keras|kashgari)\b", re.I)
+
+
+def refine_mixed_keras(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Two Keras implementations need two builders: the user's own layers (or a second Keras
+    library) on a library's model. When the library builds the whole model alone (its loader,
+    its own test script), it reads its own tensors with another Keras than it was written for:
+    a release mismatch between it and the installed TensorFlow/Keras."""
+    libs = {re.sub(r"[-_]", "", m.lower()) for m in _KERAS_LIBS.findall(parsed.text)}
+    if _OWN_LAYERS.search(parsed.text) or len(libs) > 1:
+        return None
+    stated = ", ".join(f"{k} {v}" for k, v in paste_versions(parsed.text).items()
+                       if "keras" in k or "tensorflow" in k or k in ("tf", "bert4keras"))
+    return {"id": "env-version-too-new",
+            "cause": "The library builds the whole model itself, and reads its own tensors' Keras "
+                     "history with another Keras than it was written for: its release does not "
+                     "match the installed TensorFlow/Keras" + (f" ({stated})" if stated else "")
+                     + ".",
+            "fix": "pip install <the TensorFlow and Keras releases the library's README names>   "
+                   "# or the library release written for the installed ones"}
+
+
 def refine_unbuilt_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """An IndexError on a line reading a layer's weights by index: only when that line is the
     failing one (the innermost frame's code, or the line the notebook arrow points at)."""
@@ -360,7 +387,8 @@ KERAS_SIGNATURES: list[Signature] = [
         ["model.forward"],
         "import os; os.environ['TF_KERAS'] = '1'   # before importing keras-bert (and friends): "
         "build on tf.keras\nfrom tensorflow import keras   # and use this keras everywhere",
-        title="keras and tf.keras in one model", framework="tensorflow", priority=12),
+        title="keras and tf.keras in one model", framework="tensorflow", priority=12,
+        refine=refine_mixed_keras),
     Signature(
         "weights-loaded-before-build",
         r"IndexError: list index out of range",

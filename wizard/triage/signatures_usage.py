@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from wizard.triage import api_history
-from wizard.triage.env_answers import answer_from_change
+from wizard.triage.env_answers import answer_from_change, libclass
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.refine import refine_dtypes_many_gpus
@@ -103,6 +103,22 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
                    "pip install -U <the package whose code reads it>   # upgrade them together"}
 
 
+def _across_libraries(cls: str, attr: str, raiser: str | None) -> dict[str, Any]:
+    """Library code of one package reads .attr of another package's class: the two packages are
+    of mismatched releases (not a bug of either). Library code on its own class: another matter."""
+    home = libclass(cls)
+    if not home or not raiser or dist_key(home) == dist_key(raiser) or \
+            re.search(r"Output|BatchEncoding|BatchFeature|Tensor", cls):
+        return {"reject": True}
+    return {"id": "env-version-too-new",
+            "cause": f"{raiser}'s code reads .{attr} of {home}'s {cls}, which the installed {home} "
+                     f"does not have: the two packages are of mismatched releases ({raiser} was "
+                     f"written for another {home}: one removed it, or has not added it yet).",
+            "fix": f"pip install -U {dist_key(raiser)}   # a release written for the installed "
+                   f"{home}\n# or pin {home} to the release {raiser} was written for (its "
+                   "requirements name it)"}
+
+
 _RUNS_MODULE = re.compile(r"(?:^|\s)-m\s+(?P<pkg>[A-Za-z_]\w*)\.")
 
 
@@ -163,7 +179,7 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if not relevant and cls not in _HANDED_TO_YOU:
         return _version_skew(cls, attr, parsed)
     if relevant and not relevant[-1].is_user:
-        return {"reject": True}
+        return _across_libraries(cls, attr, relevant[-1].package)
     never = (f" No release of {cls} has had it." if api_history.member_in_no_release(cls, attr)
              else "")
     return {"cause": f"Your code reads .{attr} of a {cls}, which has no attribute of that name: "
@@ -176,8 +192,8 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
 def refine_multilabel_view(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only for a multi-label set-up, and with fewer values than one row of labels needs (a
     reshape elsewhere fails for other reasons)."""
-    if not re.search(r"multi.?label", parsed.text, re.I) or \
-            int(ev.get("size", 0)) % max(int(ev.get("num_labels", 1)), 1) == 0:
+    if not re.search(r"multi.?label|multi_target_strategy", parsed.text, re.I) or (
+            ev.get("size") and int(ev["size"]) % max(int(ev.get("num_labels") or 1), 1) == 0):
         return {"reject": True}
     return None
 
@@ -232,7 +248,9 @@ USAGE_SIGNATURES: list[Signature] = [
        "# or single-label classification: problem_type='single_label_classification' (cross-entropy)",
        title="Target size must be the same as input size"),
     _u("multilabel-labels-not-multi-hot",
-       r"shape '\[-1, (?P<num_labels>\d+)\]' is invalid for input of size (?P<size>\d+)",
+       r"shape '\[-1, (?P<num_labels>\d+)\]' is invalid for input of size (?P<size>\d+)|"
+       # SetFit's multi_target_strategy indexing the labels as rows of a 2-D array
+       r"too many indices for array: array is 1-dimensional, but 2 were indexed",
        "A multi-label model got one label per example: it reshapes the labels to [-1, "
        "num_labels], which needs one 0/1 value per class (a multi-hot list) in each row.",
        "Multi-label classification compares every class's logit with its own 0/1 label.",

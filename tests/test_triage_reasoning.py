@@ -1,0 +1,171 @@
+"""Reasoning rules learned from a second batch of real reports: who reads what (one library
+reading another's object, a library reaching for another package's private name, a library's own
+Keras model), what the reporter says fixed it, and messages a cut paste still shows. Each rule
+with the paste it answers and a control it must leave alone."""
+from __future__ import annotations
+
+from wizard.triage.match import triage
+from wizard.triage.parse import parse_traceback
+from wizard.triage.versions import paste_versions, pastes_from_elsewhere
+
+SITE = "/usr/local/lib/python3.10/dist-packages"
+
+
+def _t(paste: str):
+    with pastes_from_elsewhere():
+        return triage(paste)
+
+
+def test_a_keras_library_building_its_model_alone_is_a_release_mismatch() -> None:
+    alone = ("model = keras_bert.load_trained_model_from_checkpoint(config_file=config_path,\n"
+             "    checkpoint_file=checkpoint_path)\n"
+             "AttributeError: 'tuple' object has no attribute 'layer'")
+    assert _t(alone).cause_id == "env-version-too-new"
+    # layers of the user's own on the library's output: two Keras implementations mixed
+    mixed = alone + ("\ndense = model.get_layer('NSP-Dense').output\n"
+                     "outputs = keras.layers.Dense(units=2, activation='softmax')(dense)")
+    assert _t(mixed).cause_id == "keras-and-tf-keras-mixed"
+    # two Keras libraries in one project: mixed as well
+    two = alone + "\nkeras-xlnet.version '0.16.0'\nkeras-bert.version '0.41.0'"
+    assert _t(two).cause_id == "keras-and-tf-keras-mixed"
+
+
+def test_one_library_reading_another_librarys_object_is_version_skew() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             '  File "train.py", line 4, in <module>\n    emb = model.encode(texts)\n'
+             f'  File "{SITE}/sentence_transformers/models/BERT.py", line 64, in '
+             "get_sentence_features\n"
+             "    return self.tokenizer.prepare_for_model(tokens, max_length=128)\n"
+             "AttributeError: 'BertTokenizer' object has no attribute 'prepare_for_model'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-new"
+    assert "sentence_transformers" in t.primary.cause and "transformers" in t.primary.fix
+    # the same library on its own class is not skew between two packages
+    own = paste.replace("sentence_transformers/models/BERT.py", "transformers/tokenization_utils.py")
+    assert _t(own).cause_id != "env-version-too-new"
+
+
+def test_a_library_reaching_for_another_packages_private_name_is_a_library_bug() -> None:
+    paste = ("```python\nfrom bert4keras.models import build_transformer_model\n"
+             "model = build_transformer_model(config_path, checkpoint_path)\n```\n"
+             "AttributeError: module 'tensorflow.python.framework.ops' has no attribute "
+             "'_TensorLike'")
+    t = _t(paste)
+    assert t.cause_id == "library-bug"
+    assert any("_TensorLike" in r for r in t.bug.reasons)
+    # the user's own code using the private name: theirs to change, not a library bug
+    mine = paste.replace("model = build", "x = tf.python.framework.ops._TensorLike\nmodel = build")
+    assert _t(mine).cause_id != "library-bug"
+    # a companion package of the same project out of step: upgrade both, a version answer
+    pair = ("from unsloth import FastLanguageModel\nImportError: cannot import name "
+            "'_unsloth_get_batch_samples' from 'unsloth_zoo.loss_utils'")
+    assert _t(pair).cause_id == "env-version-too-old"
+
+
+def test_a_library_cli_without_the_subcommand_is_a_release_too_old() -> None:
+    paste = ("$ trl vllm-serve --model Qwen/Qwen2.5-7B-Instruct\nusage: trl\nTRL CLI: error: "
+             "argument command: invalid choice: 'vllm-serve' (choose from 'chat', 'dpo', 'env', "
+             "'grpo', 'kto', 'sft')")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and t.primary.fix == 'pip install -U "trl"'
+    typo = paste.replace("vllm-serve", "sftt")
+    assert _t(typo).cause_id == "cli-command-typo"
+    # a script's own argparse is not a library's release
+    own = ("usage: train.py\ntrain.py: error: argument command: invalid choice: 'fit' (choose "
+           "from 'train', 'eval')")
+    assert _t(own).cause_id != "env-version-too-old"
+
+
+def test_the_reporters_upgrade_that_fixed_it_names_the_old_release() -> None:
+    paste = ("I get a KeyError from trainer.train(). I was able to fix this by upgrading to "
+             "`datasets>=2.6.0`.\nKeyError: 'ner_tags'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and "datasets>=2.6.0" in t.primary.fix
+    tried = "I tried upgrading datasets to 2.6.0 but it did not help.\nKeyError: 'ner_tags'"
+    assert _t(tried).cause_id != "env-version-too-old"
+
+
+def test_an_upper_bound_requirement_names_the_newer_release() -> None:
+    t = _t("ImportError: transformers<4.42 is required for a normal functioning of this module, "
+           "but found transformers==4.42.4")
+    assert t.cause_id == "env-version-too-new" and 'transformers<4.42' in t.primary.fix
+
+
+def test_unsloth_not_supporting_a_model_yet_is_a_release_too_old() -> None:
+    t = _t("NotImplementedError: Unsloth: microsoft/Phi-3-medium-128k-instruct not supported yet!")
+    assert t.cause_id == "env-version-too-old" and "unsloth" in t.primary.fix
+
+
+def test_a_name_the_users_code_never_imported() -> None:
+    paste = ("----> 1 word_embedding_model = models.BERT('bert-base-uncased')\n"
+             "NameError: name 'models' is not defined")
+    t = _t(paste)
+    assert t.cause_id == "missing-import"
+    assert t.primary.fix.startswith("from sentence_transformers import models")
+    imported = "from sentence_transformers import models\n" + paste
+    assert _t(imported).cause_id != "missing-import"
+    # raised in library code: not the user's import
+    lib = ("Traceback (most recent call last):\n"
+           f'  File "{SITE}/somelib/core.py", line 3, in run\n    return helper(x)\n'
+           "NameError: name 'helper' is not defined")
+    assert _t(lib).cause_id != "missing-import"
+
+
+def test_a_notebook_traceback_cut_before_its_message_keeps_the_raised_text() -> None:
+    paste = ("ImportError                               Traceback (most recent call last)\n"
+             "<ipython-input-26-cfdcb4612c2d> in <cell line: 1>()\n"
+             "----> 1 training_args = TrainingArguments(\n"
+             f"{SITE}/transformers/training_args.py in _setup_devices(self)\n"
+             "   1786             if not is_accelerate_available(min_version=\"0.20.1\"):\n"
+             "-> 1787                 raise ImportError(\n"
+             "   1788                     \"Using the `Trainer` with `PyTorch` requires "
+             "`accelerate>=0.20.1`: Please run `pip install accelerate -U`\"\n")
+    parsed = parse_traceback(paste)
+    assert parsed.message.startswith("Using the `Trainer` with `PyTorch` requires")
+    assert _t(paste).cause_id == "env-version-too-old"
+    # a message printed after the frames wins over the code's literal
+    printed = parse_traceback(paste + "ImportError: something else entirely\n")
+    assert printed.message == "something else entirely"
+
+
+def test_a_pytorch_class_every_release_exports_is_missing_torch() -> None:
+    paste = ("ImportError: cannot import name 'AutoModelForQuestionAnswering' from 'transformers' "
+             "(C:\\Users\\me\\anaconda3\\lib\\site-packages\\transformers\\__init__.py)")
+    assert _t(paste).cause_id == "env-missing-package"
+    # a release older than any scanned one: the class may simply not exist there yet
+    old = "ImportError: cannot import name 'ReformerModel' from 'transformers'\n- transformers 2.8.0"
+    assert _t(old).cause_id == "env-version-too-old"
+
+
+def test_a_submodule_missing_from_a_stated_release_moved_or_went() -> None:
+    paste = ("- bert4keras==0.10.6\n"
+             "ModuleNotFoundError: No module named 'bert4keras.bert'")
+    assert paste_versions(paste)["bert4keras"] == "0.10.6"
+    assert _t(paste).cause_id == "env-version-too-new"
+    assert _t("ModuleNotFoundError: No module named 'bert4keras.bert'").cause_id != \
+        "env-version-too-new"
+
+
+def test_messages_of_setfit_tensorflow_and_pip_builds() -> None:
+    multilabel = ("trainer = SetFitTrainer(model=model, train_dataset=ds)\n"
+                  "model = SetFitModel.from_pretrained(name, multi_target_strategy='one-vs-rest')\n"
+                  "IndexError: too many indices for array: array is 1-dimensional, but 2 were "
+                  "indexed")
+    assert _t(multilabel).cause_id == "multilabel-labels-not-multi-hot"
+    assert _t("IndexError: too many indices for array: array is 1-dimensional, but 2 were "
+              "indexed").cause_id != "multilabel-labels-not-multi-hot"
+    assert _t("DataLossError (see above for traceback): Checksum does not match: stored 2361353507 "
+              "vs. calculated on the restored bytes 3689058997").cause_id == \
+        "incomplete-model-download"
+    assert _t("× Building wheel for tokenizers (pyproject.toml) did not run successfully.\n"
+              "│ exit code: 1").cause_id == "rust-compiler-not-found"
+
+
+def test_blame_written_before_a_link_to_the_librarys_source() -> None:
+    paste = ("`ds.map(f, remove_columns=['i'])` on an IterableDataset returns [{}, {}].\n"
+             "The issue seems to be [here](https://github.com/huggingface/datasets/blob/6c6a82a/"
+             "src/datasets/iterable_dataset.py#L1093): the columns are removed after the mapping.")
+    assert _t(paste).cause_id == "library-bug"
+    link_only = ("See https://github.com/huggingface/datasets/blob/6c6a82a/src/datasets/"
+                 "iterable_dataset.py#L1093 for the map I use.")
+    assert _t(link_only).cause_id != "library-bug"
