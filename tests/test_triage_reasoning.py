@@ -169,3 +169,26 @@ def test_blame_written_before_a_link_to_the_librarys_source() -> None:
     link_only = ("See https://github.com/huggingface/datasets/blob/6c6a82a/src/datasets/"
                  "iterable_dataset.py#L1093 for the map I use.")
     assert _t(link_only).cause_id != "library-bug"
+
+
+def test_custom_code_lacking_a_method_newer_transformers_calls() -> None:
+    paste = ("It was running perfectly with transformers 4.46.0; when I upgrade to 4.49.0 it stops "
+             "with the error \"Config' object has no attribute 'get_text_config\". If I downgrade "
+             "back to 4.46.0 the node works well again.")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-new"
+    assert 'transformers<4.45' in t.primary.fix       # get_text_config came with 4.45
+    # a method every release of the base class had: nothing dates it
+    older = paste.replace("get_text_config", "to_dict")
+    assert _t(older).cause_id != "env-version-too-new"
+
+
+def test_a_module_attribute_missing_from_the_release_an_interactive_session_prints() -> None:
+    paste = ("bert_embed = BERTEmbedding(folder, task=kashgari.LABELING, sequence_length=100)\n"
+             "AttributeError: module 'kashgari' has no attribute 'LABELING'\n"
+             ">>> kashgari.__version__\n'2.0.0.alpha'")
+    assert paste_versions(paste)["kashgari"] == "2.0.0.alpha"
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-new" and 'kashgari<2.0.0' in t.primary.fix
+    # no release shown: nothing to say which release the code was written for
+    assert _t(paste.split(">>>")[0]).cause_id != "env-version-too-new"

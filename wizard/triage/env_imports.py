@@ -241,6 +241,14 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if foreign_private(parsed):
         return {"reject": True}       # a library's use of another's internal: see library.py
     top = top_of(module)
+    stated = paste_versions(parsed.text).get(dist_key(top))
+    if top not in LIBRARIES and stated and module == top and \
+            re.search(rf"(?<![\w.]){re.escape(top)}\.{re.escape(name)}\b", parsed.text):
+        return answer(NEW, top, f"The code uses {top}.{name}, which {pip_name(top)} {stated} (the "
+                      "release the paste shows) does not have: the code was written for another "
+                      f"release of {pip_name(top)}.",
+                      f"pip install \"{pip_name(top)}<{stated}\"   # the release the code (or its "
+                      "tutorial) was written for; or port it to the installed release's API", ev)
     if top not in LIBRARIES:
         return {"reject": True}
     change = api_change(name, pip_name(top)) or api_change(f"{module}.{name}") or \

@@ -94,6 +94,16 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
     error_line = f"object has no attribute '{attr}'"
     if re.search(rf"\.{re.escape(attr)}\b", parsed.text.replace(error_line, "")):
         return {"reject": True}       # the paste's own code reads it
+    base = _newer_base_member(cls, attr)
+    if base is not None:
+        return {"id": "env-version-too-new",
+                "cause": f"{cls} is a class of custom code (a model repository's remote code, a "
+                         f"plugin or another project) built on transformers' {base.owner}: "
+                         f"transformers {base.first} and later call .{attr} on every such "
+                         f"object, and this class, written for an older transformers, does not "
+                         "have it.",
+                "fix": f'pip install "transformers<{base.first}"   # the release the custom code '
+                       "was written for, until its authors update it"}
     return {"id": "env-version-too-old", "guess": True,
             "cause": f"Library code reads .{attr} of a {cls}, which the installed release of "
                      f"the package that defines {cls} does not have: two packages of "
@@ -101,6 +111,21 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
                      "yet).",
             "fix": "pip list   # the versions of the packages involved\n"
                    "pip install -U <the package whose code reads it>   # upgrade them together"}
+
+
+_BASES = {"Config": "transformers.PretrainedConfig", "Model": "transformers.PreTrainedModel",
+          "Tokenizer": "transformers.PreTrainedTokenizerBase"}
+
+
+def _newer_base_member(cls: str, attr: str) -> Any:
+    """The member span of transformers' base class (by the class name's ending) when `cls` is not
+    transformers' own and the base gained `attr` after the first scanned release."""
+    if api_history.top_name("transformers", cls) is not None:
+        return None
+    key = next((v for k, v in _BASES.items() if cls.endswith(k)), None)
+    span = api_history.member(key, attr) if key else None
+    rels = api_history.releases("transformers")
+    return span if span is not None and rels and span.first != rels[0] else None
 
 
 def _across_libraries(cls: str, attr: str, raiser: str | None) -> dict[str, Any]:
@@ -328,7 +353,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "y = np.asarray(y).astype(np.int64)     # class ids (float32 for regression)",
        title="An array of Python objects cannot become a tensor"),
     _u("library-object-missing-attribute",
-       r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'",
+       # (a reporter's retyped quotes may not pair: "Config' object has no attribute 'x")
+       r"[\"'](?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)[\"']",
        "Your code reads an attribute that an object of a library does not have.",
        "An object the library returns or passes to your code (an output, an EvalPrediction, a "
        "batch, a config) has a fixed set of fields; reading another name raises AttributeError "

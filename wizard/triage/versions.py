@@ -57,6 +57,9 @@ _STATED = [
     # "trl: 0.12.0.dev0", "bitsandbytes==0.47", "datasets 2.16.0", "tf2.0", "transformer 3,3,1"
     re.compile(rf"(?<![\w/.-])(?P<pkg>{_KNOWN})(?:\s*(?:==|:|=)\s*|\s*v|\s+version\s+|\s+v?|"
                r"(?<=tf))(?P<ver>\d+(?:[.,]\d+)+[\w.+-]*)", re.I),
+    # an interactive session printing it: ">>> kashgari.__version__\n'2.0.0.alpha'"
+    re.compile(r"(?<![\w.])(?P<pkg>[A-Za-z][\w-]{0,40})\.__version__\)?\s*(?:\n\s*(?:Out\[\d+\]:"
+               r"\s*)?)?['\"]?(?P<ver>\d+(?:\.\d+)+[\w.+-]*)"),
     # any package pinned exactly: "bert4keras==0.10.6", "tensorflow-gpu==1.14.0"
     re.compile(r"(?<![\w/.-])(?P<pkg>[A-Za-z][\w.-]{1,40})\s*==\s*(?P<ver>\d+(?:\.\d+)+[\w.+-]*)"),
 ]
