@@ -192,3 +192,13 @@ def test_a_module_attribute_missing_from_the_release_an_interactive_session_prin
     assert t.cause_id == "env-version-too-new" and 'kashgari<2.0.0' in t.primary.fix
     # no release shown: nothing to say which release the code was written for
     assert _t(paste.split(">>>")[0]).cause_id != "env-version-too-new"
+
+
+def test_a_pull_request_the_reporter_says_led_to_the_failure() -> None:
+    paste = ("torch 1.13 + transformers 4.39.0\n`torch.optim.LRScheduler` was only exposed in torch "
+             "2. This recent PR included in 4.39.0 imports it and lead to a hard requirement on "
+             "torch 2:\n- https://github.com/huggingface/transformers/pull/29588")
+    assert _t(paste).cause_id == "library-bug"
+    asked = ("torch 1.13 + transformers 4.39.0\nWill this PR lead to a new release soon?\n"
+             "- https://github.com/huggingface/transformers/pull/29588")
+    assert _t(asked).cause_id != "library-bug"

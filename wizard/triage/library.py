@@ -62,6 +62,9 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"(?:returned|worked|works fine|works)\b",
     r"(?:after|since|on|upon|when) (?:upgrad\w*|updat\w*|bump\w*)\b[^\n]{0,60}?\d+\.\d+[^\n]"
     r"{0,120}?(?:fail\w*|break\w*|broke\w*|error|crash\w*|raises?)",
+    # "This recent PR included in 4.39.0 imports it and lead to a hard requirement on torch 2"
+    r"\b(?:this|the|a) (?:recent |new |latest )?(?:PR|pull request|commit)\b[^\n]{0,80}?\b(?:lead|led|"
+    r"leads) to\b(?![^\n]*\?)|"
     r"\bregression\b|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
     r"(?:PR|pull request) #?\d+ (?:introduced|broke|breaks)",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S* but not (?:in|with|on) `?[\w-]+`? v?\d+\.\d+",
