@@ -129,9 +129,14 @@ def test_a_notebook_traceback_cut_before_its_message_keeps_the_raised_text() -> 
 
 
 def test_a_pytorch_class_every_release_exports_is_missing_torch() -> None:
-    paste = ("ImportError: cannot import name 'AutoModelForQuestionAnswering' from 'transformers' "
+    paste = ("from transformers import AutoTokenizer, AutoModelForQuestionAnswering\n"
+             "ImportError: cannot import name 'AutoModelForQuestionAnswering' from 'transformers' "
              "(C:\\Users\\me\\anaconda3\\lib\\site-packages\\transformers\\__init__.py)")
     assert _t(paste).cause_id == "env-missing-package"
+    # another library importing it: that library needs a newer transformers
+    lib = ("from simpletransformers.question_answering import QuestionAnsweringModel\n"
+           + paste.split("\n", 1)[1])
+    assert _t(lib).cause_id == "env-version-too-old"
     # a release older than any scanned one: the class may simply not exist there yet
     old = "ImportError: cannot import name 'ReformerModel' from 'transformers'\n- transformers 2.8.0"
     assert _t(old).cause_id == "env-version-too-old"
@@ -202,3 +207,36 @@ def test_a_pull_request_the_reporter_says_led_to_the_failure() -> None:
     asked = ("torch 1.13 + transformers 4.39.0\nWill this PR lead to a new release soon?\n"
              "- https://github.com/huggingface/transformers/pull/29588")
     assert _t(asked).cause_id != "library-bug"
+
+
+def test_a_clone_of_the_project_imported_instead_of_the_installed_package() -> None:
+    paste = (">>> from bert import run_classifier\nTraceback (most recent call last):\n"
+             '  File "<stdin>", line 1, in <module>\n'
+             '  File "/home/me/bert/run_classifier.py", line 24, in <module>\n    import modeling\n'
+             "ModuleNotFoundError: No module named 'modeling'\n"
+             "$ pip install bert-tensorflow\nSuccessfully installed bert-tensorflow-1.0.1")
+    t = _t(paste)
+    assert t.cause_id == "local-module-shadows-library" and "/home/me/bert" in t.primary.cause
+    # nothing installed under that name: the user's own project missing a module
+    own = paste.split("$ pip")[0]
+    assert _t(own).cause_id != "local-module-shadows-library"
+
+
+def test_syntax_a_newer_python_introduced_in_a_library_or_a_package_being_built() -> None:
+    unpack = ("Traceback (most recent call last):\n"
+              '  File "/usr/local/lib/python2.7/dist-packages/bert_serving/server/__init__.py", '
+              "line 191\n    sink.send_multipart([client, msg, jsonapi.dumps({**status_runtime,\n"
+              "                                                      ^\nSyntaxError: invalid syntax")
+    assert _t(unpack).cause_id == "env-version-too-old"
+    # the reporter states Python 3.7, yet f-strings do not parse: pip of another interpreter
+    build = ("- Python version: 3.7.8\n$ pip install git+https://github.com/huggingface/"
+             "transformers\n    Traceback (most recent call last):\n"
+             '      File "<string>", line 1, in <module>\n'
+             '      File "/tmp/pip-req-build-BEpAl9/setup.py", line 192\n'
+             "        entries = \"\\n\".join([f'    \"{k}\": \"{v}\",' for k, v in deps.items()])\n"
+             "                                                ^\n    SyntaxError: invalid syntax")
+    t = _t(build)
+    assert t.cause_id == "env-version-too-old" and "python -m pip" in t.primary.fix
+    # a SyntaxError in the user's own script is theirs
+    mine = build.replace("/tmp/pip-req-build-BEpAl9/setup.py", "/home/me/train.py")
+    assert _t(mine).cause_id != "env-version-too-old"

@@ -43,8 +43,33 @@ def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
     return "." in module and bool(lib) and lib[-1].package == top
 
 
+def _local_clone(parsed: ParsedError) -> tuple[str, str] | None:
+    """(package, folder) when the failing code runs from a folder named like a package the paste
+    imports and installs with pip: a clone of the project's repository in the working directory,
+    imported instead of the installed package."""
+    user = parsed.innermost_user_frame
+    m = re.search(r"(?P<folder>(?:.*[/\\])?(?P<pkg>[A-Za-z_]\w*))[/\\][\w.-]+\.py$", user.file) \
+        if user is not None else None
+    if m is None:
+        return None
+    pkg = re.escape(m.group("pkg"))
+    imported = re.search(rf"^\W*(?:from|import)\s+{pkg}\b", parsed.text, re.M)
+    installed = re.search(rf"(?:pip3? install|Successfully installed|Requirement already "
+                          rf"satisfied:?)[^\n]*\b{pkg}\b", parsed.text, re.I)
+    return (m.group("pkg"), m.group("folder")) if imported and installed else None
+
+
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
+    clone = _local_clone(parsed)
+    if clone is not None:
+        pkg, folder = clone
+        return {"id": "local-module-shadows-library",
+                "cause": f"Python imported the folder {folder} (a clone of the project's sources) "
+                         f"as {pkg}, not the package pip installed: its modules import {module} as "
+                         "a top-level module, which exists only inside the clone.",
+                "fix": f"cd <another directory>   # or rename {folder}; then: python -c \"import "
+                       f"{pkg}; print({pkg}.__file__)\"   # now the installed package"}
     top = top_of(module)
     parts = module.split(".")
     if not module or re.search(r"(?:Error caught was|was caught):\s*No module named", parsed.text):
@@ -176,8 +201,10 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                           "pip install torch   # or: pip install 'transformers[torch]'", ev,
                           ("transformers",))
         stated = stated_version(parsed, "transformers")
-        if _always_a_torch_class(name) and not version_lt(stated, api_history.releases(
-                "transformers")[0]):
+        own_import = re.search(rf"^\W*from\s+transformers\s+import\s[^\n]*\b{re.escape(name)}\b",
+                               parsed.text, re.M)
+        if own_import and _always_a_torch_class(name) and not version_lt(
+                stated, api_history.releases("transformers")[0]):
             return answer(MISSING, "torch", f"Every release of transformers exports {name}, "
                           "but only when PyTorch is importable in the same environment: it is "
                           "not installed there (or fails to import).",

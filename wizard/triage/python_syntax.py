@@ -15,6 +15,8 @@ _SYNTAX = (
     (re.compile(r":="), "3.8", "assignment expressions (:=)"),
     (re.compile(r"\bdef \w+\([^)]*,\s*/\s*[,)]"), "3.8", "positional-only parameters"),
     (re.compile(r"(?<![\w.])(?:[fF][rR]?|[rR][fF])[\"']"), "3.6", "f-strings"),
+    (re.compile(r"[{(\[,]\s*\*\*?[A-Za-z_]\w*\s*[,})\]]|\{\s*\*\*[A-Za-z_]"), "3.5",
+     "unpacking inside literals ({**a}, [*a])"),
     (re.compile(r"^\s*(?:self\.)?[A-Za-z_]\w*\s*:\s*[A-Za-z_][\w.]*(?:\[[\w.\[\], ]*\])?\s*"
                 r"(?:=|$)"), "3.6", "variable annotations"),
 )
@@ -29,13 +31,14 @@ _RUNTIME = (
 _PY_IN_PATH = re.compile(r"python(?P<v>[23]\.\d{1,2})\b", re.I)
 
 
-def _running_python(parsed: ParsedError) -> str | None:
-    """The Python version the paste shows: its frames' paths (lib/python3.5/) or a stated one."""
+def _running_python(parsed: ParsedError) -> tuple[str | None, bool]:
+    """(the Python version the paste shows, whether its frames' paths show it (lib/python3.5/)
+    rather than the reporter stating it)."""
     for f in reversed(parsed.frames):
         m = _PY_IN_PATH.search(f.file)
         if m:
-            return m.group("v")
-    return paste_versions(parsed.text).get("python")
+            return m.group("v"), True
+    return paste_versions(parsed.text).get("python"), False
 
 
 def refine_python_too_old(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -52,11 +55,17 @@ def refine_python_too_old(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     elif exc == "TypeError":
         needs, what = next(((v, w) for msg, rx, v, w in _RUNTIME
                             if msg.search(parsed.message) and rx.search(inner.code)), (None, None))
-    running = _running_python(parsed)
-    if needs is None or (running and version_lt(running, needs) is False):
+    running, seen = _running_python(parsed)
+    if needs is None or (seen and version_lt(running, needs) is False):
         return {"reject": True}
     package = inner.package or "the library"
     ev.update(package="python", needs=needs, library=package)
+    if running and version_lt(running, needs) is False and exc == "SyntaxError":
+        return {"cause": f"{package}'s code uses {what} (Python {needs}), and the interpreter that "
+                         f"parsed it is older, although the paste states Python {running}: the "
+                         "pip (or python) command belongs to another, older interpreter.",
+                "fix": "python -m pip install ...   # the pip of the Python you mean; check: "
+                       "which -a python pip; python -m pip --version"}
     shown = f" (the paste runs Python {running})" if running else ""
     return {"cause": f"{package}'s own code uses {what}, which Python {needs} introduced; the "
                      f"Python running it is older{shown}.",
