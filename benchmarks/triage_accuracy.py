@@ -118,6 +118,17 @@ def report_fresh() -> dict[str, Any]:
     return fresh
 
 
+def report_rounds(part: list[dict[str, Any]]) -> None:
+    """The held split of each collection round (README: Rounds), when there are several."""
+    rounds = sorted({r.get("batch", 1) for r in part})
+    if len(rounds) < 2:
+        return
+    with pastes_from_elsewhere():
+        for n in rounds:
+            s = score([r for r in part if r.get("batch", 1) == n])
+            print(f"   round {n}: {s['reports']:3d} reports, top-1 {pct(s['top1'])}")
+
+
 def pct(x: float | None) -> str:
     return "  n/a" if x is None else f"{100 * x:5.1f} %"
 
@@ -146,6 +157,8 @@ def main() -> int:
               f"{result['seconds']} s")
         for cat, v in result["per_category"].items():
             print(f"   {cat:16s} {v['right']:3d}/{v['of']:<3d}")
+        if name == "held":
+            report_rounds(part)
         if name == "dev":
             print("   misses (file: expected -> got):")
             for file, want, got in result["misses"]:
