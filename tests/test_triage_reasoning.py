@@ -240,3 +240,19 @@ def test_syntax_a_newer_python_introduced_in_a_library_or_a_package_being_built(
     # a SyntaxError in the user's own script is theirs
     mine = build.replace("/tmp/pip-req-build-BEpAl9/setup.py", "/home/me/train.py")
     assert _t(mine).cause_id != "env-version-too-old"
+
+
+def test_a_keyword_newer_than_the_stated_release() -> None:
+    paste = ("Name: transformers\nVersion: 4.21.2\n"
+             "labels = tokenizer_label(text_target=targets, padding=False, truncation=True)\n"
+             "TypeError: __call__() missing 1 required positional argument: 'text'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and "transformers>=4.22" in t.primary.fix
+    # the release has it: something else is missing
+    assert _t(paste.replace("4.21.2", "4.30.0")).cause_id != "env-version-too-old"
+
+
+def test_the_reporter_saying_the_problem_went_away_after_updating() -> None:
+    t = _t("KeyError: 'bert.embeddings.LayerNorm.weight'\nOnce updated to latest version of "
+           "transformers, this problem is gone.")
+    assert t.cause_id == "env-version-too-old" and "transformers" in t.primary.fix

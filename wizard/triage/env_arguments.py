@@ -26,7 +26,7 @@ from wizard.triage.env_answers import (
     upgrade,
 )
 from wizard.triage.parse import ParsedError
-from wizard.triage.packages import dist_key, parse_version, pip_name
+from wizard.triage.packages import dist_key, parse_version, pip_name, version_lt
 from wizard.triage.versions import api_change, argument_change, paste_versions
 
 # arguments of the APIs fine-tuning calls most (TrainingArguments, from_pretrained, the tokenizer,
@@ -403,3 +403,23 @@ def refine_cli_subcommand(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     return answer(OLD, package, f"{command!r} is not a command of the installed {pip_name(package)}"
                   f" ({name} knows: {', '.join(listed)}): it came in a later release.",
                   upgrade(package), ev)
+
+
+_CALL_KWARG = re.compile(r"[(,]\s*(?P<arg>[a-z_]\w*)\s*=(?!=)")
+
+
+def refine_kwarg_newer_than_stated(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A call that takes **kwargs swallows a keyword its release does not know yet, and then lacks
+    a required argument: the paste's code passes a keyword that came in a release after the one
+    the paste states (tokenizer(text_target=...) on transformers 4.21)."""
+    stated = paste_versions(parsed.text)
+    for arg in dict.fromkeys(m.group("arg") for m in _CALL_KWARG.finditer(parsed.text)):
+        for span in api_history.kwarg_added(arg):
+            have = stated.get(dist_key(span.package))
+            if have and version_lt(have, span.first):
+                owner = (span.owner or "").split(".", 1)[-1]
+                return answer(OLD, span.package, f"{arg}= came to {owner} in {pip_name(span.package)}"
+                              f" {span.first}; the paste runs {have}, which takes it as an unknown "
+                              "keyword, so the call lacks its required argument.",
+                              upgrade(span.package, span.first), ev)
+    return {"reject": True}

@@ -30,6 +30,7 @@ from wizard.triage.env_answers import (
 )
 from wizard.triage.env_arguments import (
     refine_cli_subcommand,
+    refine_kwarg_newer_than_stated,
     refine_keras_kwargs,
     refine_release_removed,
     refine_hook_arity,
@@ -97,7 +98,8 @@ _REMOTE_CODE_IMPORTS = re.compile(r"This modeling file requires the following pa
 
 def refine_upgrade_fixed_it(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The reporter says upgrading a package fixed it: the release installed was too old."""
-    pkg, version = ev.get("pkg") or ev.get("pkg2"), ev.get("ver") or ev.get("ver2")
+    pkg = ev.get("pkg") or ev.get("pkg2") or ev.get("pkg3")
+    version = ev.get("ver") or ev.get("ver2")
     if not pkg or not re.match(r"[A-Za-z][\w.-]*$", pkg) or pkg.lower() in ("it", "to", "the"):
         return {"reject": True}
     return answer(OLD, pkg, f"The reporter found that upgrading {pip_name(pkg)} fixed it: the "
@@ -520,6 +522,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"'(?P<command>[\w-]+)' \(choose from (?P<choices>[^)\n]{1,400})\)",
          "The library's command-line tool has no such command in the installed release.",
          "pip install -U <the package>", refine=refine_cli_subcommand, priority=15),
+    _sig("env-kwarg-newer-than-release", OLD,
+         r"missing \d+ required positional arguments?: '\w+'",
+         "The code passes a keyword that a later release introduced.", "pip install -U <package>",
+         refine=refine_kwarg_newer_than_stated, priority=9),
     _sig("env-upgrade-fixed-it", OLD,
          # "I was able to fix this by upgrading to `datasets>=2.6.0`", "upgrading peft to 0.5
          # solved it" (not "upgrading did not help")
@@ -527,7 +533,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?:upgrad|updat)\w* (?:to )?`?(?P<pkg>[A-Za-z][\w.-]*?)`?(?:\s*(?:>=|==|to|version)\s*"
          r"v?(?P<ver>\d+\.\d+[\w.]*))?`?(?![\w.-])|"
          r"\b(?:upgrad|updat)\w* `?(?P<pkg2>[A-Za-z][\w.-]*?)`? to (?:version )?`?v?(?P<ver2>\d+"
-         r"\.\d+[\w.]*)`? (?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)",
+         r"\.\d+[\w.]*)`? (?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)|"
+         r"\b(?:once|after) (?:I )?(?:updat|upgrad)\w* (?:to )?(?:the )?(?:latest |newest )?(?:version "
+         r"(?:of )?)?`?(?P<pkg3>[A-Za-z][\w.-]*?)`?,? (?:this |the )?(?:problem|issue|error) "
+         r"(?:is|was|went) (?:gone|away|solved|fixed|resolved)",
          "The reporter found that upgrading a package fixed it.", "pip install -U <the package>",
          refine=refine_upgrade_fixed_it, priority=14),
     _sig("env-pins-conflict", OLD,
