@@ -256,3 +256,12 @@ def test_the_reporter_saying_the_problem_went_away_after_updating() -> None:
     t = _t("KeyError: 'bert.embeddings.LayerNorm.weight'\nOnce updated to latest version of "
            "transformers, this problem is gone.")
     assert t.cause_id == "env-version-too-old" and "transformers" in t.primary.fix
+
+
+def test_a_dependency_the_library_forgot_to_declare() -> None:
+    paste = ("`pip install -e transformers` then `python -c \"import transformers\"` fails on a fresh "
+             "container:\nModuleNotFoundError: No module named 'packaging'\nLooks like this "
+             "dependency was recently added, so adding it to setup.py requirements.")
+    assert _t(paste).cause_id == "library-bug"
+    mine = paste.replace("adding it to setup.py requirements", "adding it to my requirements.txt")
+    assert _t(mine).cause_id == "env-missing-package"

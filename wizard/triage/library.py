@@ -101,7 +101,10 @@ _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Fixing|Closes|Resolves)\s+(?:#\d+
                             r"^\s*(?:This PR |It )?(?:prevents|avoids) the following (?:error|bug|"
                             r"crash)|"
                             r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
-                            r"sent|make|made) (?:a|the) (?:PR|pull request)\b", re.I | re.M)
+                            r"sent|make|made) (?:a|the) (?:PR|pull request)\b|"
+                            # a dependency the library forgot to declare
+                            r"\b(?:add|adding) (?:it|this|`?[\w-]+`?) (?:to|in) (?:the )?`?(?:setup\.py|"
+                            r"install_requires|pyproject\.toml)`?(?: requirements)?\b", re.I | re.M)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
                         r"from (?:master|main|source)\b", re.I)
 # the failing code is the library's own: its official example scripts or notebooks, run as given
