@@ -43,6 +43,13 @@ def test_one_library_reading_another_librarys_object_is_version_skew() -> None:
     # the same library on its own class is not skew between two packages
     own = paste.replace("sentence_transformers/models/BERT.py", "transformers/tokenization_utils.py")
     assert _t(own).cause_id != "env-version-too-new"
+    # a class only named like one of transformers' (evaluate's DownloadConfig handed to datasets)
+    config = ("Traceback (most recent call last):\n"
+              '  File "m.py", line 3, in <module>\n    metric = evaluate.load("bleurt")\n'
+              f'  File "{SITE}/datasets/utils/file_utils.py", line 195, in cached_path\n'
+              "    storage_options=download_config.storage_options,\n"
+              "AttributeError: 'DownloadConfig' object has no attribute 'storage_options'")
+    assert _t(config).cause_id != "env-version-too-new"
 
 
 def test_a_library_reaching_for_another_packages_private_name_is_a_library_bug() -> None:

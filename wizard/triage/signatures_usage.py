@@ -137,6 +137,8 @@ def _across_libraries(cls: str, attr: str, raiser: str | None) -> dict[str, Any]
         return {"reject": True}
     if api_history.member_in_no_release(cls, attr):
         return {"reject": True}       # no release ever had it: the reading code is wrong
+    if api_history.releases(home) and api_history.top_name(home, cls) is None:
+        return {"reject": True}       # named like one of its classes, but none it ever exported
     return {"id": "env-version-too-new",
             "cause": f"{raiser}'s code reads .{attr} of {home}'s {cls}, which the installed {home} "
                      f"does not have: the two packages are of mismatched releases ({raiser} was "
