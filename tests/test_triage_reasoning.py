@@ -63,6 +63,8 @@ def test_a_library_reaching_for_another_packages_private_name_is_a_library_bug()
     # the user's own code using the private name: theirs to change, not a library bug
     mine = paste.replace("model = build", "x = tf.python.framework.ops._TensorLike\nmodel = build")
     assert _t(mine).cause_id != "library-bug"
+    # the message alone shows no library reaching for it
+    assert _t(paste.split("```\n")[-1]).cause_id != "library-bug"
     # a companion package of the same project out of step: upgrade both, a version answer
     pair = ("from unsloth import FastLanguageModel\nImportError: cannot import name "
             "'_unsloth_get_batch_samples' from 'unsloth_zoo.loss_utils'")

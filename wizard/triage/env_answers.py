@@ -301,7 +301,7 @@ _EXTENSION = re.compile(r"^_(?:C|\w*(?:_C|ext|lib|core|cuda|pywrap\w*|internal|i
 _IMPORTS = re.compile(r"^\W*(?:from|import)\s+(?P<lib>[A-Za-z]\w*)", re.M)
 
 
-def foreign_private(parsed: ParsedError) -> tuple[str | None, str, str] | None:
+def foreign_private(parsed: ParsedError) -> tuple[str, str, str] | None:
     """(library, module, name) when an installed library uses a private (underscore) name of
     another package that the installed release of it lacks: the user's code never names it, and
     the code of another package reached for it (its frame, or the library the paste imports)."""
@@ -318,12 +318,14 @@ def foreign_private(parsed: ParsedError) -> tuple[str | None, str, str] | None:
     for f in reversed(parsed.library_frames):
         if f.package and dist_key(top_of(f.package)) != dist_key(top):
             return None if _companions(f.package, top) else (pip_name(f.package), module, name)
+    if parsed.library_frames and not any(f.package for f in parsed.library_frames):
+        return None
     if parsed.frames and not parsed.library_frames:
         return None                   # the user's own frame reached for it
     libs = [g for g in _IMPORTS.findall(parsed.text) if dist_key(g) != dist_key(top)]
-    if libs and _companions(libs[0], top):
-        return None
-    return (pip_name(libs[0]) if libs else None), module, name
+    if not libs or _companions(libs[0], top):
+        return None                   # no library shown reaching for it (or a pair out of step)
+    return pip_name(libs[0]), module, name
 
 
 def _companions(a: str, b: str) -> bool:

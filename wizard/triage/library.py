@@ -434,7 +434,7 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if foreign:
         lib, module, name = foreign
         top = module.split(".")[0]
-        reasons.append(f"{lib or 'an installed library'} (or a package it uses) reaches for "
+        reasons.append(f"{lib} (or a package it uses) reaches for "
                        f"{module}.{name}, a private name of {top} that the installed {top} does "
                        f"not have: the library relied on an internal (its fix: a release that "
                        f"stops using it; until then the {top} release it was written for)")
