@@ -117,7 +117,7 @@ _BASES = {"Config": "transformers.PretrainedConfig", "Model": "transformers.PreT
           "Tokenizer": "transformers.PreTrainedTokenizerBase"}
 
 
-def _newer_base_member(cls: str, attr: str) -> Any:
+def _newer_base_member(cls: str, attr: str) -> api_history.Span | None:
     """The member span of transformers' base class (by the class name's ending) when `cls` is not
     transformers' own and the base gained `attr` after the first scanned release."""
     if api_history.top_name("transformers", cls) is not None:
