@@ -274,3 +274,17 @@ def test_a_dependency_the_library_forgot_to_declare() -> None:
     assert _t(paste).cause_id == "library-bug"
     mine = paste.replace("adding it to setup.py requirements", "adding it to my requirements.txt")
     assert _t(mine).cause_id == "env-missing-package"
+
+
+def test_two_known_bugs_checked_against_the_wheels() -> None:
+    zero = ("Version of accelerate: {v}\n"
+            "AttributeError: 'DeepSpeedZeroOptimizer' object has no attribute 'step_was_skipped'")
+    t = _t(zero.format(v="0.9.0"))
+    assert t.bug is not None and t.bug.known is not None and t.bug.known.fixed_in == "0.10.0"
+    after = _t(zero.format(v="0.10.0"))
+    assert after.bug is None or after.bug.known is None
+    config = ("datasets==2.11.0 and evaluate=={v}\n"
+              "AttributeError: 'DownloadConfig' object has no attribute 'storage_options'")
+    assert _t(config.format(v="0.4.0")).bug.known.fixed_in == "0.4.1"
+    fixed = _t(config.format(v="0.4.1")).bug
+    assert fixed is None or fixed.known is None

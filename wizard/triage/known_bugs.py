@@ -312,4 +312,14 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "https://github.com/huggingface/datasets/pull/2922",
              "datasets 1.12.0 stopped converting the multi-dimensional numpy arrays a map "
              "function returns (image processors' pixel_values)"),
+    # checked against the wheels: accelerate 0.10.0 gives DeepSpeedOptimizerWrapper
+    # step_was_skipped; evaluate 0.4.1 imports datasets' own DownloadConfig
+    KnownBug("accelerate", r"'DeepSpeedZeroOptimizer\w*' object has no attribute "
+             r"'?step_was_skipped", "0.10.0", "https://github.com/huggingface/accelerate/issues/443",
+             "with DeepSpeed and fp16, accelerate 0.9 asked DeepSpeed's ZeRO optimizer for "
+             "step_was_skipped, which only accelerate's own wrapper (0.10) provides"),
+    KnownBug("evaluate", r"'DownloadConfig' object has no attribute '?storage_options", "0.4.1",
+             "https://github.com/huggingface/evaluate/issues/449",
+             "evaluate 0.4.0 handed its own DownloadConfig to datasets, which reads storage_options "
+             "from it since datasets 2.11 (workaround: datasets<2.11)"),
 )
