@@ -288,3 +288,15 @@ def test_two_known_bugs_checked_against_the_wheels() -> None:
     assert _t(config.format(v="0.4.0")).bug.known.fixed_in == "0.4.1"
     fixed = _t(config.format(v="0.4.1")).bug
     assert fixed is None or fixed.known is None
+
+
+def test_an_error_told_but_not_pasted_beside_a_removed_argument() -> None:
+    paste = ("I used the orpo colab example and I am getting this error.\n"
+             "from trl import ORPOConfig, ORPOTrainer\n"
+             "orpo_trainer = ORPOTrainer(\n    model = model,\n    train_dataset = dataset,\n"
+             "    tokenizer = tokenizer,\n    args = ORPOConfig(max_prompt_length = 512),\n)")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-new" and "trl" in t.primary.fix
+    other = paste + "\nValueError: The batch received was empty, your model won't be able to train"
+    assert _t(other).primary is None or _t(other).primary.signature.id != \
+        "env-removed-argument-in-code"

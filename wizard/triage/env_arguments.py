@@ -358,6 +358,8 @@ def refine_removed_argument_in_code(ev: dict, parsed: ParsedError) -> dict[str, 
     arguments: they are the likely cause."""
     if re.search(r"unexpected keyword argument|positional argument", parsed.text):
         return {"reject": True}       # the message names the argument: the other rules read it
+    if parsed.exc_name not in (None, "TypeError"):
+        return {"reject": True}       # another error was pasted
     found = removed_arguments_in_code(parsed)
     if not found:
         return {"reject": True}

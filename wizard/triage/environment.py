@@ -755,7 +755,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"Wrong shape for input_ids(?P<flat> \(shape (?:torch\.Size\(\[\d+\]\)|\(\d+,?\))\))?",
          "A transformers model got input_ids without a batch dimension.",
          "input_ids.unsqueeze(0)", refine=refine_unbatched_input, priority=12),
-    _sig("env-removed-argument-in-code", NEW, r"\bTypeError\b",
+    _sig("env-removed-argument-in-code", NEW,
+         # or the reporter tells of an error without pasting it
+         r"\bTypeError\b|\b(?:getting|get|got|facing|having|encounter\w*) (?:this|the following|an?|"
+         r"the same) error\b",
          "The code passes an argument the installed release removed.",
          "drop or rename the argument", refine=refine_removed_argument_in_code, priority=2),
     _sig("env-name-not-defined", OLD,
