@@ -300,3 +300,9 @@ def test_an_error_told_but_not_pasted_beside_a_removed_argument() -> None:
     other = paste + "\nValueError: The batch received was empty, your model won't be able to train"
     assert _t(other).primary is None or _t(other).primary.signature.id != \
         "env-removed-argument-in-code"
+
+
+def test_a_tensorflow_checkpoint_of_another_shape() -> None:
+    t = _t("InvalidArgumentError (see above for traceback): Assign requires shapes of both tensors "
+           "to match. lhs shape= [1811,128] rhs shape= [23,128]")
+    assert t.cause_id == "stale-checkpoint-in-output-dir" and "output_dir" in t.primary.fix

@@ -130,6 +130,19 @@ CODE_SIGNATURES: list[Signature] = [
        "model.resize_token_embeddings(len(tokenizer))   # the size the checkpoint was saved at\n"
        "# a classifier: from_pretrained(ckpt, num_labels=N, ignore_mismatched_sizes=True)",
        title="A weight of another shape than the model's", framework="pytorch", priority=14),
+    _c("stale-checkpoint-in-output-dir",
+       r"Assign requires shapes of both tensors to match\. lhs shape= ?\[(?P<model>[\d, ]{1,40})\] "
+       r"rhs shape= ?\[(?P<ckpt>[\d, ]{1,40})\]",
+       "TensorFlow restored a checkpoint whose variable has another shape than the graph built "
+       "now (lhs: the model, rhs: the checkpoint): most often a checkpoint an earlier run left in "
+       "the output/model directory, which an Estimator restores by itself, built with another "
+       "vocabulary or number of classes; or an init checkpoint of another configuration.",
+       "tf.train.Saver / Estimator restore every variable by name and refuse another shape.",
+       ["model.head-size-mismatch"],
+       "rm -rf <output_dir>   # or a new --output_dir / model_dir for the new data\n"
+       "# an init checkpoint of another config: the config (vocab_size, num_labels) it was "
+       "trained with", title="A checkpoint of another shape restored", framework="tensorflow",
+       priority=14),
     _c("tf-strategy-scope-mismatch",
        r"Trying to create optimizer slot variable under the scope for tf\.distribute\.Strategy|"
        r"Mixing different tf\.distribute\.Strategy objects|"
