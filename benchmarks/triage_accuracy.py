@@ -4,7 +4,7 @@ reports in tests/data/real_errors/ (see its README).
 The answer and the key are compared by cause (`wizard/triage/causes.py`: tags that name one root
 cause in different words count as one). The split is fixed by thread: a report is "held" when the
 SHA-256 of its address starts with a hex digit below 5 (about a third), else "dev". Tune on dev (its misses are listed); only score
-held.
+held. The corpus grew in rounds (a report's `batch`); held is also printed per round.
 
 A third set, "fresh" (tests/data/fresh_wordings.yaml), holds threads outside the corpus for errors
 the catalogue already knows, gathered after their signatures were written and never tuned on: it
