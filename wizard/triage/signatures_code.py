@@ -50,7 +50,7 @@ CODE_SIGNATURES: list[Signature] = [
        "Your code uses a name it never defines or imports: an import line left out, or a notebook "
        "cell that defines it not run (or run in another session).",
        "Python looks a name up when the line runs; nothing defined it before.",
-       [], "# import or define it before the line that uses it",
+       ["script.read"], "# import or define it before the line that uses it",
        title="A name your code never defined", priority=6, refine=refine_undefined_name),
     _c("view-on-non-contiguous",
        r"view size is not compatible with input tensor's size and stride",
