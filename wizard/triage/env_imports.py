@@ -32,7 +32,7 @@ from wizard.triage.env_answers import (
 )
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name, version_lt
-from wizard.triage.versions import api_change, installed_version, paste_versions
+from wizard.triage.versions import api_change, installed_version
 
 
 def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
@@ -41,6 +41,16 @@ def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
     top = top_of(module)
     lib = [f for f in parsed.frames if f.is_library]
     return "." in module and bool(lib) and lib[-1].package == top
+
+
+def _not_in_stated_release(what: str, top: str, stated: str, ev: dict) -> dict[str, Any]:
+    """`what` is missing from the release of `top` the paste states: the code (or its tutorial)
+    was written for another release."""
+    return answer(NEW, top, f"The code uses {what}, which {pip_name(top)} {stated} (the release the "
+                  "paste shows) does not have: a release moved or removed it, and the code was "
+                  "written for another one.",
+                  f"pip install \"{pip_name(top)}<{stated}\"   # the release the code was written "
+                  "for (its README or requirements name it); or port it to this release's API", ev)
 
 
 def _local_clone(parsed: ParsedError) -> tuple[str, str] | None:
@@ -104,13 +114,9 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                       ev, (importer or "",))
     if own_submodule_missing(parsed, module):
         return {"reject": True}       # the package cannot import itself: see library.py
-    stated = paste_versions(parsed.text).get(dist_key(top))
+    stated = stated_version(parsed, top)
     if len(parts) > 1 and stated:     # the package is there: its release lacks the submodule
-        return answer(NEW, top, f"{module} is not a module of {pip_name(top)} {stated}, which the "
-                      "paste says is installed: a release moved or removed it, and the code was "
-                      "written for another release.",
-                      f"pip install \"{pip_name(top)}<{stated}\"   # the release the code was "
-                      "written for (its README or requirements name it)", ev)
+        return _not_in_stated_release(f"the module {module}", top, stated, ev)
     pkg = pip_name(top)
     cause = f"The package {pkg} is not installed in the Python environment that runs the code."
     if top in ("torch", "tensorflow", "flax", "jax"):
@@ -268,14 +274,10 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if foreign_private(parsed):
         return {"reject": True}       # a library's use of another's internal: see library.py
     top = top_of(module)
-    stated = paste_versions(parsed.text).get(dist_key(top))
+    stated = stated_version(parsed, top)
     if top not in LIBRARIES and stated and module == top and \
             re.search(rf"(?<![\w.]){re.escape(top)}\.{re.escape(name)}\b", parsed.text):
-        return answer(NEW, top, f"The code uses {top}.{name}, which {pip_name(top)} {stated} (the "
-                      "release the paste shows) does not have: the code was written for another "
-                      f"release of {pip_name(top)}.",
-                      f"pip install \"{pip_name(top)}<{stated}\"   # the release the code (or its "
-                      "tutorial) was written for; or port it to the installed release's API", ev)
+        return _not_in_stated_release(f"{top}.{name}", top, stated, ev)
     if top not in LIBRARIES:
         return {"reject": True}
     change = api_change(name, pip_name(top)) or api_change(f"{module}.{name}") or \

@@ -98,9 +98,9 @@ _REMOTE_CODE_IMPORTS = re.compile(r"This modeling file requires the following pa
 
 def refine_upgrade_fixed_it(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The reporter says upgrading a package fixed it: the release installed was too old."""
-    pkg = ev.get("pkg") or ev.get("pkg2") or ev.get("pkg3")
-    version = ev.get("ver") or ev.get("ver2")
-    if not pkg or not re.match(r"[A-Za-z][\w.-]*$", pkg) or pkg.lower() in ("it", "to", "the"):
+    fold_groups(ev, ("pkg", "ver"))
+    pkg, version = str(ev.get("pkg") or ""), ev.get("ver")
+    if not re.fullmatch(r"[A-Za-z][\w.-]*", pkg) or pkg.lower() in NOT_NAMES:
         return {"reject": True}
     return answer(OLD, pkg, f"The reporter found that upgrading {pip_name(pkg)} fixed it: the "
                   "release installed was older than the code needs.", upgrade(pkg, version), ev)
