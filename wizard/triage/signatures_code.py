@@ -1,8 +1,9 @@
 """Errors of the user's own training code around the model: tensor methods used on a tensor of
 another layout or size (view on a non-contiguous tensor, item on a vector), a PEFT model's
 generate called with positional arguments, TensorFlow variables created outside the
-strategy's scope, a wrapped model used as the model, and weights that do not fit the tensors they
-are saved from or loaded into.
+strategy's scope, a wrapped model used as the model, weights that do not fit the tensors they
+are saved from or loaded into (a TensorFlow checkpoint of another shape too), and a name the
+code never imported.
 """
 from __future__ import annotations
 
