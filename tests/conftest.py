@@ -14,6 +14,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("WIZARD_INDEX_URL", "http://127.0.0.1:9/simple")  # never the real package index
+os.environ.setdefault("WIZARD_GITHUB_API", "http://127.0.0.1:9")  # never the real GitHub
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 HAS_TORCH = importlib.util.find_spec("torch") is not None

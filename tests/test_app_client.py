@@ -34,6 +34,8 @@ from wizard.frontends.app.form import (  # noqa: E402
 )
 from wizard.core.case import Case, CaseError  # noqa: E402
 from wizard.engine.plan import QUESTIONS, STEPS  # noqa: E402
+from tests.github_server import FakeGitHub  # noqa: E402
+from tests.github_server import serve as serve_github  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.app
@@ -90,8 +92,16 @@ def api() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def served(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`python app.py` on a free port, its demo button pointed at the test fixtures."""
+def github() -> Iterator[FakeGitHub]:
+    """A fake of GitHub's issue search for the served app."""
+    yield from serve_github()
+
+
+@pytest.fixture(scope="module")
+def served(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory,
+           github: FakeGitHub) -> Iterator[str]:
+    """`python app.py` on a free port, its demo button pointed at the test fixtures (and its
+    issue searches at the fake GitHub)."""
     tmp = tmp_path_factory.mktemp("served")
     (tmp / "cache").mkdir()
     (tmp / "cache" / demo_dir.name).symlink_to(demo_dir, target_is_directory=True)
@@ -99,7 +109,7 @@ def served(demo_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
            "WIZARD_CACHE": str(tmp / "cache"), "GRADIO_TEMP_DIR": str(tmp / "gradio"),
            "TMPDIR": str(tmp), "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(ROOT),
-           "WIZARD_PROBE_TIMEOUT": "240"}
+           "WIZARD_PROBE_TIMEOUT": "240", "WIZARD_GITHUB_API": github.url}
     log = tmp / "app.log"
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=out,
@@ -252,7 +262,7 @@ def test_demo_case_full_run(served: str, api: dict[str, Any], tmp_path: Path) ->
 
 
 def test_only_a_pasted_error_runs_without_a_model(served: str, api: dict[str, Any],
-                                                  tmp_path: Path) -> None:
+                                                  github: FakeGitHub, tmp_path: Path) -> None:
     """Symptom error, the error pasted, the model left empty: no other field is asked, nothing
     is flagged, and the run reads the error (its cause and fix) and checks the environment."""
     answers = {**answers_from_case(Case()), "symptom": "error", "model": "",
@@ -273,6 +283,22 @@ def test_only_a_pasted_error_runs_without_a_model(served: str, api: dict[str, An
     assert "Read from the error alone" in value(out["verdict"])
     known = next(f for f in result["findings"] if f["id"] == "triage.known-error")
     assert "pad_token" in known["fix"]
+    assert github.queries == []           # not asked (and a known cause): nothing sent
+
+    # an error no signature knows, and yes to the search: the issues, the solved one linked
+    unknown = {**answers, "search_issues": True,
+               "traceback": "Traceback (most recent call last):\n  File \"/usr/lib/python3/"
+                            "site-packages/transformers/trainer.py\", line 9, in train\n    "
+                            "x()\nRuntimeError: The gradient accumulation state went out of "
+                            "sync with the scheduler at step 3"}
+    assert "search_issues" in reachable(unknown)
+    job = client.submit(*[unknown.get(q) for q in api["fields"]], None, api_name="/check")
+    out = named(api["check"], job.result(timeout=600))
+    result = json.loads(value(out["result"]))
+    assert result["path"] == ["installation", "triage", "reported-before"]
+    assert '<a href="https://github.com/huggingface/transformers/issues/29876"' in \
+        value(out["verdict"])
+    assert len(github.queries) == 1 and "repo:huggingface/transformers" in github.queries[0]["q"]
 
 
 def test_bad_input_shows_every_sentence_next_to_its_field(served: str, api: dict[str, Any],

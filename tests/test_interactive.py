@@ -14,6 +14,14 @@ from wizard.core.case import Case
 ENTER = "\r"
 
 
+UNKNOWN_ERROR = """Traceback (most recent call last):
+  File "train.py", line 12, in <module>
+    trainer.train()
+  File "/usr/lib/python3.11/site-packages/transformers/trainer.py", line 2612, in _inner_loop
+    self.control = self.callback_handler.on_step_end(args, self.state, self.control)
+RuntimeError: The gradient accumulation state went out of sync with the scheduler at step 3"""
+
+
 def spawn(out_dir, *args, cache=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TERM": "xterm",
            "COLUMNS": "110", "LINES": "50", "PROMPT_TOOLKIT_NO_CPR": "1"}
@@ -162,6 +170,8 @@ def test_only_a_pasted_error_is_read_without_a_model(tmp_path):
     pick(child, "2")
     child.expect("Model")
     child.sendline("")                    # no model: only the error
+    child.expect("Search the library's GitHub issues")
+    pick(child, "1")                      # no: nothing leaves the machine
     child.expect("The error message", timeout=120)
     child.expect("Verdict: inconclusive", timeout=120)
     child.expect("Read from the error alone")
@@ -170,6 +180,37 @@ def test_only_a_pasted_error_is_read_without_a_model(tmp_path):
     assert result["path"] == ["installation", "triage"]
     known = [f for f in result["findings"] if f["id"] == "triage.known-error"]
     assert known and "Out of memory" in known[0]["title"]
+
+
+def test_a_pasted_error_nobody_knows_is_searched_among_the_issues(tmp_path, monkeypatch):
+    """Yes to the search: the issues GitHub finds for the error are listed, and the verdict
+    points at the solved one."""
+    from tests.github_server import serve
+
+    for github in serve():
+        monkeypatch.setenv("WIZARD_GITHUB_API", github.url)
+        out = tmp_path / "search"
+        child = spawn(out)
+        child.expect("What goes wrong")
+        pick(child, "1")
+        child.expect("Paste the error")
+        for line in (*UNKNOWN_ERROR.splitlines(), "", ""):
+            child.sendline(line)
+        no_script(child)
+        child.expect("Which framework")
+        pick(child, "2")
+        child.expect("Model")
+        child.sendline("")
+        child.expect("Search the library's GitHub issues")
+        pick(child, "2")                  # yes
+        child.expect("Reported before: 3 issues of transformers", timeout=120)
+        child.expect("#29876")
+        child.expect("Verdict: inconclusive", timeout=120)
+        child.expect("issues/29876 first")
+        assert finish(child) == 0
+        result = json.loads((out / "session.json").read_text())
+        assert result["path"] == ["installation", "triage", "reported-before"]
+        assert result["case"]["search_issues"] is True and len(github.queries) == 1
 
 
 def test_ctrl_c_saves_and_resume_continues(demo_dir, tmp_path):

@@ -99,13 +99,23 @@ def test_every_path_reaches_the_checks_and_walks_every_question_and_step():
     # no model here ships code, nor is a causal LM, a token classifier, a seq2seq or a QA model
     # (their questions: tests/test_causal_lm.py, tests/test_token_classification.py,
     # tests/test_seq2seq.py, tests/test_question_answering.py)
+    # (the issue search is asked only when the model is left empty: below)
     assert questions == set(QUESTIONS) - {"trust_remote_code", "task", "lm_labels", "adapter",
                                           "token_labels", "label_pad", "max_target_length",
-                                          "stride", "packing"}
-    # only a pasted error, the model left empty: the error and the installed libraries
+                                          "stride", "packing", "search_issues"}
+    # only a pasted error, the model left empty: the error and the installed libraries, and
+    # the library's issues when the user says yes to searching them
+    walker = QuestionWalk(Case(symptom="error", traceback="ValueError: x"))
+    walker.position = "model"
+    walker.answer("")
+    assert walker.current().id == "search_issues"
+    walker.answer(True)
+    assert walker.current() is None
     only = [s.id for s in plan(Case(symptom="error", traceback="ValueError: x"))]
     assert only == ["installation", "triage"]
-    steps_walked.update(only)
+    asked = [s.id for s in plan(walker.case)]
+    assert asked == ["installation", "triage", "reported-before"]
+    steps_walked.update(asked)
     assert steps_walked == set(STEPS)
 
 

@@ -216,7 +216,8 @@ def diagnose(model: Any, batch: Any = None, *, tokenizer: Any = None, dataset: A
 # == check: a case ===================================================================================
 def check(case: Case | Mapping[str, Any] | str | Path, *, traceback: str | None = None,
           script: str | Path | None = None, script_args: Iterable[str] | None = None,
-          device: str = "auto", timeout: float = PROBE_TIMEOUT, on_event: Any = None) -> Report:
+          device: str = "auto", timeout: float = PROBE_TIMEOUT, on_event: Any = None,
+          search_issues: bool | None = None) -> Report:
     """Run the checks of a case, as `python -m wizard check CASE.yaml` does.
 
     case: a Case, the path of a case file, or its fields as a dict.
@@ -224,6 +225,8 @@ def check(case: Case | Mapping[str, Any] | str | Path, *, traceback: str | None 
         error and the training script that raised it (with its arguments). When the error
         comes from inside a library and the setup checks out, a reproduction is cut from the
         script and verified in a fresh interpreter (report.reproduction; verdict library-bug).
+    search_issues: when no known cause explains the error, search the GitHub issues of the
+        library it points at (report.reported-before; only the message's stable words are sent).
     """
     given = _case_of(case)
     if traceback is not None:
@@ -233,6 +236,8 @@ def check(case: Case | Mapping[str, Any] | str | Path, *, traceback: str | None 
         given.script = str(script)
     if script_args is not None:
         given.script_args = [str(a) for a in script_args]
+    if search_issues is not None:
+        given.search_issues = search_issues
     given.validate()
     result = check_case(given, device=device, timeout=timeout, on_event=on_event)
     result.path = ["api", *result.path]

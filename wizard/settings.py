@@ -8,6 +8,7 @@ from typing import Mapping
 
 PROBE_TIMEOUT = 300.0            # seconds one probe may run before its worker is stopped
 DEFAULT_VIEWER_URL = "https://datasets-server.huggingface.co"
+DEFAULT_GITHUB_API = "https://api.github.com"
 REPRO_BUDGET = 240.0             # seconds for all reproduction candidates (below PROBE_TIMEOUT)
 
 
@@ -27,6 +28,8 @@ class Settings:
     repro_budget: float = REPRO_BUDGET  # WIZARD_REPRO_BUDGET
     run_scripts: bool | None = None   # WIZARD_RUN_SCRIPTS: 1/0, the app runs pasted scripts
                                       # (unset: on the user's own machine only, not on a Space)
+    github_api: str = DEFAULT_GITHUB_API  # WIZARD_GITHUB_API: where issue searches go
+    github_token: str | None = None   # GITHUB_TOKEN (or GH_TOKEN): sent with issue searches
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -42,7 +45,9 @@ class Settings:
                    index_url=(env.get("WIZARD_INDEX_URL") or "").strip() or None,
                    repro_budget=float(env.get("WIZARD_REPRO_BUDGET") or REPRO_BUDGET),
                    run_scripts={"1": True, "0": False}.get(
-                       (env.get("WIZARD_RUN_SCRIPTS") or "").strip()))
+                       (env.get("WIZARD_RUN_SCRIPTS") or "").strip()),
+                   github_api=env.get("WIZARD_GITHUB_API") or DEFAULT_GITHUB_API,
+                   github_token=env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or None)
 
 
 def current() -> Settings:

@@ -163,6 +163,9 @@ class Case:
     # arguments it ran with: a library bug's reproduction is cut from it
     script: str | None = None
     script_args: list[str] = field(default_factory=list)
+    # search the GitHub issues of the library the error points at (sends the error message's
+    # stable words to GitHub; off unless the user says so)
+    search_issues: bool = False
     logs: str | None = None
     notes: str = ""
     source: str | None = None  # where the case came from (file path), not written back

@@ -884,6 +884,19 @@ _check("report.newer-release", "A newer release of the failing library exists",
        'pip install -U "transformers==<newer>"   # then run the check again',
        "pip's configured index, or $WIZARD_INDEX_URL (\"off\" skips the check); 15 s timeout, "
        "no retries")
+_check("report.reported-before", "The same error among the library's GitHub issues",
+       "Only when asked for (the case's `search_issues`, `--search-issues`, the question after "
+       "a pasted error) and triage named no known cause: GitHub's issue search in the "
+       "repository of the library the error points at, for the words of the message that "
+       "every report shares (no paths, names, numbers or code of yours). info: the issues "
+       "found, closed-as-solved first, each with its state and link (or none found); skip when "
+       "GitHub cannot be reached or its rate limit is used up (the reason and the search's "
+       "page are given).",
+       "A maintainer's first look is whether the error was reported before: a solved thread "
+       "holds the answer, an open one the workaround and where to add a reproduction.",
+       "# read the first solved issue's thread; its fix or the release it names",
+       "GitHub's search API (api.github.com/search/issues, or $WIZARD_GITHUB_API), $GITHUB_TOKEN "
+       "when set; 10 s timeout")
 
 # --- tasks: causal LM / SFT and adapters (wizard/checks/causal_lm.py, adapters.py) ---------
 _check("wizard.not-for-task", "A check that does not apply to the case's task",

@@ -34,13 +34,28 @@ def issue_repository(package: str | None) -> str:
     return REPOSITORIES.get(library_key(package), DEFAULT_REPOSITORY)
 
 
-def issue_search_url(package: str | None, exception: str | None, message: str) -> str | None:
-    """A search of the library's GitHub issues for the words of an error message that stay the
-    same from one report to the next; None when too few are left to search for."""
+def issue_search_terms(package: str | None, exception: str | None,
+                       message: str) -> tuple[str, str] | None:
+    """(repository, query): the library's GitHub repository and a search for the words of an
+    error message that stay the same from one report to the next; None when too few are left."""
     first = (message or "").strip().split("\n", 1)[0]
-    words = " ".join(_VARYING.sub(" ", first).split())[:120].rsplit(" ", 1)[0] \
-        if len(first) > 120 else " ".join(_VARYING.sub(" ", first).split())
+    words = " ".join(_VARYING.sub(" ", first).split())
+    if len(first) > 120:
+        words = words[:120].rsplit(" ", 1)[0]
     if len(words.split()) < 3:
         return None
     query = f'"{words}"' + (f" {exception.rsplit('.', 1)[-1]}" if exception else "")
-    return f"{GITHUB}/{issue_repository(package)}/issues?q={quote(query, safe='')}"
+    return issue_repository(package), query
+
+
+def issue_search_url(package: str | None, exception: str | None, message: str) -> str | None:
+    """The web page of that search (issue_search_terms), None when there is nothing to search."""
+    terms = issue_search_terms(package, exception, message)
+    if terms is None:
+        return None
+    return issue_page(*terms)
+
+
+def issue_page(repository: str, query: str) -> str:
+    """A search of `repository`'s issues on github.com."""
+    return f"{GITHUB}/{repository}/issues?q={quote(query, safe='')}"

@@ -199,7 +199,14 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("model", "model", "Model: a Hub id (e.g. distilbert-base-uncased) or a local "
              "save_pretrained folder", "The checks run your own model (with only the error you "
              "pasted, leave it empty: the error is read and your environment checked).", "text",
-             (Edge("checks", lambda c: c.error_only), Edge("trust_remote_code"))),
+             (Edge("search_issues", lambda c: c.error_only), Edge("trust_remote_code"))),
+    Question("search_issues", "search_issues", "Search the library's GitHub issues for this "
+             "error when no known cause explains it?",
+             "The same error reported before often has its answer in the thread; only the "
+             "message's words that every report shares are sent to GitHub.", "select",
+             (Edge("checks"),),
+             choices=(Choice(False, "No: nothing leaves this machine"),
+                      Choice(True, "Yes: search GitHub (the error message's words only)"))),
     Question("trust_remote_code", "trust_remote_code", "This model ships its own Python code "
              "(auto_map in its config), which runs when it loads. Run it?",
              "The wizard never runs a repo's code without your explicit yes; read its .py "
@@ -402,7 +409,6 @@ STEPS["report"] = Step(
     "script must reproduce it (or the other framework, where installed, must differ) before it "
     "is called a library bug.",
     ("reproduction", "differential", "newer-release"), needs=_library_bug_candidate)
-FINAL_STEPS = ("report",)  # after every plan; each runs only when its `needs` holds
 # -- end of the report step -----------------------------------------------------------------------
 
 # The training steps (a real step, one batch overfit, per-layer gradients) run only for the
@@ -432,7 +438,23 @@ STEPS["installation"] = Step(
     "installation", "Your installed libraries",
     "With only the error at hand, the libraries installed here are checked against each other; "
     "the error's own words name the cause.", ("environment",))
-ERROR_ONLY_PLAN = ("installation", "triage")
+ERROR_ONLY_PLAN = ("installation", "triage", "reported-before")
+
+
+def _no_known_cause(case: Case, findings: list) -> bool:
+    """Triage found no known cause: the error is new to the catalogue or a possible bug."""
+    return any(f.id in ("triage.unknown-error", "triage.possible-library-bug") for f in findings)
+
+
+# Asked for only (case.search_issues): the failing library's GitHub issues, searched for the
+# error; after the report step in a full plan, right after triage with only the error at hand.
+STEPS["reported-before"] = Step(
+    "reported-before", "Reported before?",
+    "The same error reported before often has its answer in the thread: the issues of the "
+    "library it points at are searched for the words of the message every report shares.",
+    ("reported-before",), when=lambda c: c.search_issues and bool(c.traceback.strip()),
+    needs=_no_known_cause)
+FINAL_STEPS = ("report", "reported-before")  # after every plan; each only when `needs` holds
 
 
 def plan(case: Case, live: bool = False) -> list[Step]:

@@ -26,6 +26,7 @@ from wizard.checks import (
     packing,
     precision,
     qa,
+    reported,
     seq2seq,
     text,
     token_cls,
@@ -103,6 +104,7 @@ PROBES: dict[str, ProbeInfo] = {p.name: p for p in [
     ProbeInfo("differential", library.probe_differential, True, "The same weights in the other framework"),
     ProbeInfo("reproduction", library.probe_reproduction, True, "A standalone reproduction script, verified"),
     ProbeInfo("newer-release", library.probe_newer_release, True, "Newer releases of the failing libraries"),
+    ProbeInfo("reported-before", reported.probe_reported_before, False, "The library's issues, searched for the error"),
 ]}
 
 

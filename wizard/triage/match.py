@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.core.findings import Finding
-from wizard.core.repositories import issue_search_url
+from wizard.core.repositories import issue_search_terms, issue_search_url
 from wizard.triage.causes import cause_of
 from wizard.triage.env_answers import FAMILY, blamed_library
 from wizard.triage.library import LibraryBug, assess_library_bug
@@ -162,6 +162,19 @@ class Triage:
         return "library-bug" if self.verdict == "possible-library-bug" else "unknown"
 
     @property
+    def blamed_package(self) -> str | None:
+        """The library the error points at: the bug's, the innermost library frame's, or the
+        one the paste names."""
+        p = self.parsed
+        return (self.bug.package if self.bug else None) or p.innermost_library_package \
+            or blamed_library(p)
+
+    @property
+    def search_terms(self) -> tuple[str, str] | None:
+        """(repository, query): this error among the issues of the library it points at."""
+        return issue_search_terms(self.blamed_package, self.parsed.exc_type, self.parsed.message)
+
+    @property
     def likely_causes(self) -> list[dict[str, Any]]:
         seen: set[str] = set()
         out = []
@@ -301,8 +314,7 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
                         "writes a minimal reproduction for an issue.",
             fix=hint + "python -m wizard run train.py   # reproduces it; the report holds the "
                        "reproduction for the issue")]
-    search = issue_search_url(p.innermost_library_package or blamed_library(p), p.exc_type,
-                              p.message)
+    search = issue_search_url(t.blamed_package, p.exc_type, p.message)
     if search:
         ev["reported_before"] = search
     mine = p.innermost_frame is not None and p.innermost_frame.is_user

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Any
 
 from wizard.context import is_local_ref
@@ -68,9 +69,23 @@ def evidence_text(f: dict[str, Any]) -> str:
     return dumps_readable(shown) if shown else ""
 
 
+_URL = re.compile(r"https?://[^\s<>\"']+[^\s<>\"'.,;:)]")
+
+
+def _linked(text: str) -> str:
+    """The text, escaped, with its web addresses as links (an issue to read first)."""
+    out, last = [], 0
+    for m in _URL.finditer(text):
+        out += [html.escape(text[last:m.start()]),
+                f'<a href="{html.escape(m.group())}" target="_blank" rel="noopener">'
+                f"{html.escape(m.group())}</a>"]
+        last = m.end()
+    return "".join(out) + html.escape(text[last:])
+
+
 def verdict_html(verdict: dict[str, Any], summary_line: str = "") -> str:
     kind = verdict.get("kind", "inconclusive")
-    reasons = "".join(f"<li>{html.escape(str(r))}</li>" for r in verdict.get("reasons") or [])
+    reasons = "".join(f"<li>{_linked(str(r))}</li>" for r in verdict.get("reasons") or [])
     return (f'<div class="wz-verdict wz-verdict-{html.escape(kind)}">'
             f'<div class="wz-verdict-kind">Verdict: {html.escape(kind)} — '
             f'{html.escape(VERDICT_TITLE.get(kind, kind))}</div>'

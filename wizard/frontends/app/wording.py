@@ -17,7 +17,7 @@ NAMES: dict[str, str] = {
     "label_column": "Label column", "trainer": "How you train", "optimizer": "Optimizer",
     "learning_rate": "Learning rate", "loss": "Loss", "labels": "Where the labels go",
     "batch_size": "Batch size", "logs": "Training logs", "target_gpu": "Target GPU",
-    "target_count": "Number of GPUs",
+    "target_count": "Number of GPUs", "search_issues": "Search GitHub's issues",
 }
 # case fields no question asks (a case file or a script sets them), as a sentence names them
 OTHER_FIELDS: dict[str, str] = {

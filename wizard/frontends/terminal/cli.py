@@ -91,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the error your script raised, as a file (- reads it from stdin): "
                             "alone, it is read and this environment checked; with CASE.yaml, "
                             "it is the case's traceback")
+    check.add_argument("--search-issues", action="store_true",
+                       help="when no known cause explains the error, search the GitHub issues "
+                            "of the library it points at (sends only the words of the message "
+                            "that every report shares; $GITHUB_TOKEN is used when set)")
     check.add_argument("--gpu", metavar="NAME", help="the GPU the run will happen on, when it "
                        "is not this machine's (T4, L4, A10G, A100-40GB, H100, ... or its memory "
                        "in GiB): the memory step judges the fit and the plans against it")
@@ -193,6 +197,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if pasted is not None:
         case.traceback = pasted
         case.symptom = "error" if case.symptom in ("not-sure", "none") else case.symptom
+    case.search_issues = case.search_issues or args.search_issues
     case.validate()
     return _run_case(_aimed(case, args), args)
 

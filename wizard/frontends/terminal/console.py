@@ -30,8 +30,10 @@ def finding_line(f: Finding) -> Text:
 
 def detailed(f: Finding) -> bool:
     """Shown with its explanation and fix: faults, warnings, checks that could not run, and what
-    a pasted error reads as (its cause and fix, whatever its status)."""
-    return f.status in ("fail", "warn", "error") or (f.category == "triage" and bool(f.fix))
+    a pasted error reads as (its cause and fix, whatever its status), and the issues a search
+    the user asked for found."""
+    return f.status in ("fail", "warn", "error") or (f.category == "triage" and bool(f.fix)) \
+        or f.id == "report.reported-before"
 
 
 def finding_panel(f: Finding, verbose_evidence: bool = False) -> Panel:

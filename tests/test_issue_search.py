@@ -1,0 +1,156 @@
+"""Reported before? GitHub's issue search for the pasted error (wizard/evidence/issue_search.py,
+the report.reported-before check), against httpx transports and a fake GitHub on 127.0.0.1."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import httpx
+import pytest
+
+from tests.github_server import ISSUES, FakeGitHub, serve
+from wizard import api
+from wizard.evidence.issue_search import search_issues
+
+ROOT = Path(__file__).resolve().parents[1]
+# an error no signature knows, raised inside transformers' Trainer
+UNKNOWN = """Traceback (most recent call last):
+  File "/home/ana/project/train.py", line 12, in <module>
+    trainer.train()
+  File "/usr/lib/python3.11/site-packages/transformers/trainer.py", line 2240, in train
+    return inner_training_loop(
+  File "/usr/lib/python3.11/site-packages/transformers/trainer.py", line 2612, in _inner_training_loop
+    self.control = self.callback_handler.on_step_end(args, self.state, self.control)
+RuntimeError: The gradient accumulation state went out of sync with the scheduler at step 3
+"""
+KNOWN = ("ValueError: Asking to pad but the tokenizer does not have a padding token. Please "
+         "select a token to use as `pad_token`")
+
+
+def _answer(items: list[dict[str, Any]], seen: list[httpx.Request]) -> httpx.MockTransport:
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"total_count": len(items), "items": items})
+    return httpx.MockTransport(handle)
+
+
+def _items() -> list[dict[str, Any]]:
+    return [{**i, "html_url": f"https://github.com/huggingface/transformers/issues/{i['number']}"}
+            for i in ISSUES]
+
+
+@pytest.fixture()
+def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
+    for fake in serve():
+        monkeypatch.setenv("WIZARD_GITHUB_API", fake.url)
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        monkeypatch.delenv("GH_TOKEN", raising=False)
+        yield fake
+
+
+def test_solved_issues_come_first_and_the_query_is_the_repositorys(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    seen: list[httpx.Request] = []
+    with httpx.Client(transport=_answer(_items(), seen)) as client:
+        found = search_issues("huggingface/transformers", '"went out of sync" RuntimeError',
+                              client=client)
+    assert found.error is None and found.total == 3
+    # closed as solved, then closed otherwise, then open; GitHub's order within each
+    assert [h.number for h in found.hits] == [29876, 29001, 30001]
+    assert found.hits[0].solved and not found.hits[1].solved and not found.hits[2].solved
+    assert "[closed, 7 comments]" in found.hits[0].line()
+    assert "closed (not planned), 1 comment]" in found.hits[1].line() and "[open," in found.hits[2].line()
+    q = seen[0].url.params["q"]
+    assert q == '"went out of sync" RuntimeError repo:huggingface/transformers is:issue'
+    assert seen[0].headers["Authorization"] == "Bearer ghp_secret"
+    assert found.page.startswith("https://github.com/huggingface/transformers/issues?q=")
+
+
+@pytest.mark.parametrize("response, says", [
+    (httpx.Response(403, headers={"X-RateLimit-Remaining": "0"}, json={}), "set GITHUB_TOKEN"),
+    (httpx.Response(429, json={}), "limit is used up"),
+    (httpx.Response(500, json={}), "GitHub answered 500"),
+    (httpx.Response(200, text="<html>"), "could not be read"),
+    (httpx.Response(200, json={"items": [{"title": "no number"}]}), "could not be read"),
+])
+def test_every_failure_is_one_sentence(response: httpx.Response, says: str,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return response
+    with httpx.Client(transport=httpx.MockTransport(handle)) as client:
+        found = search_issues("huggingface/peft", '"a b c"', client=client)
+    assert says in found.error and found.hits == []
+    assert "Authorization" not in seen[0].headers
+
+
+def test_an_unreachable_github_is_one_sentence() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("Connection refused", request=request)
+    with httpx.Client(transport=httpx.MockTransport(refuse)) as client:
+        found = search_issues("huggingface/peft", '"a b c"', client=client)
+    assert found.error.startswith("GitHub could not be reached (ConnectError")
+
+
+def test_api_searches_only_when_asked_and_sends_no_paths(github: FakeGitHub) -> None:
+    report = api.check({}, traceback=UNKNOWN, search_issues=True, device="cpu")
+    assert report.result.path == ["api", "installation", "triage", "reported-before"]
+    found = next(f for f in report.findings if f.id == "report.reported-before")
+    assert found.status == "info"
+    assert found.title == ("Reported before: 3 issues of transformers with this error "
+                           "(1 closed as solved)")
+    assert found.fix.startswith("# read first: https://github.com/huggingface/transformers/"
+                                "issues/29876")
+    assert [q["q"] for q in github.queries] == [
+        '"The gradient accumulation state went out of sync with the scheduler at step" '
+        'RuntimeError repo:huggingface/transformers is:issue']
+    assert "ana" not in github.queries[0]["q"] and "train.py" not in github.queries[0]["q"]
+    assert report.result.verdict.reasons[-1].endswith("read https://github.com/huggingface/"
+                                                      "transformers/issues/29876 first")
+
+    api.check({}, traceback=UNKNOWN, device="cpu")            # not asked: nothing leaves
+    api.check({}, traceback=KNOWN, search_issues=True, device="cpu")   # a known cause: no need
+    assert len(github.queries) == 1
+
+
+def test_a_used_up_rate_limit_skips_with_the_page_to_read(github: FakeGitHub) -> None:
+    github.rate_limited = True
+    report = api.check({"search_issues": True}, traceback=UNKNOWN, device="cpu")
+    found = next(f for f in report.findings if f.id == "report.reported-before")
+    assert found.status == "skip" and "set GITHUB_TOKEN" in found.explanation
+    assert "github.com/huggingface/transformers/issues?q=" in found.fix
+    assert not any("Reported before" in r for r in report.result.verdict.reasons)
+
+
+def test_cli_flag_prints_the_issues(github: FakeGitHub, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "result.json"
+    done = subprocess.run([sys.executable, "-m", "wizard", "check", "--traceback", "-",
+                           "--search-issues", "--json", str(out), "--device", "cpu"],
+                          input=UNKNOWN, text=True, capture_output=True, env=env, cwd=ROOT,
+                          timeout=300)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert "Reported before: 3 issues of transformers" in done.stdout
+    assert "#29876" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["case"]["search_issues"] is True
+    assert len(github.queries) == 1
+
+
+def test_a_full_case_searches_after_the_report_step() -> None:
+    from wizard.core.case import Case
+    from wizard.engine.plan import plan
+
+    case = Case(model="distilbert-base-uncased", symptom="error", traceback=UNKNOWN)
+    assert [s.id for s in plan(case)][-1] == "report"
+    case.search_issues = True
+    assert [s.id for s in plan(case)][-2:] == ["report", "reported-before"]

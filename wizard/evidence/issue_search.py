@@ -1,0 +1,110 @@
+"""Has this error been reported before? GitHub's issue search, asked for the failing library.
+
+Only when the user asks for it (the case's `search_issues`): the query holds the words of the
+error message that stay the same between reports (wizard/core/repositories.py), nothing else of
+the paste. $GITHUB_TOKEN is sent when set (a higher rate limit); $WIZARD_GITHUB_API names another
+endpoint (GitHub Enterprise). Every failure is one sentence in `IssueSearch.error`, never raised.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from wizard.core.repositories import issue_page
+from wizard.settings import current as current_settings
+
+TIMEOUT = 10.0
+SHOWN = 5
+
+
+@dataclass
+class IssueHit:
+    """One issue the search found."""
+
+    number: int
+    title: str
+    url: str
+    state: str                        # open | closed
+    state_reason: str | None = None   # completed | not_planned | reopened | None
+    comments: int = 0
+    closed_at: str | None = None
+
+    @property
+    def solved(self) -> bool:
+        """Closed as done (not as "not planned" or a duplicate): its thread holds an answer."""
+        return self.state == "closed" and self.state_reason in (None, "completed")
+
+    def line(self) -> str:
+        how = ("closed" if self.solved else f"closed ({(self.state_reason or '').replace('_', ' ')})"
+               if self.state == "closed" else "open")
+        said = f"{self.comments} comment{'s' * (self.comments != 1)}"
+        return f"#{self.number} {self.title} [{how}, {said}] {self.url}"
+
+
+@dataclass
+class IssueSearch:
+    """What the search asked and found; `error` says why it could not ask."""
+
+    repository: str
+    query: str
+    total: int = 0
+    hits: list[IssueHit] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def page(self) -> str:
+        """The same search on github.com, for the user to read on."""
+        return issue_page(self.repository, self.query)
+
+
+def search_issues(repository: str, query: str, *, client: httpx.Client | None = None,
+                  timeout: float = TIMEOUT) -> IssueSearch:
+    """The issues of `repository` that match `query`, solved ones first (SHOWN at most)."""
+    found = IssueSearch(repository, query)
+    settings = current_settings()
+    headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+               "User-Agent": "hf-debug-wizard"}
+    if settings.github_token:
+        headers["Authorization"] = f"Bearer {settings.github_token}"
+    own = client is None
+    http = client or httpx.Client(timeout=timeout)
+    try:
+        response = http.get(f"{settings.github_api.rstrip('/')}/search/issues", headers=headers,
+                            params={"q": f"{query} repo:{repository} is:issue", "per_page": 20})
+    except httpx.TimeoutException:
+        found.error = f"GitHub did not answer within {timeout:g} s"
+        return found
+    except httpx.HTTPError as exc:
+        found.error = f"GitHub could not be reached ({type(exc).__name__}: {str(exc)[:100]})"
+        return found
+    finally:
+        if own:
+            http.close()
+    if response.status_code in (403, 429) and (response.headers.get("x-ratelimit-remaining") == "0"
+                                               or response.status_code == 429):
+        found.error = ("GitHub's search limit is used up for now (10 searches a minute without a "
+                       "token): set GITHUB_TOKEN, or try again in a minute")
+        return found
+    if response.status_code != 200:
+        found.error = f"GitHub answered {response.status_code} to the search"
+        return found
+    try:
+        body = response.json()
+        items = [_hit(item) for item in body.get("items", [])]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        found.error = "GitHub's answer to the search could not be read"
+        return found
+    found.total = int(body.get("total_count") or len(items))
+    order = {id(h): i for i, h in enumerate(items)}     # GitHub's best match first, within
+    items.sort(key=lambda h: (not h.solved, h.state != "closed", order[id(h)]))
+    found.hits = items[:SHOWN]
+    return found
+
+
+def _hit(item: dict[str, Any]) -> IssueHit:
+    return IssueHit(number=int(item["number"]), title=str(item.get("title") or "").strip(),
+                    url=str(item["html_url"]), state=str(item.get("state") or "open"),
+                    state_reason=item.get("state_reason"), comments=int(item.get("comments") or 0),
+                    closed_at=item.get("closed_at"))
