@@ -111,8 +111,8 @@ def test_api_searches_only_when_asked_and_sends_no_paths(github: FakeGitHub) -> 
     assert found.fix.startswith("# read first: https://github.com/huggingface/transformers/"
                                 "issues/29876")
     assert [q["q"] for q in github.queries] == [
-        '"The gradient accumulation state went out of sync with the scheduler at step" '
-        'RuntimeError repo:huggingface/transformers is:issue']
+        '"The gradient accumulation state went out" RuntimeError repo:huggingface/transformers '
+        'is:issue']
     assert "ana" not in github.queries[0]["q"] and "train.py" not in github.queries[0]["q"]
     assert report.result.verdict.reasons[-1].endswith("read https://github.com/huggingface/"
                                                       "transformers/issues/29876 first")
@@ -154,3 +154,17 @@ def test_a_full_case_searches_after_the_report_step() -> None:
     assert [s.id for s in plan(case)][-1] == "report"
     case.search_issues = True
     assert [s.id for s in plan(case)][-2:] == ["report", "reported-before"]
+
+
+def test_a_paste_without_an_exception_is_searched_by_the_programs_line() -> None:
+    from wizard.triage.match import error_line, triage
+
+    paste = ("Hi, I get an error when I train my model, any idea?\n"
+             "model = AutoModel.from_pretrained(path)\n"
+             "the scheduler state could not be restored from the checkpoint at step 5\n"
+             "thanks for your help")
+    assert error_line(paste) == ("the scheduler state could not be restored from the checkpoint "
+                                 "at step 5")
+    assert triage(paste).search_terms[1] == '"the scheduler state could not be"'
+    # only the reporter's words: nothing to search for, rather than their sentence
+    assert triage("I get an error when I train my model, can anyone help?").search_terms is None

@@ -210,8 +210,15 @@ def test_an_unknown_error_links_a_search_of_the_library_issues_for_its_stable_wo
     url = issue_search_url("peft", "ValueError", "Layer 'model.layers.3' has 12 shards at "
                            "/tmp/run/x.bin but expected 0x1f")
     assert url is not None and url.startswith("https://github.com/huggingface/peft/issues?q=")
-    assert unquote(url.split("?q=", 1)[1]) == '"Layer has shards at but expected" ValueError'
-    assert issue_search_url("torch", "KeyError", "'labels'") is None   # nothing stable to search
+    # a phrase never joins the words around a number, a path or a name that vary
+    assert unquote(url.split("?q=", 1)[1]) == '"shards at" "but expected" ValueError'
+    # a quoted name is the subject of the message, unless it is the object's type
+    assert unquote(issue_search_url("torch", "KeyError", "'labels'").split("?q=")[1]) == \
+        "labels KeyError"
+    assert unquote(issue_search_url("trl", "AttributeError", "'LlamaForCausalLM' object has no "
+                                    "attribute 'vllm_engine'").split("?q=")[1]) == \
+        '"object has no attribute" vllm_engine AttributeError'
+    assert issue_search_url("torch", None, "12 at /tmp/x") is None   # nothing stable to search
 
     class Case:
         traceback = ('  File "/usr/lib/python3.10/site-packages/trl/trainer/sft.py", line 9, in '

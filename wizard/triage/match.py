@@ -172,7 +172,9 @@ class Triage:
     @property
     def search_terms(self) -> tuple[str, str] | None:
         """(repository, query): this error among the issues of the library it points at."""
-        return issue_search_terms(self.blamed_package, self.parsed.exc_type, self.parsed.message)
+        p = self.parsed
+        line = p.message if p.exc_type else error_line(p.loose_text or p.text)
+        return issue_search_terms(self.blamed_package, p.exc_type, line or "")
 
     @property
     def likely_causes(self) -> list[dict[str, Any]]:
@@ -212,6 +214,27 @@ class Triage:
                 "library_bug": self.bug.to_dict() if self.bug is not None else None,
                 "matches": [m.to_dict() for m in self.matches],
                 "likely_causes": self.likely_causes, "probes": self.probes, "error": self.error}
+
+
+# a line a program wrote, not its reader: words of failure, no person, no question, no code
+_FAILURE = re.compile(r"(?i)\b(?:error|exception|fail(?:ed|ure|s)?|cannot|can't|could ?n[o']t|"
+                      r"unable|not (?:found|supported|exist|allowed|available|enough)|invalid|"
+                      r"expected|must|mismatch|unsupported|unknown|missing|denied|refused|"
+                      r"out of|exceeds?|too (?:many|few|long|large|small)|warn\w*|deprecated)\b")
+_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|my|me|we|our|thanks?|hi|hello|help|"
+                     r"anyone|somebody|issue|problem|bug)\b|\?\s*$")
+_CODE = re.compile(r"^\s*(?:>>>|\$|#|import |from |def |class |[\w.\[\]'\"]+\s*[+-]?=[^=])")
+
+
+def error_line(text: str) -> str | None:
+    """The first line of a paste with no exception type that reads as the program's error
+    message rather than the reporter's words or code; None when there is none."""
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line.split()) >= 3 and _FAILURE.search(line) and not _PERSON.search(line) \
+                and not _CODE.match(line):
+            return line
+    return None
 
 
 def triage(text: str) -> Triage:
