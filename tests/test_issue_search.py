@@ -168,3 +168,35 @@ def test_a_paste_without_an_exception_is_searched_by_the_programs_line() -> None
     assert triage(paste).search_terms[1] == '"the scheduler state could not be"'
     # only the reporter's words: nothing to search for, rather than their sentence
     assert triage("I get an error when I train my model, can anyone help?").search_terms is None
+
+
+def test_wizard_run_searches_a_failure_raised_inside_a_library(github: FakeGitHub,
+                                                                tmp_path: Path) -> None:
+    """`wizard run --search-issues` on a script whose library raises an error no signature
+    knows: the search runs after the run; the same script raising in its own code is not
+    searched for (the line shown is where to start)."""
+    lib = tmp_path / "site-packages" / "widgetlib"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text(
+        "def assemble(n):\n"
+        "    raise RuntimeError(f'The widget pipeline lost its gate after {n} parts')\n")
+    script = tmp_path / "train.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {str(lib.parent)!r})\n"
+                      "import widgetlib\nwidgetlib.assemble(3)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "USE_TF": "0"}
+    out = tmp_path / "out.json"
+    done = subprocess.run([sys.executable, "-m", "wizard", "run", "--out", str(tmp_path / "s"),
+                           "--search-issues", "--json", str(out), str(script)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.exists(), done.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["path"][-1] == "reported-before"
+    assert [q["q"] for q in github.queries] == [
+        '"The widget pipeline lost its gate" RuntimeError repo:huggingface/transformers is:issue']
+
+    script.write_text("raise RuntimeError('The widget pipeline lost its gate after 3 parts')\n")
+    subprocess.run([sys.executable, "-m", "wizard", "run", "--out", str(tmp_path / "s2"),
+                    "--search-issues", "--json", str(out), str(script)],
+                   cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert json.loads(out.read_text())["path"][-1] != "reported-before"
+    assert len(github.queries) == 1

@@ -26,6 +26,7 @@ from wizard.evidence.repro import (NAN_MESSAGE, Failure, ModelSpec, Outcome, che
 from wizard.triage.messages import error_signature, normalise_message
 from tests.conftest import HAS_TF
 from tests.helpers import run_cli
+from tests.github_server import serve as serve_github
 from tests.library_fault import RAISE_MESSAGE, install
 from wizard.demo.cases import healthy_case
 
@@ -280,11 +281,19 @@ def _fault_env(tmp: Path, mode: str, frameworks: str) -> dict[str, str]:
 @pytest.mark.slow
 def test_injected_raise_in_transformers_gives_a_verified_library_bug_report(demo_dir, tmp_path):
     env = _fault_env(tmp_path, "raise", "pytorch")
-    proc, result = _check(healthy_case(demo_dir, "pytorch"), tmp_path, env,
-                          "github", "forum", "hub")
+    case = healthy_case(demo_dir, "pytorch")
+    case.search_issues = True             # and the issues searched for the failure, before filing
+    for github in serve_github():
+        env["WIZARD_GITHUB_API"] = github.url
+        proc, result = _check(case, tmp_path, env, "github", "forum", "hub")
+        queries = list(github.queries)
     assert result["verdict"]["kind"] == "library-bug", result["verdict"]
     assert result["verdict"]["primary"] == "report.reproduction"
-    assert result["path"][-1] == "report"
+    assert result["path"][-2:] == ["report", "reported-before"]
+    related = _finding(result, "report.reported-before")
+    assert related["title"].startswith("Reported before: 3 issues of transformers")
+    assert [q["q"] for q in queries] == ['"FFN received a tensor with an" RuntimeError '
+                                         'repo:huggingface/transformers is:issue']
     repro = _finding(result, "report.reproduction")
     ev = repro["evidence"]
     assert repro["status"] == "warn" and ev["verified"] is True
@@ -310,6 +319,9 @@ def test_injected_raise_in_transformers_gives_a_verified_library_bug_report(demo
                     "### Reproduction", "### Expected behavior"):
         assert section in github
     assert "```python" in github and RAISE_MESSAGE in github and "fresh Python" in github
+    assert "Possibly related, from [a search of the existing issues](https://github.com/" \
+           "huggingface/transformers/issues?q=" in github
+    assert "https://github.com/huggingface/transformers/issues/29876, " in github
     assert "**Category:**" in (report / "report-forum.md").read_text()
 
     # The maintainer's view: the script alone reproduces the failure in a fresh interpreter ...

@@ -1,5 +1,6 @@
-"""Reported before? The failing library's GitHub issues searched for the pasted error, when the
-user asked for it (case.search_issues) and triage named no known cause."""
+"""Reported before? The failing library's GitHub issues searched for the failure, when the user
+asked for it (case.search_issues): a pasted error no known cause explains, or a failure inside
+library code that the checks found (a library-bug candidate)."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,9 +13,26 @@ from wizard.triage.match import triage
 ID = "report.reported-before"
 
 
+def failure_text(case: Case, ctx: Any) -> str:
+    """The failure to search for: the pasted error, else the one the checks saw raised inside
+    library code (the forward pass, the reproduction)."""
+    if case.traceback.strip():
+        return case.traceback
+    found = ctx.get("findings", []) if isinstance(ctx, dict) else []
+    for f in found:
+        if f.id == "model.forward-raised" and f.evidence.get("traceback"):
+            return str(f.evidence["traceback"])
+    for f in found:
+        failure = (f.evidence.get("failure") or {}) if f.id == "report.reproduction" else {}
+        if failure.get("error"):
+            return str(failure["error"])
+    return ""
+
+
 def probe_reported_before(case: Case, ctx: Any = None) -> list[Finding]:
-    """The issues that match the error's stable words, solved ones first."""
-    terms = triage(case.traceback).search_terms if case.traceback.strip() else None
+    """The issues that match the failure's stable words, solved ones first."""
+    text = failure_text(case, ctx)
+    terms = triage(text).search_terms if text.strip() else None
     if terms is None:
         return [Finding(ID, "skip", "Reported before: nothing in the message to search for",
                         explanation="The error's message is only names, numbers and paths, "

@@ -886,8 +886,10 @@ _check("report.newer-release", "A newer release of the failing library exists",
        "no retries")
 _check("report.reported-before", "The same error among the library's GitHub issues",
        "Only when asked for (the case's `search_issues`, `--search-issues`, the question after "
-       "a pasted error) and triage named no known cause: GitHub's issue search in the "
-       "repository of the library the error points at, for the words of the message that "
+       "a pasted error) and no known cause explains the failure (a pasted error triage does "
+       "not know, not raised in your own code, or a failure inside library code with a clean "
+       "setup): GitHub's issue search in the repository of the library the error points at, "
+       "for the words of the message that "
        "every report shares (no paths, names, numbers or code of yours). info: the issues "
        "found, closed-as-solved first, each with its state and link (or none found); skip when "
        "GitHub cannot be reached or its rate limit is used up (the reason and the search's "

@@ -442,18 +442,21 @@ ERROR_ONLY_PLAN = ("installation", "triage", "reported-before")
 
 
 def _no_known_cause(case: Case, findings: list) -> bool:
-    """Triage found no known cause: the error is new to the catalogue or a possible bug."""
-    return any(f.id in ("triage.unknown-error", "triage.possible-library-bug") for f in findings)
+    """No known cause explains the failure: a pasted error new to the catalogue (not raised in
+    the user's own code) or a possible bug, or a failure inside library code with a clean setup
+    (the report step's candidate)."""
+    return any(f.id == "triage.possible-library-bug" or f.id == "triage.unknown-error"
+               and not f.evidence.get("raised_in_your_code") for f in findings) \
+        or library_bug_candidate(case, findings)
 
 
 # Asked for only (case.search_issues): the failing library's GitHub issues, searched for the
-# error; after the report step in a full plan, right after triage with only the error at hand.
+# failure; after the report step in a full plan, right after triage with only the error at hand.
 STEPS["reported-before"] = Step(
     "reported-before", "Reported before?",
     "The same error reported before often has its answer in the thread: the issues of the "
     "library it points at are searched for the words of the message every report shares.",
-    ("reported-before",), when=lambda c: c.search_issues and bool(c.traceback.strip()),
-    needs=_no_known_cause)
+    ("reported-before",), when=lambda c: c.search_issues, needs=_no_known_cause)
 FINAL_STEPS = ("report", "reported-before")  # after every plan; each only when `needs` holds
 
 

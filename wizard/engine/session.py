@@ -184,8 +184,10 @@ class Session:
 
     def _local(self, name: str) -> list[Finding]:
         try:
-            return resolve(name)(self.case, {"oauth_token": self.oauth_token}
-                                 if self.oauth_token else None)
+            # the signed-in user's token, and what the checks before found (report.reported-before
+            # searches for the failure they saw)
+            return resolve(name)(self.case, {"oauth_token": self.oauth_token,
+                                             "findings": list(self.findings)})
         except Exception as exc:  # same contract as the worker: a finding, never a crash
 
             return [probe_error(name, f"raised {type(exc).__name__}: {exc}",

@@ -17,13 +17,14 @@ from wizard.context import Context
 from wizard.core.case import Case, CaseError
 from wizard.core.findings import Finding, Plot
 from wizard.core.tasks import CAUSAL_LM, QA, SEQ2SEQ, has_label_column
-from wizard.engine.plan import plan
+from wizard.engine.plan import STEPS, plan
 from wizard.engine.session import Event, Result, Session
 from wizard.engine.verdict import combine_findings, decide
 from wizard.evidence.environment import environment_info
 from wizard.live.instrument import Capture, run_script
 from wizard.live.reprex import report_findings, should_reproduce
 from wizard.checks.curves import analyse_curves
+from wizard.checks.reported import probe_reported_before
 from wizard.checks.curves_read import Curves, Series
 from wizard.script.fixes import fit_fixes
 from wizard.script.reader import ScriptReading, case_from_script
@@ -293,6 +294,9 @@ def assemble(reading: ScriptReading, capture: Capture, device: str = "auto",
     extra += live_curve_findings(capture.losses, capture.script)
     all_findings = head + [run_finding(reading, capture, notes)] + rest + extra
     all_findings += report_step(capture, all_findings, on_event)
+    searched = search_step(case, all_findings, on_event)
+    all_findings += searched
+    path += ["reported-before"] if searched else []
     fit_fixes(all_findings, reading.names, case.training.batch_size)
     verdict = decide(case, all_findings)
     return Result(case, environment, dev, ["script", *path], all_findings, verdict,
@@ -333,6 +337,21 @@ def report_step(capture: Capture, findings: list[Finding],
                                "needs."}))
     found = report_findings(capture, findings,
                             on_progress=lambda m: emit(Event("progress", {"message": m})))
+    for f in found:
+        emit(Event("finding", {"finding": f}))
+    return found
+
+
+def search_step(case: Case, findings: list[Finding],
+                on_event: Callable[[Any], None] | None) -> list[Finding]:
+    """The issue search the user asked for (STEPS["reported-before"]), when no known cause
+    explains the failure."""
+    step = STEPS["reported-before"]
+    if not step.when(case) or not step.needs(case, findings):
+        return []
+    emit = on_event or (lambda _e: None)
+    emit(Event("step", {"id": step.id, "title": step.title, "why": step.why}))
+    found = probe_reported_before(case, {"findings": findings})
     for f in found:
         emit(Event("finding", {"finding": f}))
     return found

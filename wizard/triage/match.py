@@ -341,6 +341,7 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
     if search:
         ev["reported_before"] = search
     mine = p.innermost_frame is not None and p.innermost_frame.is_user
+    ev["raised_in_your_code"] = mine
     return [Finding("triage.unknown-error", "info", "The error matches no known signature",
                     evidence=ev,
                     explanation="No known signature matches this error"

@@ -182,7 +182,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 script=args.script, script_args=list(args.run), steps=None, keep_going=False,
                 json=args.json, report=args.report, format=args.format, device=args.device,
                 timeout=args.timeout, out=args.out, quiet=args.quiet, refs=refs,
-                answers=answers))
+                answers=answers, search_issues=args.search_issues))
         reading = case_from_script(args.script, refs=refs, answers=answers)
         if not args.quiet:
             print(reading.summary(), file=sys.stderr)

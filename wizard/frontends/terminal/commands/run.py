@@ -58,6 +58,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default="wizard-out", metavar="DIR",
                    help="where the result is saved (default ./wizard-out)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    p.add_argument("--search-issues", action="store_true",
+                   help="when no known cause explains the failure, search the GitHub issues of "
+                        "the library it comes from (sends only the message's stable words)")
     p.add_argument("script", metavar="train.py", help="the training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
     p.set_defaults(func=run)
@@ -117,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
                                    stop_on_nonfinite=not args.keep_going, device=args.device,
                                    timeout=args.timeout, on_event=printer,
                                    refs=getattr(args, "refs", None),
-                                   answers=getattr(args, "answers", None))
+                                   answers={**(getattr(args, "answers", None) or {}),
+                                            **({"search_issues": True}
+                                               if getattr(args, "search_issues", False) else {})})
     except CaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
