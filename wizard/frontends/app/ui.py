@@ -65,7 +65,7 @@ from wizard.frontends.app.views import (
     evidence_text,
     finding_label,
     findings_table,
-    fixes,
+    fix_list_markdown,
     hub_model_id,
     log_line,
     other_checks_label,
@@ -452,15 +452,11 @@ def build_app(config: AppConfig | None = None) -> gr.Blocks:
                 verdict_box = gr.HTML("<p>No verdict yet: run the checks first.</p>",
                                       elem_id="verdict")
 
-                @gr.render(inputs=[result_st], queue=False)
-                def _fix_list(result: dict[str, Any]) -> None:
-                    todo = fixes(result or {})
-                    if todo:
-                        gr.Markdown("### What to do")
-                    for f in todo:
-                        gr.Markdown(f"**{finding_label(f)}**\n\n{f.get('explanation', '')}")
-                        gr.Code(f["fix"], language="python", label="Fix: paste this",
-                                interactive=False)
+                # the fixes as one Markdown, set by an event: a second render beside the cards'
+                # could run at the same moment and race with it inside gradio
+                fix_md = gr.Markdown("", elem_id="fix-list")
+                result_st.change(fix_list_markdown, result_st, fix_md, queue=False,
+                                 show_progress="hidden")
 
                 table_md = gr.Markdown("", elem_id="findings-table")
                 with gr.Accordion("The result as JSON (the scripting contract)", open=False):

@@ -138,6 +138,19 @@ def fixes(result: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(todo, key=lambda f: order[f["status"]])
 
 
+def fix_list_markdown(result: dict[str, Any]) -> str:
+    """"What to do": each finding to act on, its explanation and its fix as code to paste."""
+    todo = fixes(result or {})
+    if not todo:
+        return ""
+    parts = ["### What to do"]
+    for f in todo:
+        fence = "````" if "```" in f["fix"] else "```"
+        parts += [f"**{finding_label(f)}**", str(f.get("explanation") or ""),
+                  f"Fix: paste this\n\n{fence}python\n{f['fix']}\n{fence}"]
+    return "\n\n".join(p for p in parts if p)
+
+
 # -- a script read statically ------------------------------------------------------------------
 def script_note(reading: dict[str, Any]) -> str:
     """What was read from a pasted script (ScriptReading.to_dict()): the summary, one note naming
