@@ -14,7 +14,7 @@ import pytest
 
 from tests.github_server import ISSUES, FakeGitHub, serve
 from wizard import api
-from wizard.evidence.issue_search import search_issues
+from wizard.evidence.issue_search import forget_answers, search_issues
 
 ROOT = Path(__file__).resolve().parents[1]
 # an error no signature knows, raised inside transformers' Trainer
@@ -41,6 +41,14 @@ def _answer(items: list[dict[str, Any]], seen: list[httpx.Request]) -> httpx.Moc
 def _items() -> list[dict[str, Any]]:
     return [{**i, "html_url": f"https://github.com/huggingface/transformers/issues/{i['number']}"}
             for i in ISSUES]
+
+
+@pytest.fixture(autouse=True)
+def nothing_kept() -> Iterator[None]:
+    """Each test asks GitHub afresh (answers are kept for a while within one process)."""
+    forget_answers()
+    yield
+    forget_answers()
 
 
 @pytest.fixture()
@@ -200,3 +208,20 @@ def test_wizard_run_searches_a_failure_raised_inside_a_library(github: FakeGitHu
                    cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert json.loads(out.read_text())["path"][-1] != "reported-before"
     assert len(github.queries) == 1
+
+
+def test_the_same_search_again_is_answered_from_what_was_kept() -> None:
+    seen: list[httpx.Request] = []
+    with httpx.Client(transport=_answer(_items(), seen)) as client:
+        first = search_issues("huggingface/peft", '"a b c"', client=client)
+        again = search_issues("huggingface/peft", '"a b c"', client=client)
+        other = search_issues("huggingface/peft", '"a b d"', client=client)
+    assert len(seen) == 2 and again is first and other is not first
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(500, json={})
+    with httpx.Client(transport=httpx.MockTransport(refuse)) as client:   # failures are not kept
+        search_issues("huggingface/trl", '"x y z"', client=client)
+        search_issues("huggingface/trl", '"x y z"', client=client)
+    assert len(seen) == 4

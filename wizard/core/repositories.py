@@ -51,7 +51,8 @@ def issue_search_terms(package: str | None, exception: str | None,
     # a quoted name is what the message is about (No module named 'flash_attn', no attribute
     # 'vllm_engine'), unless it is the object's type ('LlamaForCausalLM' object has no ...)
     names = [m.group(1) for m in _QUOTED_NAME.finditer(first)
-             if not first[m.end():].lstrip().startswith("object") and not _INDEXED.search(m.group(1))]
+             if not first[m.end():].lstrip().startswith("object")
+             and not _INDEXED.search(m.group(1))]
     for part in _VARYING.split(first):
         found = _WORD.findall(part)[:PHRASE_WORDS]
         if len(found) < 2 or len(phrases) == PHRASES:

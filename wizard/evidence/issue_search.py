@@ -7,16 +7,20 @@ endpoint (GitHub Enterprise). Every failure is one sentence in `IssueSearch.erro
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from wizard.core.repositories import issue_page
+from wizard.settings import Settings
 from wizard.settings import current as current_settings
 
 TIMEOUT = 10.0
 SHOWN = 5
+KEEP_S = 600.0
+_ANSWERS: dict[tuple[str, str, str], tuple[float, "IssueSearch"]] = {}
 
 
 @dataclass
@@ -61,9 +65,28 @@ class IssueSearch:
 
 def search_issues(repository: str, query: str, *, client: httpx.Client | None = None,
                   timeout: float = TIMEOUT) -> IssueSearch:
-    """The issues of `repository` that match `query`, solved ones first (SHOWN at most)."""
-    found = IssueSearch(repository, query)
+    """The issues of `repository` that match `query`, solved ones first (SHOWN at most). An
+    answer is kept for KEEP_S seconds: the same search again (another session of the app, a
+    rerun) does not spend GitHub's rate limit."""
     settings = current_settings()
+    key = (settings.github_api, repository, query)
+    kept = _ANSWERS.get(key)
+    if kept is not None and time.monotonic() - kept[0] < KEEP_S:
+        return kept[1]
+    found = _search(repository, query, settings, client, timeout)
+    if found.error is None:
+        _ANSWERS[key] = (time.monotonic(), found)
+    return found
+
+
+def forget_answers() -> None:
+    """Drop the kept answers (the next search asks GitHub again)."""
+    _ANSWERS.clear()
+
+
+def _search(repository: str, query: str, settings: Settings, client: httpx.Client | None,
+            timeout: float) -> IssueSearch:
+    found = IssueSearch(repository, query)
     headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
                "User-Agent": "hf-debug-wizard"}
     if settings.github_token:
