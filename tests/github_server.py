@@ -2,7 +2,8 @@
 
 It answers with the real response's shape (total_count, items with number, title, html_url,
 state, state_reason, comments, closed_at) and records every query it was asked, so a test can
-check what left the machine. `rate_limited` answers 403 with X-RateLimit-Remaining: 0, as
+check what left the machine; the solved issue's timeline (GET /repos/.../issues/29876/timeline)
+names the merged pull request that closed it. `rate_limited` answers 403 with X-RateLimit-Remaining: 0, as
 GitHub does when the unauthenticated limit is used up.
 """
 from __future__ import annotations
@@ -24,6 +25,15 @@ ISSUES = [
      "state_reason": "not_planned", "comments": 1, "closed_at": "2024-03-01T10:00:00Z"},
 ]
 
+TIMELINE = [
+    {"event": "commented"},
+    {"event": "cross-referenced", "source": {"type": "issue", "issue": {
+        "number": 29901, "html_url": "https://github.com/huggingface/transformers/pull/29901",
+        "pull_request": {"merged_at": "2024-05-02T09:00:00Z"},
+        "repository": {"full_name": "huggingface/transformers"}}}},
+    {"event": "closed", "commit_id": None},
+]
+
 
 @dataclass
 class FakeGitHub:
@@ -43,6 +53,8 @@ def serve() -> Iterator[FakeGitHub]:
 
         def do_GET(self) -> None:  # noqa: N802 - the http.server name
             parts = urlsplit(self.path)
+            if parts.path.endswith("/issues/29876/timeline"):   # closed by a merged PR
+                return self._send(200, TIMELINE)
             if parts.path != "/search/issues":
                 return self._send(404, {"message": "Not Found"})
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}

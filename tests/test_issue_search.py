@@ -73,6 +73,7 @@ def test_solved_issues_come_first_and_the_query_is_the_repositorys(
     assert found.hits[0].solved and not found.hits[1].solved and not found.hits[2].solved
     assert "[closed, 7 comments]" in found.hits[0].line()
     assert "closed (not planned), 1 comment]" in found.hits[1].line() and "[open," in found.hits[2].line()
+    assert found.hits[0].fixed_by is None      # its timeline could not be read: left unsaid
     q = seen[0].url.params["q"]
     assert q == '"went out of sync" RuntimeError repo:huggingface/transformers is:issue'
     assert seen[0].headers["Authorization"] == "Bearer ghp_secret"
@@ -122,8 +123,11 @@ def test_api_searches_only_when_asked_and_sends_no_paths(github: FakeGitHub) -> 
         '"The gradient accumulation state went out" RuntimeError repo:huggingface/transformers '
         'is:issue']
     assert "ana" not in github.queries[0]["q"] and "train.py" not in github.queries[0]["q"]
-    assert report.result.verdict.reasons[-1].endswith("read https://github.com/huggingface/"
-                                                      "transformers/issues/29876 first")
+    assert report.result.verdict.reasons[-1].endswith(
+        "read https://github.com/huggingface/transformers/issues/29876 first (fixed by #29901, "
+        "merged 2024-05-02)")
+    assert "pip install -U transformers   # the fix of #29876" in found.fix
+    assert found.evidence["fix_url"] == "https://github.com/huggingface/transformers/pull/29901"
 
     api.check({}, traceback=UNKNOWN, device="cpu")            # not asked: nothing leaves
     api.check({}, traceback=KNOWN, search_issues=True, device="cpu")   # a known cause: no need
@@ -216,7 +220,8 @@ def test_the_same_search_again_is_answered_from_what_was_kept() -> None:
         first = search_issues("huggingface/peft", '"a b c"', client=client)
         again = search_issues("huggingface/peft", '"a b c"', client=client)
         other = search_issues("huggingface/peft", '"a b d"', client=client)
-    assert len(seen) == 2 and again is first and other is not first
+    searches = [r for r in seen if r.url.path == "/search/issues"]
+    assert len(searches) == 2 and again is first and other is not first
 
     def refuse(request: httpx.Request) -> httpx.Response:
         seen.append(request)
@@ -224,4 +229,46 @@ def test_the_same_search_again_is_answered_from_what_was_kept() -> None:
     with httpx.Client(transport=httpx.MockTransport(refuse)) as client:   # failures are not kept
         search_issues("huggingface/trl", '"x y z"', client=client)
         search_issues("huggingface/trl", '"x y z"', client=client)
-    assert len(seen) == 4
+    assert len([r for r in seen if "trl" in r.url.params.get("q", "")]) == 2
+
+
+@pytest.mark.parametrize("events, fixed_by", [
+    ([{"event": "cross-referenced", "source": {"type": "issue", "issue": {
+        "number": 29901, "html_url": "https://github.com/huggingface/transformers/pull/29901",
+        "pull_request": {"merged_at": "2024-05-02T09:00:00Z"},
+        "repository": {"full_name": "huggingface/transformers"}}}},
+      {"event": "closed", "commit_id": None}], "#29901, merged 2024-05-02"),
+    ([{"event": "cross-referenced", "source": {"type": "issue", "issue": {   # another repo's,
+        "number": 7, "html_url": "https://github.com/x/y/pull/7",          # or not merged
+        "pull_request": {"merged_at": "2024-05-01T09:00:00Z"}, "repository": {"full_name": "x/y"}}}},
+      {"event": "cross-referenced", "source": {"type": "issue", "issue": {
+          "number": 8, "pull_request": {"merged_at": None}}}},
+      {"event": "closed", "commit_id": "1a2b3c4d5e6f", "commit_url": "https://x"}],
+     "commit 1a2b3c4"),
+    ([{"event": "closed", "commit_id": None}], None),
+    ({"message": "Not Found"}, None),
+])
+def test_the_first_solved_issue_says_what_fixed_it(events: Any, fixed_by: str | None) -> None:
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.url.path.endswith("/timeline"):
+            return httpx.Response(200 if isinstance(events, list) else 404, json=events)
+        return httpx.Response(200, json={"total_count": 3, "items": _items()})
+    with httpx.Client(transport=httpx.MockTransport(handle)) as client:
+        found = search_issues("huggingface/transformers", '"x y z"', client=client)
+    assert [r.url.path for r in seen] == [
+        "/search/issues", "/repos/huggingface/transformers/issues/29876/timeline"]
+    assert found.hits[0].fixed_by == fixed_by and all(h.fixed_by is None for h in found.hits[1:])
+    assert (f"fixed by {fixed_by}," in found.hits[0].line()) == bool(fixed_by)
+
+
+def test_a_timeline_that_times_out_leaves_the_search_standing() -> None:
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/timeline"):
+            raise httpx.ReadTimeout("slow", request=request)
+        return httpx.Response(200, json={"total_count": 3, "items": _items()})
+    with httpx.Client(transport=httpx.MockTransport(handle)) as client:
+        found = search_issues("huggingface/transformers", '"x y z"', client=client)
+    assert found.error is None and len(found.hits) == 3 and found.hits[0].fixed_by is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from wizard.core.case import Case
+from wizard.core.repositories import package_of
 from wizard.core.findings import Finding
 from wizard.evidence.issue_search import search_issues
 from wizard.triage.match import triage
@@ -43,6 +44,9 @@ def probe_reported_before(case: Case, ctx: Any = None) -> list[Finding]:
                           "page": found.page, "total": found.total,
                           "issues": [h.url for h in found.hits],
                           "solved": [h.number for h in found.hits if h.solved]}
+    first = next((h for h in found.hits if h.solved and h.fixed_by), None)
+    if first is not None:
+        ev.update(fixed_by=first.fixed_by, fix_url=first.fix_url)
     library = found.repository.split("/")[-1]
     if found.error:
         return [Finding(ID, "skip", f"Reported before: the issues of {library} could not be searched",
@@ -58,10 +62,14 @@ def probe_reported_before(case: Case, ctx: Any = None) -> list[Finding]:
                         fix=f"# the search: {found.page}")]
     solved = [h for h in found.hits if h.solved]
     what = (f"{len(solved)} closed as solved" if solved else "none closed as solved")
+    fixed = (f"#{first.number} was fixed by {first.fixed_by}: a release of {library} made after "
+             f"it has the fix, unless yours already has it.\n" if first is not None else "")
+    upgrade = f"pip install -U {package_of(found.repository)}   # the fix of #{first.number}\n" \
+        if first is not None else ""
     return [Finding(ID, "info",
                     f"Reported before: {found.total} issue{'s' * (found.total != 1)} of {library} "
                     f"with this error ({what})", evidence=ev,
                     explanation="Read the first one's thread: its answer or the fix it links to "
-                                "is usually the answer here.\n"
+                                "is usually the answer here. " + fixed
                                 + "\n".join(h.line() for h in found.hits),
-                    fix=f"# read first: {found.hits[0].url}\n# all of them: {found.page}")]
+                    fix=f"# read first: {found.hits[0].url}\n{upgrade}# all of them: {found.page}")]

@@ -891,7 +891,8 @@ _check("report.reported-before", "The same error among the library's GitHub issu
        "setup): GitHub's issue search in the repository of the library the error points at, "
        "for the words of the message that "
        "every report shares (no paths, names, numbers or code of yours). info: the issues "
-       "found, closed-as-solved first, each with its state and link (or none found); skip when "
+       "found, closed-as-solved first, each with its state and link, and what closed the first "
+       "solved one (a merged pull request, a commit: then the upgrade) (or none found); skip when "
        "GitHub cannot be reached or its rate limit is used up (the reason and the search's "
        "page are given).",
        "A maintainer's first look is whether the error was reported before: a solved thread "

@@ -40,6 +40,12 @@ def issue_repository(package: str | None) -> str:
     return REPOSITORIES.get(library_key(package), DEFAULT_REPOSITORY)
 
 
+def package_of(repository: str) -> str:
+    """The package whose issues live in `repository` (its pip name): "huggingface/peft" -> "peft"."""
+    found = next((k for k, v in REPOSITORIES.items() if v == repository), None)
+    return (found or repository.rsplit("/", 1)[-1]).replace("_", "-")
+
+
 def issue_search_terms(package: str | None, exception: str | None,
                        message: str) -> tuple[str, str] | None:
     """(repository, query): the library's GitHub repository and a search for the words of an

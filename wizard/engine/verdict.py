@@ -171,7 +171,9 @@ def _error_only_verdict(findings: list[Finding]) -> Verdict:
     warns = [f"{f.id}: {f.title}" for f in findings if f.status == "warn" and f is not read]
     seen = _find(findings, "report.reported-before")
     if seen is not None and seen.evidence.get("issues"):
-        warns.append(f"{seen.title}: read {seen.evidence['issues'][0]} first")
+        fixed = seen.evidence.get("fixed_by")
+        warns.append(f"{seen.title}: read {seen.evidence['issues'][0]} first"
+                     + (f" (fixed by {fixed})" if fixed else ""))
     then = ("Read from the error alone: give the model (and the dataset) to run the checks that "
             "confirm it, or run the script with the wizard (python -m wizard run train.py).")
     if read is None or read.id == "triage.unknown-error":

@@ -34,6 +34,8 @@ class IssueHit:
     state_reason: str | None = None   # completed | not_planned | reopened | None
     comments: int = 0
     closed_at: str | None = None
+    fixed_by: str | None = None       # "#29901, merged 2024-05-02" or "commit 1a2b3c4"
+    fix_url: str | None = None
 
     @property
     def solved(self) -> bool:
@@ -44,7 +46,8 @@ class IssueHit:
         how = ("closed" if self.solved else f"closed ({(self.state_reason or '').replace('_', ' ')})"
                if self.state == "closed" else "open")
         said = f"{self.comments} comment{'s' * (self.comments != 1)}"
-        return f"#{self.number} {self.title} [{how}, {said}] {self.url}"
+        fixed = f", fixed by {self.fixed_by}" if self.fixed_by else ""
+        return f"#{self.number} {self.title} [{how}{fixed}, {said}] {self.url}"
 
 
 @dataclass
@@ -91,39 +94,78 @@ def _search(repository: str, query: str, settings: Settings, client: httpx.Clien
                "User-Agent": "hf-debug-wizard"}
     if settings.github_token:
         headers["Authorization"] = f"Bearer {settings.github_token}"
+    api = settings.github_api.rstrip("/")
     own = client is None
     http = client or httpx.Client(timeout=timeout)
     try:
-        response = http.get(f"{settings.github_api.rstrip('/')}/search/issues", headers=headers,
+        response = http.get(f"{api}/search/issues", headers=headers,
                             params={"q": f"{query} repo:{repository} is:issue", "per_page": 20})
+        found.error = _refused(response)
+        if found.error is None:
+            _read(found, response)
+        solved = next((h for h in found.hits if h.solved), None)
+        if solved is not None:      # what closed it: a second request, the hit stands without
+            try:
+                _fixed_by(solved, repository, http.get(
+                    f"{api}/repos/{repository}/issues/{solved.number}/timeline",
+                    headers=headers, params={"per_page": 100}))
+            except httpx.HTTPError:
+                pass
     except httpx.TimeoutException:
         found.error = f"GitHub did not answer within {timeout:g} s"
-        return found
     except httpx.HTTPError as exc:
         found.error = f"GitHub could not be reached ({type(exc).__name__}: {str(exc)[:100]})"
-        return found
     finally:
         if own:
             http.close()
-    if response.status_code in (403, 429) and (response.headers.get("x-ratelimit-remaining") == "0"
-                                               or response.status_code == 429):
-        found.error = ("GitHub's search limit is used up for now (10 searches a minute without a "
-                       "token): set GITHUB_TOKEN, or try again in a minute")
-        return found
+    return found
+
+
+def _refused(response: httpx.Response) -> str | None:
+    """Why GitHub did not answer the search, or None."""
+    if response.status_code == 429 or (response.status_code == 403 and
+                                       response.headers.get("x-ratelimit-remaining") == "0"):
+        return ("GitHub's search limit is used up for now (10 searches a minute without a "
+                "token): set GITHUB_TOKEN, or try again in a minute")
     if response.status_code != 200:
-        found.error = f"GitHub answered {response.status_code} to the search"
-        return found
+        return f"GitHub answered {response.status_code} to the search"
+    return None
+
+
+def _read(found: IssueSearch, response: httpx.Response) -> None:
+    """The search's answer into `found`: the hits, solved ones first (GitHub's order within)."""
     try:
         body = response.json()
         items = [_hit(item) for item in body.get("items", [])]
     except (ValueError, KeyError, TypeError, AttributeError):
         found.error = "GitHub's answer to the search could not be read"
-        return found
+        return
     found.total = int(body.get("total_count") or len(items))
-    order = {id(h): i for i, h in enumerate(items)}     # GitHub's best match first, within
+    order = {id(h): i for i, h in enumerate(items)}
     items.sort(key=lambda h: (not h.solved, h.state != "closed", order[id(h)]))
     found.hits = items[:SHOWN]
-    return found
+
+
+def _fixed_by(hit: IssueHit, repository: str, response: httpx.Response) -> None:
+    """What closed a solved issue, from its timeline: the merged pull request of the same
+    repository that referenced it last, else the commit that closed it. Left unset when the
+    timeline cannot be read (the hit stands without it)."""
+    if response.status_code != 200:
+        return
+    try:
+        events = response.json()
+        for event in events:
+            source = (event.get("source") or {}).get("issue") or {}
+            merged = (source.get("pull_request") or {}).get("merged_at")
+            same = (source.get("repository") or {}).get("full_name", repository) == repository
+            if event.get("event") == "cross-referenced" and merged and same:
+                hit.fixed_by = f"#{source['number']}, merged {str(merged)[:10]}"
+                hit.fix_url = str(source.get("html_url") or "")
+            elif event.get("event") == "closed" and event.get("commit_id") and not hit.fixed_by:
+                hit.fixed_by = f"commit {str(event['commit_id'])[:7]}"
+                hit.fix_url = str(event.get("commit_url") or "")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return
 
 
 def _hit(item: dict[str, Any]) -> IssueHit:
