@@ -306,3 +306,15 @@ def test_a_tensorflow_checkpoint_of_another_shape() -> None:
     t = _t("InvalidArgumentError (see above for traceback): Assign requires shapes of both tensors "
            "to match. lhs shape= [1811,128] rhs shape= [23,128]")
     assert t.cause_id == "stale-checkpoint-in-output-dir" and "output_dir" in t.primary.fix
+
+
+def test_the_environment_block_states_the_version_not_a_mention_in_the_prose() -> None:
+    paste = ("`transformers >= 5` references `torch.float8_e8m0fnu` (added in `torch 2.7`) at "
+             "import.\n\n```\nAttributeError: module 'torch' has no attribute "
+             "'float8_e8m0fnu'\n```\n\n### Environment\n\n- `torch` 2.6.0\n- `transformers` 5.10.2\n")
+    assert paste_versions(paste) == {"torch": "2.6.0", "transformers": "5.10.2"}
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id == "env-version-too-old"   # torch older than it needs
+    # control: with no environment block, the first mention still counts
+    assert paste_versions("I run torch 2.1 here, upgrading to torch 2.4 did not help") == \
+        {"torch": "2.1"}

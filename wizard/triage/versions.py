@@ -55,7 +55,7 @@ _STATED = [
     re.compile(r"(?<![\w.-])`?(?P<pkg>[A-Za-z][\w.-]{1,40})`?\s+version(?:\s*\([^)\n]{0,30}\))?\s*:\s*"
                r"(?P<ver>v?\d+(?:\.\d+)+[\w.+-]*)", re.I),
     # "trl: 0.12.0.dev0", "bitsandbytes==0.47", "datasets 2.16.0", "tf2.0", "transformer 3,3,1"
-    re.compile(rf"(?<![\w/.-])(?P<pkg>{_KNOWN})(?:\s*(?:==|:|=)\s*|\s*v|\s+version\s+|\s+v?|"
+    re.compile(rf"(?<![\w/.-])`?(?P<pkg>{_KNOWN})`?(?:\s*(?:==|:|=)\s*|\s*v|\s+version\s+|\s+v?|"
                r"(?<=tf))(?P<ver>\d+(?:[.,]\d+)+[\w.+-]*)", re.I),
     # an interactive session printing it: ">>> kashgari.__version__\n'2.0.0.alpha'"
     re.compile(r"(?<![\w.])(?P<pkg>[A-Za-z][\w-]{0,40})\.__version__\)?\s*(?:\n\s*(?:Out\[\d+\]:"
@@ -65,17 +65,26 @@ _STATED = [
 ]
 
 
+# a line of an environment block: the package name first ("- `torch` 2.6.0", "torch==2.6.0")
+_BLOCK_LINE = re.compile(r"^[ \t]*(?:[-*|>]+[ \t]*)?`?$")
+
+
 def paste_versions(text: str) -> dict[str, str]:
-    """Package versions the paste states (environment blocks, pins, "datasets 2.16.0"): the first
-    mention of each, keyed by dist_key."""
-    found: dict[str, str] = {}
+    """Package versions the paste states (environment blocks, pins, "datasets 2.16.0"), keyed by
+    dist_key: a line that starts with the package (an environment block) before a mention in
+    the prose ("added in torch 2.7"), else the first mention."""
+    text = text or ""
+    found: dict[str, tuple[bool, str]] = {}
     for rx in _STATED:
-        for m in rx.finditer(text or ""):
+        for m in rx.finditer(text):
             key = dist_key(m.group("pkg"))
             if key in ("version", "python-version"):
                 continue
-            found.setdefault(key, m.group("ver").rstrip(".,").replace(",", "."))
-    return found
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            in_prose = not _BLOCK_LINE.match(text[line_start:m.start("pkg")])
+            if key not in found or found[key][0] and not in_prose:
+                found[key] = (in_prose, m.group("ver").rstrip(".,").replace(",", "."))
+    return {k: v for k, (_, v) in found.items()}
 
 
 @dataclass(frozen=True)
