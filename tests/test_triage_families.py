@@ -269,8 +269,14 @@ def test_more_common_fine_tuning_errors_read_from_their_own_words() -> None:
             "missing-input-ids",
         "ValueError: fp16 mixed precision requires a GPU (not 'mps').": "precision-needs-cuda",
         "RuntimeError: Input, output and indices must be on the current device": "devices-differ",
+        # a weights file safetensors cannot read: a cut or failed download, unless the paste
+        # shows a pickled checkpoint given to it, or a clone without git-lfs
         "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge":
-            "env-setup-step-skipped",
+            "incomplete-model-download",
+        "load_file('pytorch_lora_weights.bin')\nSafetensorError: Error while deserializing "
+        "header: HeaderTooLarge": "pickle-file-loaded-as-safetensors",
+        "git clone https://huggingface.co/org/model\nsafetensors_rust.SafetensorError: Error "
+        "while deserializing header: HeaderTooLarge": "env-setup-step-skipped",
         "RuntimeError: FlashAttention only supports Ampere GPUs or newer.":
             "flash-attention-needs-ampere",
         "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the "

@@ -332,7 +332,6 @@ ENV_SIGNATURES: list[Signature] = [
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
          r"cloned a repository without having git-lfs|"
-         r"Error while deserializing header: HeaderTooLarge|"
          r"Parquet magic bytes not found in footer",
          "The weights file is a Git LFS pointer (a small text file): the repo was cloned without "
          "git-lfs, so the weights were never downloaded.",

@@ -205,6 +205,30 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+# safetensors asked to read a pickled checkpoint: load_file("pytorch_model.bin")
+_PICKLE_AS_SAFETENSORS = re.compile(r"(?:load_file|safe_open|load_safetensors)\(\s*[^)\n]{0,200}?"
+                                    r"\.(?:bin|pt|pth|ckpt|pkl)\b", re.I)
+_LFS_CLONE = re.compile(r"\bgit (?:clone|lfs)\b|\bgit-lfs\b", re.I)
+
+
+def refine_unreadable_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A weights file safetensors cannot read: a pickled checkpoint given to safetensors, a
+    clone without git-lfs when the paste shows one, else a cut or failed download."""
+    if _PICKLE_AS_SAFETENSORS.search(parsed.text):
+        return {"id": "pickle-file-loaded-as-safetensors",
+                "cause": "The file given to safetensors is a pickled PyTorch checkpoint (.bin, "
+                         ".pt), not a safetensors file: its first bytes are read as the header "
+                         "length, a meaningless huge number.",
+                "fix": "state_dict = torch.load(path, map_location='cpu', weights_only=True)   "
+                       "# a .bin/.pt file\n# or load the .safetensors file of the repository"}
+    if _LFS_CLONE.search(parsed.text):
+        return {"id": "env-setup-step-skipped",
+                "cause": "The weights file is a Git LFS pointer (a small text file): the repo "
+                         "was cloned without git-lfs, so the weights were never downloaded.",
+                "fix": "git lfs install && git lfs pull   # in the cloned folder"}
+    return None
+
+
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
@@ -721,8 +745,8 @@ HF_SIGNATURES: list[Signature] = [
     _s("incomplete-model-download",
        # huggingface_hub's check of a cut download
        r"Consistency check failed: file should be of size \d+ but has size \d+|"
-       r"SafetensorError: Error while deserializing header: (?:MetadataIncompleteBuffer|"
-       r"InvalidHeaderDeserialization)|"
+       r"(?:SafetensorError|safetensors)[^\n]{0,80}?deserializing header: (?:MetadataIncompleteBuffer|"
+       r"InvalidHeaderDeserialization)|Error while deserializing header: HeaderTooLarge|"
        r"PytorchStreamReader failed reading zip archive: failed finding central directory|"
        r"Unable to (?:open|synchronously open) file \(file signature not found\)|"
        # TensorFlow restoring a checkpoint whose bytes are not the ones it wrote
@@ -733,7 +757,7 @@ HF_SIGNATURES: list[Signature] = [
        "a partial file has neither.", ["environment.hub-file-missing"],
        "ls -l <the weights file>   # far smaller than on the Hub: fetch it again\n"
        "huggingface-cli download <repo> --force-download   # or git lfs pull in a clone",
-       priority=14, title="The weights file is incomplete"),
+       priority=14, title="The weights file is incomplete", refine=refine_unreadable_weights),
     _s("data-files-different-columns",
        r"All the data files must have the same columns|Features of the new split don't match "
        r"the features of the existing splits|Couldn't cast\n[\s\S]{0,2000}?because column names "
