@@ -318,3 +318,37 @@ def test_the_environment_block_states_the_version_not_a_mention_in_the_prose() -
     # control: with no environment block, the first mention still counts
     assert paste_versions("I run torch 2.1 here, upgrading to torch 2.4 did not help") == \
         {"torch": "2.1"}
+
+
+def test_a_file_named_like_the_package_it_imports_shadows_it() -> None:
+    msg = ("ImportError: cannot import name 'SentenceTransformer' from partially initialized "
+           "module 'sentence_transformers' (most likely due to a circular import) ({})")
+    with pastes_from_elsewhere():
+        own = triage(msg.format("/home/ana/project/sentence_transformers.py"))
+        assert own.cause_id == "local-module-shadows-library"
+        assert "mv /home/ana/project/sentence_transformers.py" in own.primary.fix
+        # control: the installed package's own circular import is no file of the user's
+        lib = triage(msg.format("/usr/lib/python3.10/site-packages/sentence_transformers/"
+                                "__init__.py"))
+        assert lib.cause_id != "local-module-shadows-library"
+
+
+def test_an_attribute_hook_raises_for_the_code_that_read_the_attribute() -> None:
+    frames = ('  File "/work/KIVI/models/llama_kivi.py", line 25, in __init__\n'
+              "    self.attention_dropout = config.attention_dropout\n"
+              '  File "/usr/lib/python3.10/site-packages/transformers/configuration_utils.py", '
+              "line 262, in {}\n    return super().__getattribute__(key)\n"
+              "AttributeError: 'LlamaConfig' object has no attribute 'attention_dropout'")
+    with pastes_from_elsewhere():
+        # a project's model code reading a field the installed config lacks: no library bug
+        assert triage("Traceback (most recent call last):\n"
+                      + frames.format("__getattribute__")).cause_id != "library-bug"
+        # control: the library's own method reading its own object's missing field
+        assert triage("Traceback (most recent call last):\n"
+                      + frames.format("to_dict")).cause_id == "library-bug"
+
+
+def test_a_release_written_as_a_wheel_or_folder_name_is_stated() -> None:
+    assert paste_versions("With transformers-4.48.1 I get this; transformers-4.47.0 worked") == \
+        {"transformers": "4.48.1"}
+    assert paste_versions("bert-base-uncased and /site-packages/torch-2.1.0.dist-info") == {}

@@ -69,6 +69,16 @@ def _local_clone(parsed: ParsedError) -> tuple[str, str] | None:
     return (m.group("pkg"), m.group("folder")) if imported and installed else None
 
 
+def _own_file_named_like(top: str, loc: str) -> str | None:
+    """The file (or package folder) named like `top` that a message's location shows outside
+    any installed packages' folder: the user's own module shadowing the package."""
+    path = loc.strip(" ()")
+    m = re.search(rf"(?:^|[/\\]){re.escape(top)}(?:\.py|[/\\]__init__\.py)$", path) if top else None
+    if m is None or re.search(r"(?:site|dist)-packages", path):
+        return None
+    return path
+
+
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
     clone = _local_clone(parsed)
@@ -153,6 +163,14 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     top = top_of(module) if module else ""
     if not name or foreign_private(parsed):
         return {"reject": True}       # (a library's use of another's internal: see library.py)
+    own = _own_file_named_like(top, str(ev.get("loc") or "")) if ev.get("partial") else None
+    if own:
+        ev["shadowed"] = top
+        return {"id": "local-module-shadows-library",
+                "cause": f"Python imported your file {own} as {top}, not the installed package: "
+                         f"it is named like the package, so `import {top}` inside it imports "
+                         "itself (hence the circular import).",
+                "fix": f"mv {own} my_{top}.py   # any other name; and delete __pycache__ beside it"}
     if "unknown location" in str(ev.get("loc", "")) and top in LIBRARIES and top != "transformers":
         pkg = pip_name(top)
         return {"id": "broken-package-install",

@@ -725,7 +725,8 @@ ENV_SIGNATURES: list[Signature] = [
          rf"No module (?:named|found) {QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE}",
          "A module cannot be imported.", "pip install <package>", refine=refine_no_module),
     _sig("env-cannot-import", OLD,
-         rf"cannot import name {QUOTE}(?P<name>\w+){QUOTE}(?: from {QUOTE}(?P<module>[\w.]+){QUOTE}"
+         rf"cannot import name {QUOTE}(?P<name>\w+){QUOTE}(?: from (?P<partial>partially initialized "
+         rf"module )?{QUOTE}(?P<module>[\w.]+){QUOTE}(?: \(most likely due to a circular import\))?"
          r"(?P<loc> \([^)\n]*\))?)?",
          "A name cannot be imported from a package.", "pip install -U <package>",
          refine=refine_cannot_import),

@@ -375,7 +375,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     m = _LIB_OBJECT.search(parsed.message or "")
     # raised inside library code; with no frames the reader is unknown (user code, or another
     # library of another release reading a removed attribute: version skew), so it is no evidence
-    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and inner_lib:
+    reader = _attribute_reader(parsed)
+    if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and reader is not None \
+            and reader.is_library:
         reasons.append(f"an internal AttributeError on the library's own {m.group('cls')}")
     b = _BUILTIN_MISUSE.search(parsed.message or "")
     user = parsed.innermost_user_frame
@@ -463,6 +465,16 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
 _REMOTE_UNREGISTERED = re.compile(r"Unrecognized configuration class <class '(?P<cls>"
                                   r"transformers_modules\.[\w.-]+)'> for this kind of AutoModel: "
                                   r"(?P<auto>\w+)")
+
+
+def _attribute_reader(parsed: ParsedError) -> Any:
+    """The frame that read the missing attribute: the innermost one that is not an attribute hook
+    (`__getattr__`, `__getattribute__`: a config's or a module's pass-through raises for its
+    caller); None without frames."""
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    while relevant and relevant[-1].function in ("__getattr__", "__getattribute__"):
+        relevant.pop()
+    return relevant[-1] if relevant else None
 
 
 def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBug | None:

@@ -55,8 +55,9 @@ _STATED = [
     re.compile(r"(?<![\w.-])`?(?P<pkg>[A-Za-z][\w.-]{1,40})`?\s+version(?:\s*\([^)\n]{0,30}\))?\s*:\s*"
                r"(?P<ver>v?\d+(?:\.\d+)+[\w.+-]*)", re.I),
     # "trl: 0.12.0.dev0", "bitsandbytes==0.47", "datasets 2.16.0", "tf2.0", "transformer 3,3,1"
+    # "transformers-4.48.1 worked" (a wheel's or a folder's name)
     re.compile(rf"(?<![\w/.-])`?(?P<pkg>{_KNOWN})`?(?:\s*(?:==|:|=)\s*|\s*v|\s+version\s+|\s+v?|"
-               r"(?<=tf))(?P<ver>\d+(?:[.,]\d+)+[\w.+-]*)", re.I),
+               r"-(?=\d+\.\d+\.\d+\b)|(?<=tf))(?P<ver>\d+(?:[.,]\d+)+[\w.+-]*)", re.I),
     # an interactive session printing it: ">>> kashgari.__version__\n'2.0.0.alpha'"
     re.compile(r"(?<![\w.])(?P<pkg>[A-Za-z][\w-]{0,40})\.__version__\)?\s*(?:\n\s*(?:Out\[\d+\]:"
                r"\s*)?)?['\"]?(?P<ver>\d+(?:\.\d+)+[\w.+-]*)"),
