@@ -352,3 +352,14 @@ def test_a_release_written_as_a_wheel_or_folder_name_is_stated() -> None:
     assert paste_versions("With transformers-4.48.1 I get this; transformers-4.47.0 worked") == \
         {"transformers": "4.48.1"}
     assert paste_versions("bert-base-uncased and /site-packages/torch-2.1.0.dist-info") == {}
+
+
+def test_an_argument_no_release_took_after_an_upgrade_is_the_upgrade() -> None:
+    error = "TypeError: SFTConfig.__init__() got an unexpected keyword argument 'cache_dir'"
+    with pastes_from_elsewhere():
+        upgraded = triage(f"Upgrading to version `trl>0.9` throws `{error}` when instantiating "
+                          "SFTConfig with our training arguments.")
+        assert upgraded.cause_id == "env-version-too-new"
+        assert 'pip install "trl<0.9"' in upgraded.primary.fix
+        # control: the same error with no upgrade said: an argument SFTConfig never took
+        assert triage(error).cause_id == "invalid-config-argument"

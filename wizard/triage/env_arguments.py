@@ -63,6 +63,11 @@ _AUTHORS_VERSION = re.compile(r"\b(?:which|what) version of `?[\w-]+`? (?:did |d
                               r"run)|\bversion of `?[\w-]+`? you used\b|not (?:mentioned|listed|"
                               r"pinned) in (?:the )?requirements", re.I)
 
+# the reporter saying an upgrade started it: "Upgrading to version `trl>0.9` throws ..."
+_UPGRADE_STARTED = re.compile(r"\b(?:upgrad|updat|bump)\w*\b[^\n]{0,40}?(?P<ver>\d+\.\d+(?:\.\d+)?)"
+                              r"[^\n]{0,80}?\b(?:throws?|threw|fails?|failed|raises?|raised|breaks?|"
+                              r"broke|errors?|gives?)\b", re.I)
+
 
 def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
@@ -109,6 +114,17 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                              "ships), not the one on PyPI.",
                     "fix": f"pip uninstall {pkg}   # then install the project's own copy, e.g.\n"
                            f"pip install -e ./{pkg}   # or the fork its README or requirements name"}
+        upgraded = _UPGRADE_STARTED.search(parsed.text)
+        if upgraded:
+            pkg = pip_name(key.split(".", 1)[0])
+            return {"id": "env-version-too-new",
+                    "cause": f"No release of {pkg} gives {cls} the argument {arg}, yet the paste "
+                             f"says an upgrade started the error: the newer {pkg} builds {cls} "
+                             "itself from arguments the code prepares for another class (a "
+                             "subclass of TrainingArguments, a config of the older release), a "
+                             "change of that release the code was not written for.",
+                    "fix": f'pip install "{pkg}<{upgraded.group("ver")}"   # the release before the '
+                           f"upgrade; or pass {cls} only its own arguments"}
         return {"id": "invalid-config-argument",
                 "cause": f"{arg} is not an argument of {cls} in any release (misspelt, invented or "
                          "taken from another class): no upgrade or pin makes it valid.",
