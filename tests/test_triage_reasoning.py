@@ -363,3 +363,16 @@ def test_an_argument_no_release_took_after_an_upgrade_is_the_upgrade() -> None:
         assert 'pip install "trl<0.9"' in upgraded.primary.fix
         # control: the same error with no upgrade said: an argument SFTConfig never took
         assert triage(error).cause_id == "invalid-config-argument"
+
+
+def test_a_name_missing_from_a_release_the_project_declares_supported() -> None:
+    paste = ("### System Info\n\npython 3.10.14\ntransformers 4.49.0\n\nImportError: cannot import "
+             "name 'shard_checkpoint' from 'transformers.modeling_utils'\n\n### Reproduction\n\n"
+             "transformers>=4.41.2,<=4.49.0,!=4.46.*,!=4.47.*,!=4.48.*\n")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+        assert t.cause_id == "library-bug" and t.bug.package != "transformers"
+        assert "requirements declare it supported" in t.bug.reasons[0]
+        # control: a release outside the declared range is the user's installation
+        outside = triage(paste.replace("transformers 4.49.0", "transformers 4.50.0"))
+        assert outside.cause_id.startswith("env-")

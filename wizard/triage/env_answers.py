@@ -11,7 +11,14 @@ from typing import Any
 
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name, version_lt
-from wizard.triage.versions import ApiChange, api_change, installed_version, paste_versions
+from wizard.triage.versions import (
+    ApiChange,
+    api_change,
+    declared_window,
+    installed_version,
+    paste_versions,
+    within,
+)
 
 QUOTE = r"['\"`]?"                     # an optional quote around a name in a message
 MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"
@@ -299,6 +306,25 @@ _PRIVATE_MISSING = re.compile(
 # compiled extensions and their loaders: a build question, not a private name of Python code
 _EXTENSION = re.compile(r"^_(?:C|\w*(?:_C|ext|lib|core|cuda|pywrap\w*|internal|imaging|umath))$")
 _IMPORTS = re.compile(r"^\W*(?:from|import)\s+(?P<lib>[A-Za-z]\w*)", re.M)
+
+
+_CANNOT_IMPORT = re.compile(rf"cannot import name {QUOTE}(?P<name>\w+){QUOTE} from {QUOTE}"
+                            rf"(?P<module>[A-Za-z_][\w.]*){QUOTE}")
+
+
+def import_within_declared(parsed: ParsedError) -> tuple[str, str, str] | None:
+    """(name, package, release) when a name cannot be imported from a package whose release the
+    paste states inside the supported range the project itself declares (a requirements line
+    with both bounds): the project imports what a release it supports lacks, its own fault."""
+    m = _CANNOT_IMPORT.search(parsed.text)
+    if m is None:
+        return None
+    top = m.group("module").split(".")[0]
+    release = stated_version(parsed, top)
+    window = declared_window(parsed.text, pip_name(top)) if release else None
+    if release is None or window is None or not within(release, window):
+        return None
+    return m.group("name"), pip_name(top), release
 
 
 def foreign_private(parsed: ParsedError) -> tuple[str, str, str] | None:

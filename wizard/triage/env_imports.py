@@ -22,6 +22,7 @@ from wizard.triage.env_answers import (
     answer_from_change,
     fold_groups,
     foreign_private,
+    import_within_declared,
     importer_of,
     installed_in_paste,
     libclass,
@@ -161,8 +162,8 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
             module = found[0]         # the one library that exports the name
         ev["module"] = module or None
     top = top_of(module) if module else ""
-    if not name or foreign_private(parsed):
-        return {"reject": True}       # (a library's use of another's internal: see library.py)
+    if not name or foreign_private(parsed) or import_within_declared(parsed):
+        return {"reject": True}       # (the project's own fault: see library.py)
     own = _own_file_named_like(top, str(ev.get("loc") or "")) if ev.get("partial") else None
     if own:
         ev["shadowed"] = top

@@ -20,6 +20,8 @@ from typing import Any, Sequence
 from wizard.triage.env_answers import (
     FAMILY,
     foreign_private,
+    import_within_declared,
+    importer_of,
     LIBRARIES,
     blamed_library,
     internal_call_mismatch,
@@ -202,11 +204,14 @@ def find_known_bug(parsed: ParsedError) -> tuple[KnownBug, str | None] | None:
 
 
 def _package(parsed: ParsedError) -> str | None:
-    """The library to blame: the one using another's removed internal, the innermost library
-    frame's, else one the message or paste names."""
+    """The library to blame: the one using another's removed internal or importing a name a
+    release it declares supported lacks, the innermost library frame's, else one the message or
+    paste names."""
     internal = removed_internal_user(parsed)
     if internal:
         return internal[0]
+    if import_within_declared(parsed):
+        return importer_of(parsed)    # the project importing the name, not the package lacking it
     blamed = blamed_library(parsed)
     if blamed:
         return blamed
@@ -375,6 +380,11 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     m = _LIB_OBJECT.search(parsed.message or "")
     # raised inside library code; with no frames the reader is unknown (user code, or another
     # library of another release reading a removed attribute: version skew), so it is no evidence
+    declared = import_within_declared(parsed)
+    if declared:
+        reasons.append(f"{declared[1]} {declared[2]} lacks {declared[0]}, yet the project's own "
+                       f"requirements declare it supported: the project imports a name that a "
+                       "release it supports does not have")
     reader = _attribute_reader(parsed)
     if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and reader is not None \
             and reader.is_library:

@@ -88,6 +88,41 @@ def paste_versions(text: str) -> dict[str, str]:
     return {k: v for k, (_, v) in found.items()}
 
 
+_SPEC = re.compile(r"(?P<op>>=|<=|==|!=|~=|>|<)\s*(?P<ver>\d+(?:\.\d+)*(?:\.\*)?)")
+
+
+def declared_window(text: str, package: str) -> list[tuple[str, str]] | None:
+    """A project's supported range of `package` that the paste shows, with both a lower and an
+    upper bound ("transformers>=4.41.2,<=4.49.0,!=4.46.*": a requirements line, not a user's
+    single pin), as (operator, version) pairs; None when there is none."""
+    name = re.escape(package).replace(r"\-", "[-_]")
+    for m in re.finditer(rf"(?<![\w.-]){name}\s*(?P<spec>(?:[<>=!~]=?\s*\d[\w.*]*\s*,?\s*)+)",
+                         text or "", re.I):
+        spec = [(s.group("op"), s.group("ver")) for s in _SPEC.finditer(m.group("spec"))]
+        if any(op in (">=", ">") for op, _ in spec) and any(op in ("<=", "<") for op, _ in spec):
+            return spec
+    return None
+
+
+def within(version: str, spec: list[tuple[str, str]]) -> bool:
+    """Whether `version` satisfies every (operator, version) pair (a trailing .* matches a
+    prefix)."""
+    for op, ver in spec:
+        if ver.endswith(".*"):
+            prefix = version == ver[:-2] or version.startswith(ver[:-1])
+            if (op == "==") != prefix:
+                return False
+            continue
+        lt, gt = version_lt(version, ver), version_lt(ver, version)
+        if lt is None or gt is None:
+            return False
+        ok = {">=": not lt, ">": gt, "<=": not gt, "<": lt, "==": not lt and not gt,
+              "!=": lt or gt, "~=": not lt}[op]
+        if not ok:
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class ApiChange:
     """A name a release added or removed: an import, attribute, argument or module."""
