@@ -376,3 +376,14 @@ def test_a_name_missing_from_a_release_the_project_declares_supported() -> None:
         # control: a release outside the declared range is the user's installation
         outside = triage(paste.replace("transformers 4.49.0", "transformers 4.50.0"))
         assert outside.cause_id.startswith("env-")
+
+
+def test_setfit_creating_a_head_for_a_sentence_transformer_is_expected() -> None:
+    note = ("model_head.pkl not found on HuggingFace Hub, initialising classification head with "
+            "random weights. You should TRAIN this model on a downstream task to use it for "
+            "predictions and inference.")
+    with pastes_from_elsewhere():
+        assert triage(note).cause_id == "newly-initialized-head"
+        # an error after it is the answer, not the note
+        assert triage(note + "\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"
+                      ).cause_id == "out-of-memory"

@@ -521,9 +521,13 @@ SIGNATURES: list[Signature] = [
         "newly-initialized-head",
         r"Some weights of \w+ were not initialized from the model checkpoint|"
         # pytorch-pretrained-bert's INFO line
-        r"Weights of \w+ not initialized from pretrained model",
+        r"Weights of \w+ not initialized from pretrained model|"
+        # SetFit loading a Sentence Transformer that has no trained head
+        r"model_head\.pkl not found[^\n]{0,80}?initiali[sz]ing classification head with random "
+        r"weights",
         "Not an error: a new classification head is created for fine-tuning, as expected when "
-        "loading a base checkpoint into a ...ForSequenceClassification model.",
+        "loading a base checkpoint into a ...ForSequenceClassification model (or a Sentence "
+        "Transformer into SetFit).",
         "The warning lists the head's weights; they are trained by fine-tuning. Look for the real "
         "error further down the output.",
         [],
