@@ -387,3 +387,19 @@ def test_setfit_creating_a_head_for_a_sentence_transformer_is_expected() -> None
         # an error after it is the answer, not the note
         assert triage(note + "\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"
                       ).cause_id == "out-of-memory"
+
+
+def test_a_tokenizer_lacking_a_method_in_transformers_5_words() -> None:
+    paste = ("AttributeError: BertTokenizer has no attribute batch_encode_plus. Did you mean: "
+             "'_encode_plus'?\n\nI was using the v5 of the transformers library; the error "
+             "disappears when switching to transformers v4.")
+    with pastes_from_elsewhere():
+        assert triage(paste).cause_id in ("env-version-too-old", "env-version-too-new")
+        # a module-qualified class reads the same as the bare one
+        dotted = triage("AttributeError: 'tokenizers.Tokenizer' object has no attribute "
+                        "'encode_batch_fast'")
+        assert dotted.primary.evidence["cls"] == "Tokenizer"
+        # control: the user's own code reading the attribute is answered as their code
+        own = triage("print(tok.batch_encode_plus)\nAttributeError: BertTokenizer has no "
+                     "attribute batch_encode_plus")
+        assert not own.cause_id.startswith("env-")
