@@ -378,13 +378,14 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     name = parsed.exc_name or ""
     inner_lib = parsed.library_frames_innermost
     m = _LIB_OBJECT.search(parsed.message or "")
-    # raised inside library code; with no frames the reader is unknown (user code, or another
-    # library of another release reading a removed attribute: version skew), so it is no evidence
     declared = import_within_declared(parsed)
     if declared:
         reasons.append(f"{declared[1]} {declared[2]} lacks {declared[0]}, yet the project's own "
                        f"requirements declare it supported: the project imports a name that a "
                        "release it supports does not have")
+    # raised inside library code (by the frame that read it, not an attribute hook); with no
+    # frames the reader is unknown (user code, or another library of another release reading a
+    # removed attribute: version skew), so it is no evidence
     reader = _attribute_reader(parsed)
     if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and reader is not None \
             and reader.is_library:
