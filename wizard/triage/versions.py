@@ -74,7 +74,12 @@ def paste_versions(text: str) -> dict[str, str]:
     """Package versions the paste states (environment blocks, pins, "datasets 2.16.0"), keyed by
     dist_key: a line that starts with the package (an environment block) before a mention in
     the prose ("added in torch 2.7"), else the first mention."""
-    text = text or ""
+    return dict(_stated(text or ""))
+
+
+@lru_cache(maxsize=64)
+def _stated(text: str) -> tuple[tuple[str, str], ...]:
+    """paste_versions, once per paste (many rules ask it of the same one)."""
     found: dict[str, tuple[bool, str]] = {}
     for rx in _STATED:
         for m in rx.finditer(text):
@@ -85,7 +90,7 @@ def paste_versions(text: str) -> dict[str, str]:
             in_prose = not _BLOCK_LINE.match(text[line_start:m.start("pkg")])
             if key not in found or found[key][0] and not in_prose:
                 found[key] = (in_prose, m.group("ver").rstrip(".,").replace(",", "."))
-    return {k: v for k, (_, v) in found.items()}
+    return tuple((k, v) for k, (_, v) in found.items())
 
 
 _SPEC = re.compile(r"(?P<op>>=|<=|==|!=|~=|>|<)\s*(?P<ver>\d+(?:\.\d+)*(?:\.\*)?)")
