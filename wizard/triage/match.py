@@ -13,6 +13,7 @@ from wizard.core.repositories import issue_search_terms, issue_search_url
 from wizard.triage.causes import cause_of
 from wizard.triage.env_answers import FAMILY, blamed_library
 from wizard.triage.library import LibraryBug, assess_library_bug
+from wizard.triage.literals import fold, required_runs
 from wizard.triage.normalize import to_int
 from wizard.triage.parse import ParsedError, parse_traceback
 from wizard.triage.signatures import SIGNATURES, Signature, compile_pattern
@@ -94,11 +95,15 @@ def _rejoined(text: str) -> str:
 def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
     """Every signature found in the parsed paste, best first."""
     regions = _regions(parsed)
+    folded = [fold(text) for _, text in regions]
     loose = parsed.loose_text or parsed.text
     matches: list[SignatureMatch] = []
-    for order, sig in enumerate(SIGNATURES):
+    for sig in SIGNATURES:
         rx = sig.regex()
-        for where, text in regions:
+        needs = required_runs(sig.pattern)
+        for (where, text), low in zip(regions, folded):
+            if needs and not any(n in low for n in needs):
+                continue              # the regex cannot match without one of these runs
             m = rx.search(text)
             if not m:
                 continue
