@@ -403,3 +403,54 @@ def test_a_tokenizer_lacking_a_method_in_transformers_5_words() -> None:
         own = triage("print(tok.batch_encode_plus)\nAttributeError: BertTokenizer has no "
                      "attribute batch_encode_plus")
         assert not own.cause_id.startswith("env-")
+
+
+def test_a_file_missing_from_the_local_cache_offline_is_the_hub_unreachable() -> None:
+    offline = ("requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', "
+               "port=443): Max retries exceeded with url: /x/y/resolve/main/config.json (Caused "
+               "by NewConnectionError('Failed to establish a new connection: [Errno 101] Network "
+               "is unreachable'))\n\n"
+               "huggingface_hub.utils._errors.LocalEntryNotFoundError: An error happened while "
+               "trying to locate the file on the Hub and we cannot find the requested files in "
+               "the local cache.")
+    assert _t(offline).cause_id == "hub-unreachable"
+    # the Hub answered: that file is not in the repository
+    missing = ("huggingface_hub.utils._errors.EntryNotFoundError: 404 Client Error. Entry Not "
+               "Found for url: https://huggingface.co/x/y/resolve/main/tokenizer.json.")
+    assert _t(missing).cause_id == "hub-file-not-in-repo"
+
+
+def test_a_message_in_markdown_bold_inside_a_sentence_is_read() -> None:
+    paste = ("It actually complains about **Unknown layer: TokenEmbedding**\n```\n"
+             "model = load_model('saved_model.h5')\n```")
+    assert _t(paste).cause_id == "keras-custom-objects-on-load"
+    # `**kwargs` in a frame's code is code, not emphasis
+    kw = parse_traceback('Traceback (most recent call last):\n  File "a.py", line 3, in f\n'
+                         "    g(**kwargs, **extra)\nTypeError: g() got multiple values for "
+                         "keyword argument 'x'")
+    assert kw.frames[0].code == "g(**kwargs, **extra)"
+
+
+def test_a_library_calling_its_own_class_by_its_package_name_with_a_wrong_argument() -> None:
+    paste = (f'File "{SITE}/sillm/dpo.py", line 97, in <module>\n'
+             "    template = sillm.Template(model.tokenizer, template=args.template)\n"
+             "TypeError: Template.__init__() got an unexpected keyword argument 'template'")
+    t = _t(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "sillm"
+    # the user's own call of the class: a question of the user's code or release, not a bug
+    user = paste.replace(f"{SITE}/sillm/dpo.py", "/home/me/dpo.py")
+    assert _t(user).bug is None
+
+
+def test_errors_pasted_one_after_another_without_their_headers_are_separate() -> None:
+    first = ('File "/home/me/run.py", line 3, in <module>\n    import missing_mod\n'
+             "ModuleNotFoundError: No module named 'missing_mod'\n\nthen, after installing it:\n\n")
+    second = ('File "/home/me/run.py", line 9, in <module>\n    x = model(batch)\n'
+              "IndexError: Target 5 is out of bounds.")
+    p = parse_traceback(first + second)
+    assert p.exc_name == "IndexError" and "Target 5" in p.message
+    assert "missing_mod" not in p.message and p.chain[-1].exc_type == "ModuleNotFoundError"
+    # a message that continues on an indented frame-like line stays one error
+    one = parse_traceback('File "/home/me/run.py", line 3, in <module>\n    f()\n'
+                          'ValueError: bad value\n  File "cfg.yaml", line 2\n')
+    assert not one.chain and one.exc_name == "ValueError"

@@ -206,8 +206,13 @@ def internal_call_mismatch(parsed: ParsedError) -> str | None:
     if m is None or not relevant or not relevant[-1].is_library:
         return None
     owner_cls = m.group("callee").rpartition(".")[0]
-    owner, caller = libclass(owner_cls), relevant[-1].package
-    named = re.search(rf"\b{re.escape(m.group('arg'))}\s*=", relevant[-1].code or "")
+    code = relevant[-1].code or ""
+    caller = relevant[-1].package
+    # the class's package: known, or named by the line itself ("sillm.Template(...)")
+    qualified = re.search(rf"\b(\w+)(?:\.\w+)*\.{re.escape(owner_cls)}\s*\(", code) \
+        if owner_cls else None
+    owner = libclass(owner_cls) or (qualified.group(1) if qualified else None)
+    named = re.search(rf"\b{re.escape(m.group('arg'))}\s*=", code)
     if owner and caller and named and dist_key(owner) == dist_key(top_of(caller)):
         return pip_name(owner)
     return None

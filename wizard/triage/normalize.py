@@ -2,7 +2,7 @@
 
 `normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
 rank prefixes, pytest's `E   ` prefix, Markdown fences (whole-line or glued to an error line),
-quote marks, image and notebook links (Colab, VS Code), escaped newlines of a traceback pasted
+quote marks, Markdown bold, image and notebook links (Colab, VS Code), escaped newlines of a traceback pasted
 as a string, and dedents; it redraws rich's boxed tracebacks in Python's format, rejoins a frame header the terminal wrapped and an exception line two
 ranks printed at once. `to_int` reads a number from it.
 """
@@ -32,6 +32,8 @@ _WRAPPED_HEADER = re.compile(r'^([ \t]*File "[^"\n]*", line \d+, in)[ \t]*\n[ \t
                              re.M)
 # two ranks printing the same exception at once: "KeyErrorKeyError: : 'input_ids_j'"
 _INTERLEAVED_EXC = re.compile(r"^(?P<type>[A-Z]\w*(?:Error|Exception))(?P=type): : ", re.M)
+# Markdown bold around a message ("It complains about **Unknown layer: X**"), not `**kwargs`
+_BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,500}?)(?<=[^\s*])\*\*(?![\w*])")
 _ESCAPED_TB = re.compile(r'\\n\s*(?:File \\?"|Traceback|[A-Z]\w*(?:Error|Exception)\b)')
 
 
@@ -61,6 +63,7 @@ def normalize(text: Any) -> str:
     text = _WRAPPED_HEADER.sub(r"\1 \2", text)
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
+    text = _BOLD.sub(r"\1", text)
     lines = [_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip())
              for ln in text.split("\n") if not _FENCE.match(ln)]
     return textwrap.dedent("\n".join(lines)).strip("\n")

@@ -161,13 +161,23 @@ def _split_segments(lines: list[str]) -> list[tuple[str | None, list[str]]]:
     cur: list[str] = []
     relation: str | None = None
     seen_header = False
+    seen_exc = False                  # an exception line ended this segment's frames
     for line in lines:
         s = line.strip()
         if s in _CHAIN:
             segments.append((relation, cur))
-            cur, relation, seen_header = [], _CHAIN[s], False
+            cur, relation, seen_header, seen_exc = [], _CHAIN[s], False, False
             continue
+        if seen_exc and not line[:1].isspace() and _PY_FRAME.match(line):
+            # frames at the margin after an exception: the next of several errors pasted one
+            # after another without their "Traceback" headers
+            segments.append((relation, cur))
+            cur, relation, seen_header, seen_exc = [], "separate", True, False
+        elif cur and not line[:1].isspace() and _EXC_STRICT.match(line) and \
+                any(_PY_FRAME.match(x) for x in cur):
+            seen_exc = True
         if _TB_HEADER.match(line):
+            seen_exc = False
             if seen_header and cur:
                 # a second traceback in the same paste; keep a separator line with IPython's
                 prev = cur[-1] if cur else ""
