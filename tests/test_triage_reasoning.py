@@ -454,3 +454,20 @@ def test_errors_pasted_one_after_another_without_their_headers_are_separate() ->
     one = parse_traceback('File "/home/me/run.py", line 3, in <module>\n    f()\n'
                           'ValueError: bad value\n  File "cfg.yaml", line 2\n')
     assert not one.chain and one.exc_name == "ValueError"
+
+
+def test_a_configuration_pydantic_rejects_names_the_field_and_its_fault() -> None:
+    head = "pydantic_core._pydantic_core.ValidationError: 1 validation error for AxolotlConfig\n"
+    wrong = _t(head + "pretraining_dataset\n  Input should be a valid list [type=list_type, "
+                      "input_value={'path': 'c4'}, input_type=dict]")
+    assert wrong.cause_id == "config-field-wrong-type"
+    assert "pretraining_dataset" in wrong.primary.cause and "valid list" in wrong.primary.cause
+    unknown = _t("pydantic.error_wrappers.ValidationError: 1 validation error for TrainConfig\n"
+                 "lora_alpah\n  extra fields not permitted (type=value_error.extra)")
+    assert unknown.cause_id == "config-field-unknown" and "lora_alpah" in unknown.primary.cause
+    missing = _t(head + "base_model\n  Field required [type=missing, input_value={}, "
+                        "input_type=dict]")
+    assert missing.cause_id == "config-field-missing"
+    # a validation error without pydantic's field report is not read as a configuration's
+    assert _t("ValidationError: the dataset failed validation").cause_id != \
+        "config-field-wrong-type"

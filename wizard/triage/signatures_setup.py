@@ -13,6 +13,33 @@ from wizard.triage.signature import Signature, signature_maker
 
 _g = signature_maker(12)
 
+# pydantic's report of one field: "pretraining_dataset\n  Input should be a valid list [type=..."
+# (pydantic 2) or "value is not a valid list (type=type_error.list)" (pydantic 1)
+_PYDANTIC_KIND = {"missing": ("Field required", "field required"),
+                  "extra": ("Extra inputs are not permitted", "extra fields not permitted")}
+
+
+def refine_config_field(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A missing field and an unknown key are other faults of the same configuration."""
+    field, model, problem = ev.get("field", "?"), ev.get("model", "the configuration"), \
+        str(ev.get("problem", ""))
+    if problem.startswith(_PYDANTIC_KIND["missing"]):
+        return {"id": "config-field-missing",
+                "cause": f"The configuration lacks {field}, which {model} requires.",
+                "fix": f"# add {field} to the config (YAML file or keyword arguments); the "
+                       "tool's example configs of the installed release show its form"}
+    if problem.startswith(_PYDANTIC_KIND["extra"]):
+        return {"id": "config-field-unknown",
+                "cause": f"The configuration has a key {field} that {model} does not define: a "
+                         "typo, or an option of another release of the tool (renamed, removed or "
+                         "not yet added).",
+                "fix": f"# remove or rename {field} in the config; compare with the example "
+                       "configs of the installed release (pip show <tool>)"}
+    return {"cause": f"The configuration gives {field} a value of the wrong type: {model} "
+                     f"validates it, and says: {problem.strip()[:160]}",
+            "fix": f"# in the config file, write {field} in the form the message asks for "
+                   "(a YAML list takes '- ' items, even for one entry; a number has no quotes)"}
+
 
 def refine_zero3_model(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A weight that is not 2-D is an unprepared ZeRO-3 model only when the paste runs
@@ -37,6 +64,18 @@ def refine_mlflow(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 SETUP_SIGNATURES: list[Signature] = [
+    _g("config-field-wrong-type",
+       r"\d+ validation errors? for (?P<model>[\w.]+)\s*\n\s*(?P<field>[\w.\[\]-]+)\s*\n\s*"
+       r"(?P<problem>Input should be[^\n\[]*|Field required|Extra inputs are not permitted|"
+       r"value is not a valid[^\n(]*|field required|extra fields not permitted|[^\n]*\(type="
+       r"type_error[^\n]*)",
+       "A field of the configuration has a value of the wrong type.",
+       "Configuration classes (axolotl's, LLaMA-Factory's, many trainers' and servers') are "
+       "pydantic models: each field is checked against its declared type when the config is "
+       "read, before any training, and the error names the field.",
+       ["environment.package-versions"],
+       "# give the named field the type the message asks for in the config file",
+       title="A configuration field pydantic rejects", refine=refine_config_field),
     _g("zero3-model-not-prepared",
        r"'weight' must be 2-D",
        "Under DeepSpeed ZeRO-3, from_pretrained partitions every model's weights and leaves "
