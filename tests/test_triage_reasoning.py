@@ -471,3 +471,15 @@ def test_a_configuration_pydantic_rejects_names_the_field_and_its_fault() -> Non
     # a validation error without pydantic's field report is not read as a configuration's
     assert _t("ValidationError: the dataset failed validation").cause_id != \
         "config-field-wrong-type"
+
+
+def test_momentum_cycled_on_an_optimizer_without_it() -> None:
+    keras = _t("learner.fit_onecycle(1e-4, 3)\n"
+               "AttributeError: 'RMSprop' object has no attribute 'beta_1'")
+    assert keras.cause_id == "optimizer-lacks-cycled-momentum"
+    torch = _t("ValueError: optimizer must support momentum or beta1 with `cycle_momentum` "
+               "option enabled")
+    assert torch.cause_id == "optimizer-lacks-cycled-momentum"
+    # an optimizer lacking its own hyperparameter is something else (a release, a wrapper)
+    assert _t("AttributeError: 'SGD' object has no attribute 'momentum'").cause_id != \
+        "optimizer-lacks-cycled-momentum"

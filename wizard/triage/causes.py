@@ -152,6 +152,10 @@ CAUSES: tuple[Cause, ...] = (
           "The tokenizer's token_type_ids reach a model whose forward takes none (DistilBERT "
           "and other architectures without segment embeddings).",
           ("unsupported-token-type-ids", "token-type-ids-not-accepted")),
+    Cause("momentum-cycled-without-it",
+          "A schedule cycles (or code reads) a momentum hyperparameter the optimizer in use does "
+          "not have: beta_1 of an Adam-like optimizer on RMSprop, momentum on Adam.",
+          ("optimizer-lacks-cycled-momentum", "cycle-momentum-with-non-adam-optimizer")),
 )
 
 _BY_TAG: dict[str, str] = {tag: c.name for c in CAUSES for tag in c.tags}

@@ -1,4 +1,5 @@
-"""Errors of the training set-up's configuration: a model left out of DeepSpeed under ZeRO-3,
+"""Errors of the training set-up's configuration: a configuration pydantic rejects, momentum
+cycled on an optimizer without it, a model left out of DeepSpeed under ZeRO-3,
 FSDP units mixing frozen and trainable weights, accelerate's DeepSpeed settings given twice,
 experiment trackers refusing TrainingArguments' values, and Hub code written for an older
 gradient-checkpointing API.
@@ -17,6 +18,22 @@ _g = signature_maker(12)
 # (pydantic 2) or "value is not a valid list (type=type_error.list)" (pydantic 1)
 _PYDANTIC_KIND = {"missing": ("Field required", "field required"),
                   "extra": ("Extra inputs are not permitted", "extra fields not permitted")}
+
+
+# the momentum-like hyperparameters each optimizer class has (Keras names; torch keeps them in
+# param_groups): a schedule that cycles momentum needs the one its optimizer has
+_OWN_MOMENTUM = {"SGD": {"momentum", "nesterov"}, "RMSprop": {"momentum", "rho"},
+                 "Adadelta": {"rho"}, "Adagrad": set(), "Ftrl": set(),
+                 **{k: {"beta_1", "beta_2", "beta1", "beta2", "betas"}
+                    for k in ("Adam", "AdamW", "Adamax", "Nadam", "Lion", "LAMB", "Lamb")}}
+
+
+def refine_momentum(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An optimizer lacking a hyperparameter it does have is another fault (a wrapper, a release)."""
+    opt, attr = ev.get("opt"), ev.get("attr")
+    if opt and attr in _OWN_MOMENTUM.get(str(opt), set()):
+        return {"reject": True}
+    return None
 
 
 def refine_config_field(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -64,6 +81,20 @@ def refine_mlflow(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 SETUP_SIGNATURES: list[Signature] = [
+    _g("optimizer-lacks-cycled-momentum",
+       r"optimizer must support momentum(?: or beta1)? with `?cycle_momentum`? option enabled|"
+       r"'(?P<opt>SGD|RMSprop|Adagrad|Adadelta|Adam|AdamW|Adamax|Nadam|Ftrl|Lion|LAMB|Lamb)' "
+       r"object has no attribute '(?P<attr>beta_1|beta_2|beta1|beta2|betas|momentum|rho)'",
+       "The code cycles or reads a momentum hyperparameter the optimizer does not have: a "
+       "one-cycle policy (ktrain's fit_onecycle, fastai, torch's OneCycleLR/CyclicLR with "
+       "cycle_momentum=True) moves beta_1 of Adam-like optimizers or momentum of SGD, and the "
+       "optimizer in use has neither (RMSprop has no beta_1, Adam no momentum, Adagrad none).",
+       "Momentum cycling rewrites one named hyperparameter of the optimizer at every step.",
+       ["hyperparameters.hidden-defaults"],
+       "model.compile(optimizer=tf.keras.optimizers.Adam(3e-5), ...)   # beta_1 to cycle\n"
+       "# torch: OneCycleLR(optimizer, max_lr, total_steps, cycle_momentum=False), or an "
+       "optimizer with momentum/betas", title="Momentum cycled on an optimizer without it",
+       refine=refine_momentum),
     _g("config-field-wrong-type",
        r"\d+ validation errors? for (?P<model>[\w.]+)\s*\n\s*(?P<field>[\w.\[\]-]+)\s*\n\s*"
        r"(?P<problem>Input should be[^\n\[]*|Field required|Extra inputs are not permitted|"
