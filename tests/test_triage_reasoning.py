@@ -483,3 +483,14 @@ def test_momentum_cycled_on_an_optimizer_without_it() -> None:
     # an optimizer lacking its own hyperparameter is something else (a release, a wrapper)
     assert _t("AttributeError: 'SGD' object has no attribute 'momentum'").cause_id != \
         "optimizer-lacks-cycled-momentum"
+
+
+def test_an_old_datasets_looking_for_a_loading_script_in_a_hub_repository() -> None:
+    paste = ("dataset = load_dataset('Babelscape/wikineural', split='train_fr')\n"
+             "FileNotFoundError: Couldn't find file at https://huggingface.co/datasets/Babelscape/"
+             "wikineural/resolve/main/wikineural.py")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and "pip install -U datasets" in t.primary.fix
+    # a data file of the repository that is not there is not the script lookup
+    other = paste.replace("resolve/main/wikineural.py", "resolve/main/data/train.json")
+    assert _t(other).cause_id != "env-version-too-old"

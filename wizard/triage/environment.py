@@ -699,6 +699,15 @@ ENV_SIGNATURES: list[Signature] = [
          r"https://raw\.githubusercontent\.com/huggingface/(?:datasets|nlp)/(?P<release>[\w.]+)/",
          "The installed datasets predates the dataset's loading script.",
          "pip install -U datasets", refine=refine_dataset_script_release, priority=16),
+    _sig("env-dataset-script-on-hub", OLD,
+         r"Couldn't find file at https?://huggingface\.co/datasets/[\w.-]+/(?P<name>[\w.-]+)/"
+         r"resolve/[\w.%-]+/(?P=name)\.py",
+         "The installed datasets looks for a loading script named after the dataset in its Hub "
+         "repository, as datasets 1.x did; a repository of data files only (parquet, csv, json) "
+         "loads with a newer datasets. (If the repository is private or gated, the same lookup "
+         "fails without a token.)",
+         "pip install -U datasets\n# private or gated: huggingface-cli login first",
+         priority=16),
     _sig("env-example-script-release", OLD,
          r"(?P<script>\brun_\w+\.py)\b[\s\S]{0,800}?\b(?:ImportError|cannot import name)\b|"
          r"\b(?:ImportError|cannot import name)\b[\s\S]{0,800}?(?P<script2>\brun_\w+\.py)\b",
