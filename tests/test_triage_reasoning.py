@@ -494,3 +494,21 @@ def test_an_old_datasets_looking_for_a_loading_script_in_a_hub_repository() -> N
     # a data file of the repository that is not there is not the script lookup
     other = paste.replace("resolve/main/wikineural.py", "resolve/main/data/train.json")
     assert _t(other).cause_id != "env-version-too-old"
+
+
+def test_library_code_missing_its_own_private_attribute_is_a_library_bug() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             '  File "/root/train.py", line 192, in <module>\n    trainer = SFTTrainer(\n'
+             f'  File "{SITE}/unsloth/models/llama.py", line 2737, in for_training\n'
+             "    del model._unwrapped_old_generate\n"
+             f'  File "{SITE}/torch/nn/modules/module.py", line 2040, in __delattr__\n'
+             "    super().__delattr__(name)\n"
+             "AttributeError: _unwrapped_old_generate")
+    t = _t(paste)
+    assert t.cause_id == "library-bug" and t.bug.package == "unsloth"
+    # the user's own line reads the private attribute: theirs to fix
+    own = paste.replace("    trainer = SFTTrainer(", "    trainer = model._unwrapped_old_generate")
+    assert _t(own).cause_id != "library-bug"
+    # a public attribute missing is no evidence of this kind
+    public = paste.replace("_unwrapped_old_generate", "unwrapped_old_generate")
+    assert _t(public).cause_id != "library-bug"

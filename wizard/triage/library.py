@@ -28,11 +28,12 @@ from wizard.triage.env_answers import (
     lagging_override,
     private_override_arity,
     removed_internal_user,
+    top_of,
 )
 from wizard.triage.env_imports import own_submodule_missing
 from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
-from wizard.triage.packages import dist_key
+from wizard.triage.packages import dist_key, pip_name
 from wizard.triage.versions import installed_version, paste_versions
 
 
@@ -145,6 +146,9 @@ _LITERAL_CALL = re.compile(rf"\.\w+\(\s*(?:(?:\w+\s*=\s*)?{_LITERAL}\s*,?\s*)+\)
 # exception types a library raises by accident (its own validation raises ValueError & co.)
 _INTERNAL_TYPES = frozenset({"AttributeError", "TypeError", "KeyError", "IndexError",
                              "UnboundLocalError", "NameError", "ZeroDivisionError"})
+# a private attribute missing ("'X' object has no attribute '_x'", or the name alone as
+# __delattr__ words it), not a dunder and not an attribute of None
+_PRIVATE_ATTR = re.compile(r"(?:^|(?<!'NoneType') object has no attribute ')(?P<attr>_(?!_)\w+)'?\s*$")
 _LIB_OBJECT = re.compile(r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'")
 _NO_MODULE = re.compile(r"No module named '(?P<module>[A-Za-z_][\w.]*)'")
 _NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
@@ -205,13 +209,16 @@ def find_known_bug(parsed: ParsedError) -> tuple[KnownBug, str | None] | None:
 
 def _package(parsed: ParsedError) -> str | None:
     """The library to blame: the one using another's removed internal or importing a name a
-    release it declares supported lacks, the innermost library frame's, else one the message or
-    paste names."""
+    release it declares supported lacks, the one that read a missing attribute, the innermost
+    library frame's, else one the message or paste names."""
     internal = removed_internal_user(parsed)
     if internal:
         return internal[0]
     if import_within_declared(parsed):
         return importer_of(parsed)    # the project importing the name, not the package lacking it
+    reader = _attribute_reader(parsed) if parsed.exc_name == "AttributeError" else None
+    if reader is not None and reader.is_library and reader.package:
+        return pip_name(top_of(reader.package))  # the code that read it, not torch's __getattr__ raising
     blamed = blamed_library(parsed)
     if blamed:
         return blamed
@@ -390,6 +397,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if name == "AttributeError" and m and _LIB_NAMES.match(m.group("cls")) and reader is not None \
             and reader.is_library:
         reasons.append(f"an internal AttributeError on the library's own {m.group('cls')}")
+    hidden = _PRIVATE_ATTR.search((parsed.message or "").strip().split("\n", 1)[0])
+    if name == "AttributeError" and hidden and reader is not None and reader.is_library and \
+            not any(hidden.group("attr") in (f.code or "") for f in parsed.user_frames):
+        reasons.append(f"library code ({reader.package}) reads the private attribute "
+                       f"{hidden.group('attr')}, which nothing of yours sets: the library's own "
+                       "state, or a release of one library relying on another's internals")
     b = _BUILTIN_MISUSE.search(parsed.message or "")
     user = parsed.innermost_user_frame
     plain_call = user is not None and bool(_LITERAL_CALL.search(user.code or ""))
@@ -478,12 +491,15 @@ _REMOTE_UNREGISTERED = re.compile(r"Unrecognized configuration class <class '(?P
                                   r"(?P<auto>\w+)")
 
 
+_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__delattr__", "__setattr__")
+
+
 def _attribute_reader(parsed: ParsedError) -> Any:
     """The frame that read the missing attribute: the innermost one that is not an attribute hook
-    (`__getattr__`, `__getattribute__`: a config's or a module's pass-through raises for its
-    caller); None without frames."""
+    (`__getattr__`, `__getattribute__`, `__delattr__`, `__setattr__`: a config's, a module's or
+    torch's pass-through raises for its caller); None without frames."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
-    while relevant and relevant[-1].function in ("__getattr__", "__getattribute__"):
+    while relevant and relevant[-1].function in _ATTRIBUTE_HOOKS:
         relevant.pop()
     return relevant[-1] if relevant else None
 
