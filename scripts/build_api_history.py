@@ -151,6 +151,14 @@ MEMBER_CLASSES: dict[str, list[str]] = {
         "Pipeline", "TrainerCallback", "TrainerState", "TrainerControl", "EvalPrediction",
         "BitsAndBytesConfig", "ProcessorMixin",
         "PushToHubMixin",  # a base of peft's PeftConfig and PeftModel
+        # the configs of the models most fine-tuned: "'LlamaConfig' object has no attribute
+        # 'rope_theta'" is a field another release added or moved
+        "LlamaConfig", "MistralConfig", "MixtralConfig", "Qwen2Config", "Qwen3Config",
+        "Qwen2VLConfig", "GemmaConfig", "Gemma2Config", "Gemma3Config", "Gemma3TextConfig",
+        "PhiConfig", "Phi3Config", "GPT2Config", "GPTNeoXConfig", "FalconConfig", "OPTConfig",
+        "BloomConfig", "BertConfig", "RobertaConfig", "DistilBertConfig", "DebertaV2Config",
+        "T5Config", "BartConfig", "WhisperConfig", "ViTConfig", "CLIPConfig", "CLIPTextConfig",
+        "LlavaConfig",
     ],
     "peft": ["PeftModel", "PeftModelForCausalLM", "LoraConfig", "PeftConfig", "LoraModel"],
     "trl": ["SFTTrainer", "DPOTrainer", "GRPOTrainer", "RewardTrainer", "SFTConfig", "DPOConfig",

@@ -313,3 +313,23 @@ def test_sentence_transformers_and_evaluate_names_are_dated() -> None:
     combine = ah.top_name("evaluate", "combine")
     assert combine is not None and combine.first.startswith("0.2")
     assert ah.top_name("sentence_transformers", "NoSuchTrainer") is None
+
+
+def test_model_config_fields_are_dated() -> None:
+    """The configs of the models most fine-tuned: a field added later, one transformers 5 moved."""
+    dropout = ah.member("LlamaConfig", "attention_dropout")
+    assert dropout.first == "4.36.2" and dropout.removed is None
+    theta = ah.member("Qwen2Config", "rope_theta")
+    assert theta.removed == "5.0.0" and ah.member("LlamaConfig", "rope_parameters").first == "5.0.0"
+    assert ah.member("BertConfig", "hidden_dropout_prob").first == "3.0.2"
+
+
+def test_config_fields_of_the_installed_transformers_agree_with_the_table() -> None:
+    """What the table says the installed release's LlamaConfig has (or not) is what it has."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.LlamaConfig()
+    version = transformers.__version__
+    for field in ("attention_dropout", "rope_theta", "rope_parameters", "head_dim",
+                  "num_key_value_heads", "tie_word_embeddings"):
+        span = ah.member("LlamaConfig", field)
+        assert (span is not None and span.present_in(version)) == hasattr(config, field), field

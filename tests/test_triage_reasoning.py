@@ -343,9 +343,10 @@ def test_an_attribute_hook_raises_for_the_code_that_read_the_attribute() -> None
         # a project's model code reading a field the installed config lacks: no library bug
         assert triage("Traceback (most recent call last):\n"
                       + frames.format("__getattribute__")).cause_id != "library-bug"
-        # control: the library's own method reading its own object's missing field
-        assert triage("Traceback (most recent call last):\n"
-                      + frames.format("to_dict")).cause_id == "library-bug"
+        # control: the library's own method reading a field no release of its object has
+        # (a field some release has is a version answer: test_a_model_config_field_...)
+        assert triage("Traceback (most recent call last):\n" + frames.format("to_dict").replace(
+            "attention_dropout'", "attention_dropout_rate'")).cause_id == "library-bug"
 
 
 def test_a_release_written_as_a_wheel_or_folder_name_is_stated() -> None:
@@ -512,3 +513,16 @@ def test_library_code_missing_its_own_private_attribute_is_a_library_bug() -> No
     # a public attribute missing is no evidence of this kind
     public = paste.replace("_unwrapped_old_generate", "unwrapped_old_generate")
     assert _t(public).cause_id != "library-bug"
+
+
+def test_a_model_config_field_another_transformers_release_has() -> None:
+    added = _t("    self.attention_dropout = config.attention_dropout\n"
+               "AttributeError: 'LlamaConfig' object has no attribute 'attention_dropout'")
+    assert added.cause_id == "env-version-too-old" and "4.36" in added.primary.fix
+    moved = _t("transformers 5.0.0\n    base = config.rope_theta\n"
+               "AttributeError: 'Qwen2Config' object has no attribute 'rope_theta'")
+    assert moved.cause_id == "env-version-too-new" and '"transformers<5.0.0"' in moved.primary.fix
+    # the release the paste states has the field: not this answer
+    has = _t("transformers==4.40.0\nAttributeError: 'LlamaConfig' object has no attribute "
+             "'attention_dropout'")
+    assert "4.36" not in (has.primary.fix if has.primary else "")
