@@ -526,3 +526,14 @@ def test_a_model_config_field_another_transformers_release_has() -> None:
     has = _t("transformers==4.40.0\nAttributeError: 'LlamaConfig' object has no attribute "
              "'attention_dropout'")
     assert "4.36" not in (has.primary.fix if has.primary else "")
+
+
+def test_bitsandbytes_loading_its_cpu_build_on_a_gpu_machine() -> None:
+    paste = ("AttributeError: /opt/conda/lib/python3.10/site-packages/bitsandbytes/"
+             "libbitsandbytes_cpu.so: undefined symbol: cget_col_row_stats")
+    # the CPU build loaded: CUDA not found (the release alone does not say why)
+    assert _t(paste).cause_id == "env-binary-incompatible"
+    # a release before 0.43 searched for the CUDA runtime by path: upgrade
+    old = _t("requirements.txt pins bitsandbytes==0.39.0\n" + paste)
+    assert old.cause_id == "env-version-too-old" and "pip install -U bitsandbytes" in old.primary.fix
+    assert _t("bitsandbytes==0.45.0\n" + paste).cause_id == "env-binary-incompatible"

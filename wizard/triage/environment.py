@@ -170,6 +170,15 @@ def refine_bnb(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if _MAC.search(text) or \
             re.search(r"No GPU found|GPU is (?:needed|required) for quantization", text, re.I):
         return dict(_BNB_NEEDS_CUDA)
+    stated = stated_version(parsed, "bitsandbytes")
+    if stated and version_lt(stated, "0.43.0"):
+        # before 0.43 a release shipped binaries for the CUDA versions of its day and found the
+        # runtime by searching paths: on a newer CUDA (12.x for 0.39) it fell back to the CPU build
+        return answer(OLD, "bitsandbytes", f"bitsandbytes {stated} loaded its CPU build on a GPU "
+                      "machine: releases before 0.43 searched for the CUDA runtime by path and "
+                      "shipped binaries for fewer CUDA versions.",
+                      "pip install -U bitsandbytes   # 0.43+ finds CUDA through torch\n"
+                      "python -m bitsandbytes   # then shows which CUDA it uses", ev, ("torch",))
     return answer(BINARY, "bitsandbytes", "bitsandbytes did not find a CUDA runtime matching its "
                   "binaries, so it loaded the CPU build.",
                   "python -m bitsandbytes   # shows which CUDA it found\n"
@@ -501,6 +510,8 @@ ENV_SIGNATURES: list[Signature] = [
          r"bitsandbytes was compiled without GPU support|installed version of bitsandbytes was "
          r"compiled without GPU support|CUDA Setup failed despite GPU being available|"
          r"No GPU found\. A GPU is needed for quantization|"
+         # its CPU build loaded, then asked for a GPU kernel
+         r"libbitsandbytes_cpu\.(?:so|dll)\W{0,3}(?:undefined symbol|function '\w+' not found)|"
          r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize)\w*'",
          "bitsandbytes cannot use a GPU here.", "python -m bitsandbytes", refine=refine_bnb,
          priority=18),
