@@ -537,3 +537,15 @@ def test_bitsandbytes_loading_its_cpu_build_on_a_gpu_machine() -> None:
     old = _t("requirements.txt pins bitsandbytes==0.39.0\n" + paste)
     assert old.cause_id == "env-version-too-old" and "pip install -U bitsandbytes" in old.primary.fix
     assert _t("bitsandbytes==0.45.0\n" + paste).cause_id == "env-binary-incompatible"
+
+
+def test_resuming_from_an_unfinished_checkpoint() -> None:
+    t = _t("FileNotFoundError: [Errno 2] No such file or directory: "
+           "'/cos1/output/run/checkpoint-25/trainer_state.json'")
+    assert t.cause_id == "incomplete-checkpoint-resumed"
+    assert t.primary.fix.startswith("rm -rf /cos1/output/run/checkpoint-25")
+    # a saved dataset's own state.json is the DatasetDict fault, trainer_state.json is not
+    assert _t("FileNotFoundError: [Errno 2] No such file or directory: '/data/ds/state.json'"
+              ).cause_id == "datasetdict-instead-of-dataset"
+    assert _t("FileNotFoundError: [Errno 2] No such file or directory: 'out/trainer_state.json'"
+              ).cause_id != "datasetdict-instead-of-dataset"

@@ -13,6 +13,14 @@ from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.versions import paste_versions
 
 
+
+def refine_partial_checkpoint(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The fix names the unfinished checkpoint folder of the error."""
+    path = str(ev.get("path", "")).strip()
+    return {"fix": f"rm -rf {path}   # unfinished: resuming then takes the previous checkpoint\n"
+                   "# or: trainer.train(resume_from_checkpoint='<output_dir>/checkpoint-<an "
+                   "earlier step>')"} if path else None
+
 def refine_no_grad(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if re.search(r"gradient.?checkpointing|peft|lora|get_peft_model", parsed.text, re.I):
         return {"cause": "Gradient checkpointing on a model whose input embeddings are frozen "
@@ -380,7 +388,7 @@ _s = signature_maker(12)
 HF_SIGNATURES: list[Signature] = [
     _s("datasetdict-instead-of-dataset",
        r"'DatasetDict' object has no attribute '(?P<attr>\w+)'|No such file or directory: "
-       r"'[^'\n]*state\.json'|Expected a \w*Dataset\w* but got a DatasetDict",
+       r"'(?:[^'\n]*[/\\])?state\.json'|Expected a \w*Dataset\w* but got a DatasetDict",
        "load_dataset without split= returns a DatasetDict (one Dataset per split); the call "
        "needs one split (a Dataset).",
        "DatasetDict methods apply to every split; Dataset-only methods (train_test_split, "
@@ -389,6 +397,18 @@ HF_SIGNATURES: list[Signature] = [
        "dataset = load_dataset('csv', data_files='data.csv', split='train')\n"
        "# or: dataset = dataset['train'];  saved DatasetDict: datasets.load_from_disk(path)",
        title="'DatasetDict' object has no attribute ..."),
+    _s("incomplete-checkpoint-resumed",
+       r"No such file or directory: '(?P<path>[^'\n]*checkpoint-\d+)[/\\](?:trainer_state\.json|"
+       r"optimizer\.pt|scheduler\.pt|rng_state\w*\.pth|training_args\.bin)'",
+       "The checkpoint resumed from is incomplete: a run stopped (killed, preempted, out of disk) "
+       "while the Trainer was writing it, and resume_from_checkpoint=True takes the newest "
+       "checkpoint-N folder whether or not all its files were written.",
+       "Trainer writes the model, then the optimizer, scheduler, RNG and trainer_state.json into "
+       "checkpoint-N; resuming reads all of them.",
+       ["environment.hub-file-missing"],
+       "rm -rf <output_dir>/checkpoint-N   # the unfinished one; resuming then takes the previous\n"
+       "# or: trainer.train(resume_from_checkpoint='<output_dir>/checkpoint-<an earlier step>')",
+       title="Resuming from an unfinished checkpoint", priority=12, refine=refine_partial_checkpoint),
     _s("arrow-mixed-column-types",
        r"Couldn't cast array of type[\s\S]{1,300}?\sto\s|"
        r"Could not convert .{1,200}? with type \w+: tried to convert to \w+|changed from "
