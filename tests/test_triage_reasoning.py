@@ -549,3 +549,11 @@ def test_resuming_from_an_unfinished_checkpoint() -> None:
               ).cause_id == "datasetdict-instead-of-dataset"
     assert _t("FileNotFoundError: [Errno 2] No such file or directory: 'out/trainer_state.json'"
               ).cause_id != "datasetdict-instead-of-dataset"
+
+
+def test_a_frame_inside_an_installed_egg_belongs_to_its_package() -> None:
+    from wizard.triage.frames import classify_path
+    egg = "/env/lib/python3.6/site-packages/seq2seq-0.1.4-py3.6.egg/seq2seq/trainer/trainer.py"
+    assert classify_path(egg) == ("library", "seq2seq")
+    assert classify_path("/env/lib/python3.10/site-packages/peft/tuners/lora.py") == \
+        ("library", "peft")

@@ -11,7 +11,8 @@ from wizard.triage.normalize import to_int
 LIBRARY_PACKAGES = ("transformers", "datasets", "torch", "tensorflow", "keras", "tf_keras",
                     "accelerate", "tokenizers", "huggingface_hub")
 
-_SITE = re.compile(r"/(?:site|dist)-packages/(?P<pkg>[^/]+)", re.I)
+# an installed egg ("seq2seq-0.1.4-py3.6.egg/seq2seq/...") holds the package one level down
+_SITE = re.compile(r"/(?:site|dist)-packages/(?:[^/]+\.egg/)?(?P<pkg>[^/]+)", re.I)
 _SRC_LAYOUT = re.compile(
     r"(?:^|/)src/(?P<pkg>transformers|datasets|accelerate|huggingface_hub|tokenizers|tf_keras)/")
 _REPO_LAYOUT = re.compile(
