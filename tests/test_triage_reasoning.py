@@ -557,3 +557,18 @@ def test_a_frame_inside_an_installed_egg_belongs_to_its_package() -> None:
     assert classify_path(egg) == ("library", "seq2seq")
     assert classify_path("/env/lib/python3.10/site-packages/peft/tuners/lora.py") == \
         ("library", "peft")
+
+
+def test_a_first_frame_whose_file_prefix_the_selection_cut_is_read() -> None:
+    paste = ("may i ask what is the version for transformers and peft?\n"
+             'miniconda3/envs/lora/lib/python3.9/site-packages/peft/tuners/lora.py", line 154, in '
+             "_find_and_replace\n"
+             '    "memory_efficient_backward": target.state.memory_efficient_backward,\n'
+             "AttributeError: 'MatmulLtState' object has no attribute 'memory_efficient_backward'")
+    p = parse_traceback(paste)
+    assert [(f.package, f.line, f.function) for f in p.frames] == \
+        [("peft", 154, "_find_and_replace")]
+    # peft's code reading bitsandbytes' object: two packages of mismatched releases
+    assert _t(paste).cause_id == "env-version-too-new"
+    # a string literal ending in .py", line is not a frame
+    assert not parse_traceback('x = f("run.py", line)\nValueError: bad').frames

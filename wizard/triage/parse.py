@@ -99,8 +99,10 @@ class ParsedError:
 _TB_HEADER = re.compile(r"^\s*(?:(?P<type>[\w.]+)\s+)?Traceback \(most recent call last\):?\s*$")
 _CHAIN = {"The above exception was the direct cause of the following exception:": "cause",
           "During handling of the above exception, another exception occurred:": "context"}
+# also a first frame whose 'File "' the selection cut off ('lib/peft/lora.py", line 154, in f')
 _PY_FRAME = re.compile(
-    r'^\s*File "(?P<file>[^"\n]*)", line (?P<line>\d+)(?:, in (?P<func>.*?))?\s*\**\s*$')
+    r'^\s*(?:File "|(?=[^"\s][^"\n]*\.pyx?", line \d+, in \S))'
+    r'(?P<file>[^"\n]*)", line (?P<line>\d+)(?:, in (?P<func>.*?))?\s*\**\s*$')
 _IPY8_FRAME = re.compile(r"^File (?P<file>\S.*?):(?P<line>\d+), in (?P<func>.+)$")
 _IPY_CELL = re.compile(r"^(?:Cell In\s?\[(?P<cell>[^\]\n]*)\], line (?P<line>\d+)"
                        r"|Input In \[(?P<cell2>[^\]\n]*)\], in (?P<func>.+))\s*$")
