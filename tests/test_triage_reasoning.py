@@ -572,3 +572,11 @@ def test_a_first_frame_whose_file_prefix_the_selection_cut_is_read() -> None:
     assert _t(paste).cause_id == "env-version-too-new"
     # a string literal ending in .py", line is not a frame
     assert not parse_traceback('x = f("run.py", line)\nValueError: bad').frames
+
+
+def test_a_module_attribute_no_release_had_but_another_spelling_did() -> None:
+    t = _t("AttributeError: module transformers has no attribute LLaMATokenizer")
+    assert t.cause_id == "wrong-import-path" and "LlamaTokenizer" in t.primary.cause
+    # a name a release did have is a version answer
+    assert _t("transformers==5.0.0\nAttributeError: module 'transformers' has no attribute "
+              "'TFBertModel'").cause_id == "env-version-too-new"

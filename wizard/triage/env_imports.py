@@ -317,6 +317,13 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                 "fix": f'python -c "import {module}; print({module}.__file__)"   # the file it '
                        f"imported\n# rename that {module}.py / {module}/ (and delete its "
                        "__pycache__)"}
+    near = _near_name(top, name) if module == top and ev.get("kind") == "module" else None
+    if near:
+        ev["did_you_mean"] = near
+        return {"id": "wrong-import-path",
+                "cause": f"No release of {pip_name(top)} has {name}; it has {near}: the name is "
+                         "misspelt (or taken from a fork or a pre-release pull request).",
+                "fix": f"{top}.{near}   # or: from {top} import {near}"}
     if ev.get("kind") == "type" and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
