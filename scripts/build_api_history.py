@@ -102,6 +102,7 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "huggingface_hub": ("huggingface-hub", "0.5"),
     "sentence_transformers": ("sentence-transformers", "2.0"),
     "evaluate": ("evaluate", "0.1"),
+    "diffusers": ("diffusers", "0.3"),
 }
 
 TARGETS: dict[str, list[str]] = {
@@ -135,6 +136,8 @@ TARGETS: dict[str, list[str]] = {
         "SentenceTransformerTrainingArguments",
     ],
     "evaluate": ["load", "EvaluationModule.compute"],
+    "diffusers": ["DiffusionPipeline.from_pretrained", "UNet2DConditionModel",
+                  "StableDiffusionPipeline.__call__"],
 }
 
 # class name -> "pkg.Name" for classes another package's classes may inherit from

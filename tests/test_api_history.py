@@ -19,7 +19,7 @@ def test_table_loads_fast_and_every_span_is_within_its_releases():
     assert ah._DATA.stat().st_size < 1_600_000
     rels = data["releases"]
     assert set(rels) == {"transformers", "peft", "trl", "datasets", "accelerate", "huggingface_hub",
-                         "sentence_transformers", "evaluate"}
+                         "sentence_transformers", "evaluate", "diffusers"}
     for pkg, versions in rels.items():
         keys = [parse_version(v) for v in versions]
         assert keys == sorted(keys) and len(set(keys)) == len(keys), pkg
@@ -333,3 +333,10 @@ def test_config_fields_of_the_installed_transformers_agree_with_the_table() -> N
                   "num_key_value_heads", "tie_word_embeddings"):
         span = ah.member("LlamaConfig", field)
         assert (span is not None and span.present_in(version)) == hasattr(config, field), field
+
+
+def test_diffusers_pipelines_are_dated() -> None:
+    assert ah.top_name("diffusers", "StableDiffusionXLPipeline").first == "0.18.2"
+    assert ah.top_name("diffusers", "FluxPipeline").first == "0.30.3"
+    assert ah.top_name("diffusers", "StableDiffusionPipeline").first == "0.3.0"
+    assert ah.kwarg("diffusers.DiffusionPipeline.from_pretrained", "torch_dtype") is not None

@@ -580,3 +580,11 @@ def test_a_module_attribute_no_release_had_but_another_spelling_did() -> None:
     # a name a release did have is a version answer
     assert _t("transformers==5.0.0\nAttributeError: module 'transformers' has no attribute "
               "'TFBertModel'").cause_id == "env-version-too-new"
+
+
+def test_a_pipeline_class_imported_from_diffusers_is_dated_not_moved() -> None:
+    t = _t("diffusers==0.25.0\nImportError: cannot import name 'FluxPipeline' from 'diffusers'")
+    assert t.cause_id == "env-version-too-old" and '"diffusers>=0.30.0"' in t.primary.fix
+    # a transformers class imported from another library is still the wrong import path
+    assert _t("ImportError: cannot import name 'AutoTokenizer' from 'peft'").cause_id == \
+        "wrong-import-path"

@@ -158,8 +158,10 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if not module:                    # "cannot import name 'X'": the paste's own import line
         m = re.search(rf"from\s+([\w.]+)\s+import\s+[^\n]*\b{re.escape(name)}\b", parsed.text)
         module = m.group(1) if m else ""
-        if not module and len(found := api_history.exporters(name)) == 1:
-            module = found[0]         # the one library that exports the name
+        found = api_history.exporters(name) if not module else []
+        named = [f for f in found if re.search(rf"\b{re.escape(f)}\b", parsed.text)]
+        if len(found) == 1 or len(named) == 1:   # the one library that exports the name,
+            module = found[0] if len(found) == 1 else named[0]   # or the one the paste names
         ev["module"] = module or None
     top = top_of(module) if module else ""
     if not name or foreign_private(parsed) or import_within_declared(parsed):
@@ -185,6 +187,8 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
             version_lt(installed_in_paste(parsed, change.package), change.removed):
         change = None                 # the paste's release still had it: something else
     home = HOME.get(name) or libclass(name)
+    if home and top and api_history.top_name(top, name) is not None:
+        home = None                   # a release of the package it is imported from has it
     if home and top and top != home and top in LIBRARIES and not (change and change.removed):
         ev["home"] = home
         return {"id": "wrong-import-path",
