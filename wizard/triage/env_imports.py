@@ -153,6 +153,20 @@ def _near_name(package: str, name: str) -> str | None:
     return close[0] if close else None
 
 
+def _misspelt(top: str, name: str, ev: dict, attribute: bool = False) -> dict[str, Any] | None:
+    """The answer for a name no release of `top` had, when a release had a near spelling."""
+    near = _near_name(top, name)
+    if near is None:
+        return None
+    ev["did_you_mean"] = near
+    use = f"{top}.{near}   # or: from {top} import {near}" if attribute else \
+        f"from {top} import {near}"
+    return {"id": "wrong-import-path",
+            "cause": f"No release of {pip_name(top)} exports {name}; it exports {near}: the "
+                     "name is misspelt (or taken from a fork or a pre-release pull request).",
+            "fix": use}
+
+
 def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     name, module = str(ev.get("name", "")), str(ev.get("module", "") or "")
     if not module:                    # "cannot import name 'X'": the paste's own import line
@@ -198,13 +212,9 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                    .isupper()), None) if top == "transformers" else None
     if prefix and change is not None and change.removed == "5.0.0":
         change = None                 # transformers 4 exports them only beside their backend
-    near = _near_name(top, name) if change is None and module == top else None
+    near = _misspelt(top, name, ev) if change is None and module == top else None
     if near:
-        ev["did_you_mean"] = near
-        return {"id": "wrong-import-path",
-                "cause": f"No release of {pip_name(top)} exports {name}; it exports {near}: the "
-                         "name is misspelt (or taken from a fork or a pre-release pull request).",
-                "fix": f"from {top} import {near}"}
+        return near
     if change is not None:
         return answer_from_change(change, f"{name} ({module or change.package})", parsed, ev,
                             importer_of(parsed))
@@ -321,13 +331,10 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                 "fix": f'python -c "import {module}; print({module}.__file__)"   # the file it '
                        f"imported\n# rename that {module}.py / {module}/ (and delete its "
                        "__pycache__)"}
-    near = _near_name(top, name) if module == top and ev.get("kind") == "module" else None
+    near = _misspelt(top, name, ev, attribute=True) \
+        if module == top and ev.get("kind") == "module" else None
     if near:
-        ev["did_you_mean"] = near
-        return {"id": "wrong-import-path",
-                "cause": f"No release of {pip_name(top)} has {name}; it has {near}: the name is "
-                         "misspelt (or taken from a fork or a pre-release pull request).",
-                "fix": f"{top}.{near}   # or: from {top} import {near}"}
+        return near
     if ev.get("kind") == "type" and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
