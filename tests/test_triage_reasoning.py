@@ -1,7 +1,8 @@
-"""Reasoning rules learned from a second batch of real reports: who reads what (one library
-reading another's object, a library reaching for another package's private name, a library's own
-Keras model), what the reporter says fixed it, and messages a cut paste still shows. Each rule
-with the paste it answers and a control it must leave alone."""
+"""Reasoning rules learned from the later rounds of real reports: who reads what (one library
+reading another's object, a library reaching for another package's private name or its own
+private attribute, a library's own Keras model), what the reporter says fixed it, how pastes are
+cut and decorated, and which release had a name. Each rule with the paste it answers and a
+control it must leave alone."""
 from __future__ import annotations
 
 from wizard.triage.match import triage
