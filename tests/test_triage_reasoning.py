@@ -589,3 +589,16 @@ def test_a_pipeline_class_imported_from_diffusers_is_dated_not_moved() -> None:
     # a transformers class imported from another library is still the wrong import path
     assert _t("ImportError: cannot import name 'AutoTokenizer' from 'peft'").cause_id == \
         "wrong-import-path"
+
+
+def test_a_name_missing_from_the_projects_own_files_is_no_release_question() -> None:
+    paste = ("ImportError: cannot import name 'LlavaLlamaForCausalLM' from 'llava.model' "
+             "(/home/LLaVA/llava/model/__init__.py)")
+    t = _t(paste)
+    assert t.cause_id == "own-module-lacks-name"
+    assert 'grep -rn "LlavaLlamaForCausalLM" /home/LLaVA/llava/model' in t.primary.fix
+    # the same package installed is a release question; a library's own checkout too
+    assert _t(paste.replace("/home/LLaVA", "/usr/lib/python3.10/site-packages")).cause_id == \
+        "env-version-too-old"
+    assert _t("ImportError: cannot import name 'Qwen3Config' from 'transformers' (/home/me/"
+              "transformers/src/transformers/__init__.py)").cause_id == "env-version-too-old"

@@ -153,6 +153,16 @@ def _near_name(package: str, name: str) -> str | None:
     return close[0] if close else None
 
 
+def _own_source(top: str, loc: str) -> str | None:
+    """The file a name was looked up in, when it is a project's own source, not an installed
+    package (nor a known library's checkout, whose age is a release question)."""
+    m = re.fullmatch(r"\s*\((?P<path>(?:/|~|[A-Za-z]:[\\/]|\.)[^()\n]*\.py)\)\s*", loc)
+    if not m or top in LIBRARIES or re.search(r"(?:site|dist)-packages|\.egg\b|/lib/python\d",
+                                              m.group("path")):
+        return None
+    return m.group("path").replace("\\", "/")
+
+
 def _misspelt(top: str, name: str, ev: dict, attribute: bool = False) -> dict[str, Any] | None:
     """The answer for a name no release of `top` had, when a release had a near spelling."""
     near = _near_name(top, name)
@@ -196,6 +206,18 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                          f"broken, or a folder named {top} in the working directory shadows it.",
                 "fix": f'python -c "import {top}; print({top}.__path__)"   # where it is found\n'
                        f"pip uninstall -y {pkg} && pip install --no-cache-dir {pkg}"}
+    source = _own_source(top, str(ev.get("loc") or "")) if not ev.get("partial") else None
+    if source:
+        return {"id": "own-module-lacks-name",
+                "cause": f"{module} is a module of the project's own files ({source}), not an "
+                         f"installed release: at import time it does not define {name}. Either "
+                         f"that checkout's files lack it (renamed, another branch, an older "
+                         f"clone), or the import that defines it failed and the package "
+                         "swallowed the error (a try/except around an optional import such as "
+                         "flash-attn or bitsandbytes, built for another torch).",
+                "fix": f"grep -rn \"{name}\" {source.rsplit('/', 1)[0]}   # the file that "
+                       "defines it\npython -c \"import <that module>\"   # shows the error "
+                       "its package hid; or git pull / the branch the code was written for"}
     change = api_change(name, pip_name(top) if top else None) or api_change(f"{module}.{name}")
     if change is not None and change.removed and not change.added and \
             version_lt(installed_in_paste(parsed, change.package), change.removed):
