@@ -103,7 +103,11 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "sentence_transformers": ("sentence-transformers", "2.0"),
     "evaluate": ("evaluate", "0.1"),
     "diffusers": ("diffusers", "0.3"),
+    # compiled: its classes are read from the type stubs (.pyi) the wheels ship; the first
+    # release with a wheel for this interpreter is the first scanned
+    "tokenizers": ("tokenizers", "0.13"),
 }
+STUBS = {"tokenizers"}
 
 TARGETS: dict[str, list[str]] = {
     "transformers": [
@@ -138,6 +142,7 @@ TARGETS: dict[str, list[str]] = {
     "evaluate": ["load", "EvaluationModule.compute"],
     "diffusers": ["DiffusionPipeline.from_pretrained", "UNet2DConditionModel",
                   "StableDiffusionPipeline.__call__"],
+    "tokenizers": ["Tokenizer.train", "Tokenizer.from_pretrained", "Tokenizer.encode_batch"],
 }
 
 # class name -> "pkg.Name" for classes another package's classes may inherit from
@@ -171,6 +176,7 @@ MEMBER_CLASSES: dict[str, list[str]] = {
     "huggingface_hub": ["HfApi", "ModelInfo"],
     "sentence_transformers": ["SentenceTransformer", "CrossEncoder"],
     "evaluate": ["EvaluationModule"],
+    "tokenizers": ["Tokenizer", "Encoding"],
 }
 # one class under two names: each key holds the history of whichever name a release defines
 MEMBER_RENAMES = {"transformers.PretrainedConfig": "transformers.PreTrainedConfig",
@@ -869,7 +875,8 @@ def scan_wheel(pkg: str, wheel: Path) -> dict:
     requires: dict[str, str] = {}
     with zipfile.ZipFile(wheel) as zf:
         for info in zf.infolist():
-            if info.filename.startswith(pkg + "/") and info.filename.endswith(".py"):
+            if info.filename.startswith(pkg + "/") and info.filename.endswith(
+                    (".py", ".pyi") if pkg in STUBS else ".py"):
                 files[info.filename] = zf.read(info).decode("utf-8", errors="replace")
             elif info.filename.endswith(".dist-info/METADATA"):
                 requires = requirements(zf.read(info).decode("utf-8", errors="replace"))

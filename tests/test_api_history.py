@@ -19,7 +19,7 @@ def test_table_loads_fast_and_every_span_is_within_its_releases():
     assert ah._DATA.stat().st_size < 1_600_000
     rels = data["releases"]
     assert set(rels) == {"transformers", "peft", "trl", "datasets", "accelerate", "huggingface_hub",
-                         "sentence_transformers", "evaluate", "diffusers"}
+                         "sentence_transformers", "evaluate", "diffusers", "tokenizers"}
     for pkg, versions in rels.items():
         keys = [parse_version(v) for v in versions]
         assert keys == sorted(keys) and len(set(keys)) == len(keys), pkg
@@ -340,3 +340,11 @@ def test_diffusers_pipelines_are_dated() -> None:
     assert ah.top_name("diffusers", "FluxPipeline").first == "0.30.3"
     assert ah.top_name("diffusers", "StableDiffusionPipeline").first == "0.3.0"
     assert ah.kwarg("diffusers.DiffusionPipeline.from_pretrained", "torch_dtype") is not None
+
+
+def test_tokenizers_members_are_read_from_its_type_stubs() -> None:
+    """tokenizers is compiled: its Tokenizer's methods come from the wheels' .pyi stubs."""
+    assert ah.member("tokenizers.Tokenizer", "encode_batch_fast").first == "0.20.3"
+    assert ah.member("tokenizers.Tokenizer", "encode_batch").first == "0.13.3"
+    assert ah.member_in_no_release("tokenizers.Tokenizer", "encode_batchh")
+    assert ah.top_name("tokenizers", "Tokenizer") is not None

@@ -602,3 +602,12 @@ def test_a_name_missing_from_the_projects_own_files_is_no_release_question() -> 
         "env-version-too-old"
     assert _t("ImportError: cannot import name 'Qwen3Config' from 'transformers' (/home/me/"
               "transformers/src/transformers/__init__.py)").cause_id == "env-version-too-old"
+
+
+def test_a_tokenizers_method_a_later_release_added() -> None:
+    t = _t("AttributeError: 'tokenizers.Tokenizer' object has no attribute 'encode_batch_fast'")
+    assert t.cause_id == "env-version-too-old" and '"tokenizers>=0.20.0"' in t.primary.fix
+    # the release the paste states has it: not the upgrade to 0.20
+    stated = _t("tokenizers==0.21.0\nAttributeError: 'tokenizers.Tokenizer' object has no "
+                "attribute 'encode_batch_fast'")
+    assert '"tokenizers>=0.20.0"' not in (stated.primary.fix if stated.primary else "")
