@@ -536,7 +536,8 @@ def test_bitsandbytes_loading_its_cpu_build_on_a_gpu_machine() -> None:
     assert _t(paste).cause_id == "env-binary-incompatible"
     # a release before 0.43 searched for the CUDA runtime by path: upgrade
     old = _t("requirements.txt pins bitsandbytes==0.39.0\n" + paste)
-    assert old.cause_id == "env-version-too-old" and "pip install -U bitsandbytes" in old.primary.fix
+    assert old.cause_id == "env-version-too-old"
+    assert "pip install -U bitsandbytes" in old.primary.fix
     assert _t("bitsandbytes==0.45.0\n" + paste).cause_id == "env-binary-incompatible"
 
 

@@ -53,7 +53,8 @@ _LIB_CLASS = [
      "sentence_transformers"),
     (re.compile(r"^(?:Accelerator|PartialState|AcceleratorState)$"), "accelerate"),
     (re.compile(r"^(?:Linear8bitLt|Linear4bit|Params4bit|Int8Params|MatmulLtState|QuantState|"
-                r"GlobalOptimManager|StableEmbedding|Embedding4bit|Embedding8bit)$"), "bitsandbytes"),
+                r"GlobalOptimManager|StableEmbedding|Embedding4bit|Embedding8bit)$"),
+     "bitsandbytes"),
     (re.compile(r"^(?:DeepSpeedEngine|DeepSpeedZeroOptimizer\w*|DeepSpeedConfig|"
                 r"DeepSpeedZeroConfig|PipelineEngine)$"), "deepspeed"),
     (re.compile(r"^Fast(?:Language|Vision|Model|Llama|Mistral|Qwen\d*|Gemma\d*)\w*Model$|"

@@ -148,7 +148,8 @@ _INTERNAL_TYPES = frozenset({"AttributeError", "TypeError", "KeyError", "IndexEr
                              "UnboundLocalError", "NameError", "ZeroDivisionError"})
 # a private attribute missing ("'X' object has no attribute '_x'", or the name alone as
 # __delattr__ words it), not a dunder and not an attribute of None
-_PRIVATE_ATTR = re.compile(r"(?:^|(?<!'NoneType') object has no attribute ')(?P<attr>_(?!_)\w+)'?\s*$")
+_PRIVATE_ATTR = re.compile(r"(?:^|(?<!'NoneType') object has no attribute ')"
+                           r"(?P<attr>_(?!_)\w+)'?\s*$")
 _LIB_OBJECT = re.compile(r"'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'")
 _NO_MODULE = re.compile(r"No module named '(?P<module>[A-Za-z_][\w.]*)'")
 _NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
@@ -218,7 +219,8 @@ def _package(parsed: ParsedError) -> str | None:
         return importer_of(parsed)    # the project importing the name, not the package lacking it
     reader = _attribute_reader(parsed) if parsed.exc_name == "AttributeError" else None
     if reader is not None and reader.is_library and reader.package:
-        return pip_name(top_of(reader.package))  # the code that read it, not torch's __getattr__ raising
+        # the code that read it, not torch's __getattr__ raising for it
+        return pip_name(top_of(reader.package))
     blamed = blamed_library(parsed)
     if blamed:
         return blamed

@@ -55,7 +55,8 @@ def _runs(items: list) -> tuple[str, ...] | None:
 
 
 def _required_by(op: object, arg: object) -> tuple[str, ...] | None:
-    """What one parsed item requires: a group's content, every branch's, a repeat's at least once."""
+    """What one parsed item requires: a group's content, every branch's, a repeat's (taken at
+    least once)."""
     if op is sre.SUBPATTERN:
         return _runs(list(arg[3]))                                     # type: ignore[index]
     if op is sre.ATOMIC_GROUP:

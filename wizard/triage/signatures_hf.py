@@ -408,7 +408,8 @@ HF_SIGNATURES: list[Signature] = [
        ["environment.hub-file-missing"],
        "rm -rf <output_dir>/checkpoint-N   # the unfinished one; resuming then takes the previous\n"
        "# or: trainer.train(resume_from_checkpoint='<output_dir>/checkpoint-<an earlier step>')",
-       title="Resuming from an unfinished checkpoint", priority=12, refine=refine_partial_checkpoint),
+       title="Resuming from an unfinished checkpoint", priority=12,
+       refine=refine_partial_checkpoint),
     _s("arrow-mixed-column-types",
        r"Couldn't cast array of type[\s\S]{1,300}?\sto\s|"
        r"Could not convert .{1,200}? with type \w+: tried to convert to \w+|changed from "

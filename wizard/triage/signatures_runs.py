@@ -438,7 +438,8 @@ RUN_SIGNATURES: list[Signature] = [
        "TrainingArguments(learning_rate=2e-5)\n# then check that one batch can be overfit",
        title="Loss stuck at chance level", priority=1, refine=refine_chance_loss),
     _m("hub-file-not-in-repo",
-       r"(?<!Local)EntryNotFoundError|404 Client Error(?![^\n]{0,40}(?:Repository|Revision) Not Found)"
+       r"(?<!Local)EntryNotFoundError|"
+       r"404 Client Error(?![^\n]{0,40}(?:Repository|Revision) Not Found)"
        r"[^\n]{0,60}Not Found for url|Entry Not Found for url",
        "The repository exists but has no file of that name (at that revision): renamed or "
        "removed since the tutorial or script was written, or a path inside the repository "

@@ -29,7 +29,8 @@ _OWN_MOMENTUM = {"SGD": {"momentum", "nesterov"}, "RMSprop": {"momentum", "rho"}
 
 
 def refine_momentum(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """An optimizer lacking a hyperparameter it does have is another fault (a wrapper, a release)."""
+    """An optimizer lacking a hyperparameter of its own is another fault (a wrapper, a
+    release)."""
     opt, attr = ev.get("opt"), ev.get("attr")
     if opt and attr in _OWN_MOMENTUM.get(str(opt), set()):
         return {"reject": True}
