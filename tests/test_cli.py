@@ -227,3 +227,25 @@ def test_a_case_without_model_or_error_names_both_ways(tmp_path):
     case.write_text("dataset: {path: d}\n")
     err = _bad(run_cli("check", str(case), "--out", str(tmp_path / "o")))
     assert "`model:`" in err and "`traceback:`" in err
+
+
+@pytest.mark.parametrize("argv, shown", [(["check", "case.yaml"], False),
+                                         (["--debug", "check", "case.yaml"], True)])
+def test_library_warnings_stay_off_stderr_unless_debugging(argv, shown, monkeypatch):
+    import warnings
+
+    from wizard.frontends.terminal.quiet import quiet_library_warnings
+
+    monkeypatch.setattr(sys, "warnoptions", [])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert quiet_library_warnings(argv) is not shown
+        warnings.warn("SOCKS support in urllib3 requires PySocks", ImportWarning)
+    assert bool(seen) is shown
+
+
+def test_explicit_warning_options_are_kept(monkeypatch):
+    from wizard.frontends.terminal.quiet import quiet_library_warnings
+
+    monkeypatch.setattr(sys, "warnoptions", ["default"])
+    assert quiet_library_warnings(["check", "case.yaml"]) is False

@@ -20,6 +20,7 @@ from wizard.errors import CaseError, UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
 from wizard.frameworks import default_demo_framework, process_defaults
 from wizard.frontends.terminal import interactive
+from wizard.frontends.terminal.quiet import quiet_library_warnings
 from wizard.frontends.terminal.commands import curves as curves_command
 from wizard.frontends.terminal.commands import memory as memory_command
 from wizard.frontends.terminal.commands import run as run_command
@@ -324,6 +325,7 @@ def catalogue_markdown() -> str:
 # -- entry point --------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
     process_defaults()
+    quiet_library_warnings(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
 
