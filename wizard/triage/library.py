@@ -348,7 +348,7 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append("a Rust panic inside the library (a library must return an error, never "
                        "panic)")
         strong = True
-    plain = re.sub(r"\*\*|__", "", text)      # markdown emphasis around versions
+    plain = text.replace("__", "")     # markdown emphasis (`__4.30__`; normalize drops `**`)
     for rx in _REGRESSION:
         m = rx.search(plain)
         if m:
