@@ -116,6 +116,13 @@ TARGETS: dict[str, list[str]] = {
         "DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification",
         "EarlyStoppingCallback", "pipeline", "PreTrainedTokenizerBase.__call__",
         "PreTrainedTokenizerBase.pad", "TFPreTrainedModel.prepare_tf_dataset",
+        # model forwards: the arguments old code passes (GPT-2's `past`, `lm_labels`,
+        # `masked_lm_labels`, the seq2seq caches' old names) and when they were renamed
+        "GPT2LMHeadModel.forward", "GPT2Model.forward", "OpenAIGPTLMHeadModel.forward",
+        "BertModel.forward", "BertForMaskedLM.forward", "BertForPreTraining.forward",
+        "BertForSequenceClassification.forward", "T5ForConditionalGeneration.forward",
+        "BartForConditionalGeneration.forward", "XLNetLMHeadModel.forward",
+        "LlamaForCausalLM.forward", "LlamaModel.forward",
     ],
     "peft": [
         "LoraConfig", "PromptTuningConfig", "PrefixTuningConfig", "IA3Config", "get_peft_model",

@@ -612,3 +612,122 @@ def test_a_tokenizers_method_a_later_release_added() -> None:
     stated = _t("tokenizers==0.21.0\nAttributeError: 'tokenizers.Tokenizer' object has no "
                 "attribute 'encode_batch_fast'")
     assert '"tokenizers>=0.20.0"' not in (stated.primary.fix if stated.primary else "")
+
+
+def test_a_projects_own_subclass_of_a_library_config_is_read_from_its_base() -> None:
+    # axolotl's AxolotlGRPOConfig is trl's GRPOConfig with a prefix: the base's history decides
+    never = "TypeError: AxolotlGRPOConfig.__init__() got an unexpected keyword argument 'rollout_func'"
+    bug = _t(never + "\nThe failure occurs while Axolotl constructs the GRPO training arguments.")
+    assert bug.cause_id == "library-bug" and bug.bug.package == "axolotl"
+    removed = _t("Traceback (most recent call last):\n"
+                 f'  File "{SITE}/axolotl/core/builders/rl.py", line 88, in build\n'
+                 "    training_args = training_args_cls(**training_args_kwargs)\n"
+                 "TypeError: AxolotlGRPOConfig.__init__() got an unexpected keyword argument "
+                 "'max_prompt_length'")
+    assert removed.cause_id == "env-version-too-new"
+    assert "trl" in removed.primary.cause and "removed in" in removed.primary.cause
+    assert "transformers" not in removed.primary.cause
+    # the user's own call with that argument is theirs, and a class of their own is theirs
+    own_call = never + "\nargs = AxolotlGRPOConfig(output_dir='o', rollout_func=my_rollout)"
+    assert _t(own_call).cause_id != "library-bug"
+    own_class = never + "\nclass AxolotlGRPOConfig(GRPOConfig):\n    pass"
+    assert _t(own_class).cause_id != "library-bug"
+
+
+def test_a_library_source_line_named_in_prose_is_the_reader() -> None:
+    paste = ("accelerate test --config_file ./my_config.yaml throws\n"
+             "`AttributeError: 'DeepSpeedPlugin' object has no attribute 'fp16'`\n"
+             "which seems to be stemming from `accelerate/state.py` line 232:\n"
+             "`use_fp16 = self.deepspeed_plugin.fp16`")
+    result = _t(paste)
+    assert result.cause_id == "library-bug" and result.bug.package == "accelerate"
+    # the same error with no source named says nothing about who read it
+    assert _t(paste.split("\nwhich")[0]).cause_id != "library-bug"
+    # a file of the user's own project named is no library's line
+    assert _t(paste.replace("accelerate/state.py", "myproj/train.py")).cause_id != "library-bug"
+
+
+def test_an_upgrade_the_reporter_found_fixes_it() -> None:
+    paste = ("trl == 0.14.0 would get error: ImportError: cannot import name "
+             "'selective_log_softmax'\nupgrade to 0.15.0 is ok.")
+    result = _t(paste)
+    assert result.cause_id == "env-version-too-old" and 'trl>=0.15.0' in result.primary.fix
+    # asking whether an upgrade helps is no finding
+    assert _t(paste.replace("upgrade to 0.15.0 is ok.", "should I upgrade to 0.15.0?")).cause_id \
+        != "env-version-too-old"
+
+
+def test_an_empty_weight_shard_of_zero3() -> None:
+    msg = ("RuntimeError: The size of tensor a (0) must match the size of tensor b (4096) at "
+           "non-singleton dimension 1")
+    merged = _t(f"{msg}\n... when the `model.merge_and_unload()` runs")
+    assert merged.cause_id == "zero3-partitioned-weights-used"
+    # a size-0 tensor in a forward with nothing of ZeRO-3 or merging: not this
+    assert _t(f"{msg}\noutputs = model(**batch)").cause_id != "zero3-partitioned-weights-used"
+
+
+def test_weights_saved_as_safetensors_that_the_search_leaves_out() -> None:
+    msg = ("OSError: Error no file named pytorch_model.bin, tf_model.h5, model.ckpt.index or "
+           "flax_model.msgpack found in directory ./ce-model")
+    missing = _t(msg + "\nThe model is saved as `model.safetensors` in that folder.")
+    assert missing.cause_id == "env-missing-package" and "pip install safetensors" in \
+        missing.primary.fix
+    # the same search over a folder of checkpoints: the folder's content is wrong
+    assert _t(msg + "\nThe folder holds optimizer.pt and trainer_state.json.").cause_id == \
+        "model-dir-missing-weights"
+
+
+def test_no_distribution_on_windows_names_the_platform() -> None:
+    msg = ("ERROR: Could not find a version that satisfies the requirement tensorflow-text "
+           "(from versions: none)\nERROR: No matching distribution found for tensorflow-text")
+    windows = _t(msg + "\nPython:  3.7.7 (default) [MSC v.1916 64 bit (AMD64)]\nWindows 10")
+    assert windows.cause_id == "no-wheel-for-python-version"
+    assert "Windows" in windows.primary.cause and "WSL2" in windows.primary.fix
+    linux = _t(msg + "\nPython 3.13 on Ubuntu 22.04")
+    assert linux.cause_id == "no-wheel-for-python-version" and "Windows" not in \
+        linux.primary.cause
+
+
+def test_a_lazy_module_without_spec_probed_by_another_package() -> None:
+    result = _t('"ValueError: transformers.models.auto.__spec__ is None"')
+    assert result.cause_id == "env-version-too-new" and "transformers" in result.primary.fix
+    assert _t("ValueError: mypkg.utils.__spec__ is None").cause_id != "env-version-too-new"
+
+
+def test_a_regression_stated_as_runnable_after_a_downgrade() -> None:
+    paste = ("When use v0.24.0 to create commit to a pr, 404 error is occurred.\n"
+             "But when i downgrade it to 0.23.5, it's runnable.\n"
+             "huggingface_hub.utils._errors.RevisionNotFoundError: 404 Client Error.\n"
+             "Revision Not Found for url: https://huggingface.co/api/datasets/a/b/revision/x.")
+    assert _t(paste).cause_id == "library-bug"
+    # a downgrade mentioned for fine-tuning is no statement that it works
+    control = paste.replace("But when i downgrade it to 0.23.5, it's runnable.",
+                            "I will downgrade to 0.23.5 for finetuning later.")
+    assert _t(control).cause_id != "library-bug"
+
+
+def test_a_model_argument_transformers_renamed_in_4_0() -> None:
+    unused = _t("ValueError: The following `model_kwargs` are not used by the model: ['past'] "
+                "(note: typos in the generate arguments will also show up in this list)")
+    assert unused.cause_id == "env-version-too-new"
+    assert "4.0.0" in unused.primary.cause and "past_key_values" in unused.primary.fix
+    typo = _t("ValueError: The following `model_kwargs` are not used by the model: "
+              "['max_seq_length'] (note: typos in the generate arguments will also show up)")
+    assert typo.cause_id == "generate-unused-kwargs"
+    # reached through torch's module dispatch: torch is not the code that passes it
+    forward = _t("Traceback (most recent call last):\n"
+                 '  File "gen.py", line 9, in <module>\n    out = model(input_ids, past=past)\n'
+                 f'  File "{SITE}/torch/nn/modules/module.py", line 1501, in _call_impl\n'
+                 "    return forward_call(*args, **kwargs)\n"
+                 "TypeError: forward() got an unexpected keyword argument 'past'")
+    assert forward.cause_id == "env-version-too-new" and "(torch)" not in forward.primary.cause
+
+
+def test_the_forward_history_records_real_removals_only() -> None:
+    from wizard.triage import api_history
+
+    span = api_history.forward_kwarg_removed("masked_lm_labels")
+    assert span is not None and span.removed.startswith("4.0")
+    # transformers 5 moved explicit forward arguments into **kwargs: still accepted
+    assert api_history.forward_kwarg_removed("cache_position") is None
+    assert api_history.forward_kwarg_removed("labels") is None

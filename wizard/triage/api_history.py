@@ -218,6 +218,21 @@ def kwarg_added(arg: str) -> list[Span]:
     return list(found.values())
 
 
+def forward_kwarg_removed(arg: str) -> Span | None:
+    """Keyword ``arg`` of a recorded model forward (``transformers.GPT2LMHeadModel.forward``) that
+    a release took away for good, or None: the release after its last one accepts no ``**kwargs``
+    either (transformers 5's forwards take them, so their explicit arguments did not go away)."""
+    data = _data()
+    for key in sorted(k for k in data["kwargs"] if k.endswith(".forward")):
+        span = kwarg(key, arg)
+        if span is None or span.removed is None:
+            continue
+        after = releases(span.package).index(span.removed)
+        if not any(a <= after <= b for a, b in data["varkw"].get(key, [])):
+            return span
+    return None
+
+
 def callables(package: str) -> list[str]:
     """The keys of the recorded callables of ``package`` (``"trl.SFTTrainer"``, ...)."""
     prefix = _import_name(package) + "."

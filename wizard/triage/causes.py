@@ -58,6 +58,10 @@ CAUSES: tuple[Cause, ...] = (
           ("keras-no-gradients", "keras-compile-without-loss", "loss-computed-outside-tape",
            "numpy-in-gradient-tape", "loss-not-differentiable",
            "gradient-checkpointing-inputs-no-grad", "gradients-are-none")),
+    Cause("zero3-partitioned-weights",
+          "Weights of a model built under DeepSpeed ZeRO-3 are used outside the engine (merging "
+          "an adapter, arithmetic on them): each process holds an empty shard of size 0.",
+          ("zero3-partitioned-weights-used", "zero3-merge-partitioned-weights")),
     Cause("gpu-memory-exhausted",
           "The GPU has not enough free memory for what is asked of it (the model and batch, "
           "models piling up in one session, another process, or TensorFlow's pre-allocation "
@@ -79,7 +83,8 @@ CAUSES: tuple[Cause, ...] = (
           "compiled against other versions, CPU-only, no wheel for this Python, no backend for "
           "this GPU or OS.",
           ("env-binary-incompatible", "torch-cpu-only-build", "bnb-requires-cuda-gpu",
-           "no-wheel-for-python-version", "flash-attention-needs-ampere", "cuda-unavailable")),
+           "no-wheel-for-python-version", "no-wheel-for-platform", "flash-attention-needs-ampere",
+           "cuda-unavailable")),
     Cause("setup-step-skipped",
           "A setup step was left out: git-lfs, a restart after installing, a data download, a "
           "build tool on the PATH.",

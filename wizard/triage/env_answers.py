@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage import api_history
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name, version_lt
 from wizard.triage.versions import (
@@ -220,6 +221,37 @@ def internal_call_mismatch(parsed: ParsedError) -> str | None:
     named = re.search(rf"\b{re.escape(m.group('arg'))}\s*=", code)
     if owner and caller and named and dist_key(owner) == dist_key(top_of(caller)):
         return pip_name(owner)
+    return None
+
+
+_CAMEL_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def project_subclass(parsed: ParsedError) -> tuple[str, str, str, str] | None:
+    """(project, class, base key, argument) when an unexpected keyword argument goes to a class
+    that a project derives from a recorded library class by prefixing its own name (axolotl's
+    `AxolotlGRPOConfig`, built on trl's `GRPOConfig`), and the paste neither defines that class
+    nor calls it with the argument itself: the project's own code builds it. The project is the
+    prefix when the paste names it elsewhere, else the innermost library frame of another
+    package than the base's."""
+    m = _KWARG.search(parsed.message or "") or _KWARG.search(parsed.text)
+    if m is None:
+        return None
+    cls, arg = m.group("callee").removesuffix(".__init__").rpartition(".")[2], m.group("arg")
+    if not cls[:1].isupper() or api_history.owner(cls) or \
+            re.search(rf"^\s*class {re.escape(cls)}\b", parsed.text, re.M) or \
+            re.search(rf"\b{re.escape(cls)}\((?:[^()]|\([^()]*\))*?\b{re.escape(arg)}\s*=",
+                      parsed.text):
+        return None
+    for start in _CAMEL_START.finditer(cls):
+        key = api_history.owner(cls[start.start():])
+        if key is None:
+            continue
+        prefix = cls[:start.start()]
+        named = re.search(rf"(?<![A-Za-z]){re.escape(prefix)}(?![A-Za-z])", parsed.text, re.I)
+        other = importer_of(parsed, key.split(".", 1)[0])
+        project = prefix.lower() if named else other
+        return (pip_name(project), cls, key, arg) if project else None
     return None
 
 

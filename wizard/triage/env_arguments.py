@@ -23,6 +23,7 @@ from wizard.triage.env_answers import (
     lagging_override,
     libclass,
     pin,
+    project_subclass,
     upgrade,
 )
 from wizard.triage.parse import ParsedError
@@ -73,6 +74,9 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     callee, arg = str(ev.get("callee", "")), str(ev.get("arg", ""))
     if internal_call_mismatch(parsed) or lagging_override(parsed):
         return {"reject": True}       # the library's own call or override: see library.py
+    sub = project_subclass(parsed)
+    if sub is not None:
+        return _project_subclass_answer(*sub, ev)
     owner_cls, _, method = callee.rpartition(".")
     if method == "forward" and arg in ("labels", "label", "label_ids") and _base_model(owner_cls,
                                                                                  parsed):
@@ -149,7 +153,8 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                          "as PEFT pass their own options).",
                 "fix": f"def {method}(self, input_ids, attention_mask=None, {arg}=None, "
                        "**kwargs):   # accept what the caller passes"}
-    caller = importer_of(parsed, owner) if owner else importer_of(parsed)
+    # a model's forward is reached through torch's module dispatch: torch is not its caller
+    caller = importer_of(parsed, owner or ("torch" if model_call else None))
     if not owner_cls and caller is not None and change is None and _your_function(callee, parsed):
         return {"id": "callback-signature-mismatch",
                 "cause": f"{caller} calls your function {callee}() with the keyword argument "
@@ -206,6 +211,27 @@ def refine_unexpected_kwarg(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     return answer(OLD, pkg, f"{callee}() has no argument {arg} in the installed {pip_name(pkg)}:"
                   " the code follows the documentation of a newer release (check the version "
                   "the docs are for).", upgrade(pkg), ev)
+
+
+def _project_subclass_answer(project: str, cls: str, key: str, arg: str,
+                             ev: dict) -> dict[str, Any]:
+    """A project's subclass of a library class built with an argument the base lacks: which
+    side moved, from the base's history; no release of the base with it is the project's own
+    bug (library.py)."""
+    base_pkg, base = pip_name(key.split(".", 1)[0]), key.split(".", 1)[1]
+    span = api_history.kwarg(key, arg)
+    if span is None:
+        return {"reject": True}
+    what = f"{project} builds {cls}, its subclass of {base_pkg}'s {base}, with {arg}"
+    if span.removed:
+        return answer(NEW, base_pkg, f"{what}, which {base_pkg} took from {span.first} to "
+                      f"{span.last} and removed in {span.removed}: the installed {base_pkg} is "
+                      f"newer than this {project} release supports.",
+                      f"{pin(base_pkg, span.removed)}   # or a {project} release written for "
+                      f"{base_pkg} {span.removed}", ev, (project,))
+    return answer(OLD, base_pkg, f"{what}, which {base_pkg} takes only from {span.first}: the "
+                  f"installed {base_pkg} is older than this {project} release needs.",
+                  upgrade(base_pkg, span.first), ev, (project,))
 
 
 # keyword arguments that transformers (or a library built on it) passes to its models'

@@ -338,6 +338,14 @@ def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: 
 
 
 ENV_SIGNATURES: list[Signature] = [
+    _sig("env-lazy-module-without-spec", NEW,
+         r"\b(?P<module>(?:transformers|diffusers|datasets)(?:\.\w+)+)\.__spec__ is None",
+         "Another installed package probes (importlib.util.find_spec) a module of a release that "
+         "loads its modules lazily without a __spec__: a newer prober (torchmetrics 0.7 and "
+         "later, pytorch-lightning, ...) against an older transformers.",
+         'pip install -U transformers   # lazy modules carry a __spec__ in later releases\n'
+         '# or keep the prober at the release before it probed: pip install "torchmetrics<0.7"',
+         priority=14),
     _sig("env-git-lfs-pointer", SETUP,
          r"invalid load key, '?v'?|version https://git-lfs|git-lfs\.github\.com/spec|"
          r"cloned a repository without having git-lfs|"
@@ -546,7 +554,11 @@ ENV_SIGNATURES: list[Signature] = [
          r"\.\d+[\w.]*)`? (?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)|"
          r"\b(?:once|after) (?:I )?(?:updat|upgrad)\w* (?:to )?(?:the )?(?:latest |newest )?(?:version "
          r"(?:of )?)?`?(?P<pkg3>[A-Za-z][\w.-]*?)`?,? (?:this |the )?(?:problem|issue|error) "
-         r"(?:is|was|went) (?:gone|away|solved|fixed|resolved)",
+         r"(?:is|was|went) (?:gone|away|solved|fixed|resolved)|"
+         # "trl == 0.14.0 would get error: ...\nupgrade to 0.15.0 is ok."
+         r"\b(?P<pkg4>[A-Za-z][\w.-]*) ?==? ?v?\d+\.\d+[\w.]*\b[^\n]{0,60}?\b(?:errors?|fails?)\b"
+         r"[^\n]*\n[^\n]{0,40}?\bupgrad\w* to (?:version )?v?(?P<ver4>\d+\.\d+[\w.]*),? (?:is "
+         r"(?:ok|okay|fine)|works?|fixe[sd] it|solve[sd] it)\b",
          "The reporter found that upgrading a package fixed it.", "pip install -U <the package>",
          refine=refine_upgrade_fixed_it, priority=14),
     _sig("env-pins-conflict", OLD,

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from wizard.triage import api_history
 from wizard.triage.env_answers import (
     FAMILY,
     foreign_private,
@@ -27,10 +28,12 @@ from wizard.triage.env_answers import (
     internal_call_mismatch,
     lagging_override,
     private_override_arity,
+    project_subclass,
     removed_internal_user,
     top_of,
 )
 from wizard.triage.env_imports import own_submodule_missing
+from wizard.triage.frames import make_frame
 from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name
@@ -50,7 +53,7 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?v?\d+\.\d+",
     r"(?:downgrad\w*|revert\w*|roll\w* back|going back|go back|fall(?:ing)? back|switch\w* "
     r"back)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,60}?"
-    r"(?:works?|fix\w*|solv\w*|resolv\w*|no longer|gone|fine)",
+    r"(?:works?|fix\w*|solv\w*|resolv\w*|no longer|gone|fine|runnable|runs)\b",
     # no version named: "this is recent behavior", "until recently it worked", "it used to work"
     r"\bthis is (?:a )?(?:recent|new) behaviou?r\b|\buntil (?:recently|the past "
     r"(?:few )?(?:days|weeks|months))\b[^.\n]{0,80}?\bwork(?:ed|s)\b|\bworked (?:fine|perfectly|"
@@ -155,7 +158,7 @@ _NO_MODULE = re.compile(r"No module named '(?P<module>[A-Za-z_][\w.]*)'")
 _NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
 _LIB_NAMES = re.compile(
     r"^(?:Peft\w*|Lora\w*|\w+Trainer|\w+Config|\w+Tokenizer\w*|\w+For[A-Z]\w+|\w+Model|"
-    r"Dataset\w*|Builder\w*|Accelerator\w*|\w+State|\w+Collator\w*|\w+Processor|\w+Pipeline)$")
+    r"Dataset\w*|Builder\w*|Accelerator\w*|\w+State|\w+Plugin|\w+Collator\w*|\w+Processor|\w+Pipeline)$")
 
 
 @dataclass
@@ -215,6 +218,9 @@ def _package(parsed: ParsedError) -> str | None:
     internal = removed_internal_user(parsed)
     if internal:
         return internal[0]
+    sub = project_subclass(parsed)
+    if sub:
+        return sub[0]                 # the project that builds its own subclass
     if import_within_declared(parsed):
         return importer_of(parsed)    # the project importing the name, not the package lacking it
     reader = _attribute_reader(parsed) if parsed.exc_name == "AttributeError" else None
@@ -435,6 +441,13 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
         reasons.append(f"library code reads .{unset[1]} of its argument {unset[0]}, which is None "
                        f"because your call did not pass it: the library does not handle its own "
                        "default")
+    sub = project_subclass(parsed)
+    if sub and api_history.kwarg_in_no_release(sub[2], sub[3]):
+        project, cls, key, arg = sub
+        pkg, base = pip_name(key.split(".", 1)[0]), key.split(".", 1)[1]
+        reasons.append(f"{project}'s own code builds {cls}, its subclass of {pkg}'s {base}, with "
+                       f"{arg}, which no release of {base} takes: the project passes a field its "
+                       "class does not define")
     own = internal_call_mismatch(parsed)
     if own:
         reasons.append(f"{own}'s own code passes an argument by name to a {own} function that "
@@ -496,14 +509,26 @@ _REMOTE_UNREGISTERED = re.compile(r"Unrecognized configuration class <class '(?P
 _ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__delattr__", "__setattr__")
 
 
+# a library's source file named in prose with its line: "stemming from `accelerate/state.py`
+# line 232", "in transformers/trainer.py:1530"
+_NAMED_SOURCE = re.compile(r"(?<![\w/.-])`?(?P<file>(?P<pkg>[a-z_]\w*)/(?:\w+/)*\w+\.py)`?"
+                           r"(?:,? (?:at |on )?line |:)(?P<line>\d+)")
+
+
 def _attribute_reader(parsed: ParsedError) -> Any:
     """The frame that read the missing attribute: the innermost one that is not an attribute hook
     (`__getattr__`, `__getattribute__`, `__delattr__`, `__setattr__`: a config's, a module's or
-    torch's pass-through raises for its caller); None without frames."""
+    torch's pass-through raises for its caller); without frames, a library's source line the
+    paste names in its prose; else None."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
     while relevant and relevant[-1].function in _ATTRIBUTE_HOOKS:
         relevant.pop()
-    return relevant[-1] if relevant else None
+    if relevant:
+        return relevant[-1]
+    named = next((m for m in _NAMED_SOURCE.finditer(parsed.text)
+                  if m.group("pkg") in LIBRARIES), None)
+    return make_frame(f"/site-packages/{named.group('file')}", named.group("line"), None,
+                      "python") if named and not parsed.frames else None
 
 
 def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBug | None:

@@ -34,6 +34,25 @@ EXPORT_SIGNATURES: list[Signature] = [
        "# ds_config: \"zero_optimization\": {\"stage3_gather_16bit_weights_on_model_save\": "
        "true}, then trainer.save_model()\n# or rebuild the weights from the shards: python "
        "zero_to_fp32.py CHECKPOINT_DIR pytorch_model.bin", title="Empty ZeRO-3 weights saved"),
+    _x("zero3-partitioned-weights-used",
+       r"The size of tensor [ab] \(0\) must match the size of tensor [ab] \(\d+\)|"
+       r"The size of tensor [ab] \(\d+\) must match the size of tensor [ab] \(0\)",
+       "A weight used outside the DeepSpeed ZeRO-3 engine is its process's empty shard: the "
+       "model was built under ZeRO-3 (an accelerate or Trainer DeepSpeed config with stage 3), "
+       "which partitions every parameter across the processes, and merging the adapter (or any "
+       "arithmetic on the weights) read the local placeholder of size 0.",
+       "Under ZeRO-3 each process holds a slice of each parameter; outside a gather its "
+       "weights are empty tensors of size 0.",
+       ["model.adapter"],
+       "# merge on one process, without the ZeRO-3 config:\n"
+       "python merge.py   # not accelerate launch --config_file zero3.yaml\n"
+       "# or inside the run: with deepspeed.zero.GatheredParameters(list(model.parameters())): "
+       "model = model.merge_and_unload()",
+       title="ZeRO-3's empty weight shards used",
+       # a weight-side operation: merging an adapter, DeepSpeed named (not an empty batch)
+       requires=r"merge_and_unload|merge_adapter|\bmerge\b|deepspeed|\bzero[_ -]?(?:3|stage)\b|"
+                r"zero_optimization|zero\.init|ds_config",
+       priority=6),
     _x("lora-config-set-not-serializable",
        r"Object of type set is not JSON serializable",
        "A PEFT config holds a Python set (target_modules={'q_proj', ...}, as some tutorials "

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from wizard.triage import api_history
+from wizard.triage.env_answers import MISSING, answer
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.paths import LOCAL_PATH, PUBLIC_MODELS, is_local_path
@@ -124,8 +125,19 @@ def refine_flash_padding(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
 
 
 def refine_other_framework_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """The message says the other framework's weights are there: load and convert those."""
+    """The message says the other framework's weights are there: load and convert those. The
+    folder holds model.safetensors, yet the file names searched leave it out: transformers
+    looks for it only when the safetensors package is installed."""
     m = re.search(r"but there is a file for (?P<fw>TensorFlow|Flax|PyTorch) weights", parsed.text)
+    searched = re.search(r"no file named ([^\n]*?)(?: found)? in directory|does not appear to have "
+                         r"a file named ([^\n]*)", parsed.text, re.I)
+    names = (searched.group(1) or searched.group(2)) if searched else ""
+    if m is None and searched and "safetensors" not in names and \
+            re.search(r"\bmodel(?:-\d+-of-\d+)?\.safetensors\b", parsed.text):
+        return answer(MISSING, "safetensors", "The folder holds its weights as model.safetensors, "
+                      f"but the files searched ({names.strip()[:120]}) leave safetensors out: "
+                      "transformers looks for them only when the safetensors package is "
+                      "installed.", "pip install safetensors   # then restart the runtime", ev)
     if m is None:
         return None
     flag = {"TensorFlow": "from_tf", "Flax": "from_flax", "PyTorch": "from_pt"}[m.group("fw")]
@@ -135,6 +147,27 @@ def refine_other_framework_weights(ev: dict, parsed: ParsedError) -> dict[str, A
             "fix": f"model = <the class>.from_pretrained(name, {flag}=True)   # converts them "
                    f"(needs {m.group('fw').lower()} installed); or save_pretrained the converted "
                    "model once"}
+
+
+# the platform a paste shows: pip's interpreter line, an environment block, a wheel tag
+_PLATFORMS = (("Windows", re.compile(r"\bWindows\b|\bMSC v\.\d+|\bwin_amd64\b|\bwin32\b")),
+              ("macOS on Apple silicon", re.compile(r"\b(?:macOS|Darwin|OS X)\b[^\n]{0,60}?"
+                                                    r"\barm64\b|\bApple (?:M\d|silicon)\b", re.I)))
+
+
+def refine_no_wheel(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """pip found no distribution: on a platform the paste shows that often lacks wheels
+    (Windows, Apple silicon), say so; else the generic answer."""
+    req = str(ev.get("requirement") or ev.get("requirement2") or "the package").rstrip(".,;")
+    where = next((name for name, rx in _PLATFORMS if rx.search(parsed.text)), None)
+    if where is None:
+        return None
+    return {"cause": f"pip finds no distribution of {req} for this platform ({where}): the "
+                     f"package publishes no wheels for {where} (for this release, or at all), or "
+                     "none for this Python version.",
+            "fix": f"pip download {req} --no-deps -d /tmp/x   # pip -v lists the files it skipped "
+                   f"and why\n# no {where} wheels: run it under Linux (WSL2 on Windows, a "
+                   "container) or pick a release whose files include your platform on PyPI"}
 
 
 def refine_checkpoint_resume(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -536,7 +569,7 @@ HF_SIGNATURES: list[Signature] = [
        "Wheels are built per Python version; new Pythons get them only in later releases.",
        ["environment.package-versions"],
        "python --version   # use a Python the pinned release supports, or a newer release",
-       priority=14),
+       priority=14, refine=refine_no_wheel),
     _s("torch-cpu-only-build", r"Torch not compiled with CUDA enabled|module 'torch\._C' has no "
        r"attribute '_cuda_\w+'",
        "The installed PyTorch is a CPU-only build.",

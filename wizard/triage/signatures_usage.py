@@ -13,7 +13,7 @@ from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.refine import refine_dtypes_many_gpus
 from wizard.triage.signature import Signature, signature_maker
-from wizard.triage.versions import member_change, paste_versions
+from wizard.triage.versions import api_change, history_span_change, member_change, paste_versions
 
 def refine_target_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Two target lists that name no layer whatever the model: 'all-linear' on a peft before
@@ -259,6 +259,19 @@ def refine_reward_parameter(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     return {"reject": True}
 
 
+def refine_unused_model_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An unused model kwarg that the models' forward took in earlier transformers releases
+    (GPT-2's `past` until 3.5): code written for an older transformers, not a misspelling."""
+    for name in re.findall(r"'(\w+)'", str(ev.get("kwargs", ""))):
+        change = api_change(name, "transformers")
+        span = api_history.forward_kwarg_removed(name)
+        if span is not None and (change is None or not change.removed):
+            change = history_span_change(span, name)
+        if change is not None and change.removed:
+            return answer_from_change(change, f"The models' forward argument {name}", parsed, ev)
+    return None
+
+
 _u = signature_maker(11)
 
 
@@ -491,7 +504,7 @@ USAGE_SIGNATURES: list[Signature] = [
        ["model.forward"],
        "inputs = tokenizer(prompt, return_tensors='pt', return_token_type_ids=False)\n"
        "model.generate(**inputs, max_new_tokens=50)",
-       title="model_kwargs are not used by the model"),
+       title="model_kwargs are not used by the model", refine=refine_unused_model_kwargs),
     _u("peft-target-modules-not-found",
        r"Target modules? (?P<modules>[^\n]{1,200}?) not found in the base model|"
        r"Please specify `target_modules` in `peft_config`",

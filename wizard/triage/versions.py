@@ -161,6 +161,11 @@ API_CHANGES: tuple[ApiChange, ...] = (
     # the models' label arguments of 2.x/3.x (deprecated, then removed in 4.0)
     ApiChange("transformers", "lm_labels", removed="4.0.0", replacement="labels=..."),
     ApiChange("transformers", "masked_lm_labels", removed="4.0.0", replacement="labels=..."),
+    # the models' cache argument of 2.x/3.x, renamed in 4.0 (GPT-2's past, BART's
+    # decoder_cached_states, T5's decoder_past_key_value_states)
+    *(ApiChange("transformers", name, removed="4.0.0", replacement="past_key_values=...")
+      for name in ("past", "decoder_cached_states", "decoder_past_key_value_states",
+                   "decoder_past_key_values")),
     ApiChange("transformers", "top_k_top_p_filtering", removed="4.39.0",
               replacement="upgrade the package that imports it (e.g. trl)"),
     ApiChange("transformers", "evaluation_strategy", added="3.2.0", removed="4.51.0",
@@ -245,6 +250,9 @@ API_CHANGES: tuple[ApiChange, ...] = (
               replacement="strategy.run(fn, args=...)   # or a release of the calling library "
                           "that uses it"),
 
+    ApiChange("keras", "keras.preprocessing.text", removed="3.0.0",
+              replacement="keras.layers.TextVectorization (or Keras 2: pip install tf-keras; "
+                          "import tf_keras as keras)"),
     ApiChange("keras", "input_length", removed="3.0.0",
               replacement="drop input_length (Keras 3 infers it from the input)"),
     # TensorFlow 1 graph-mode APIs that TensorFlow 2.0 removed from the top-level namespace
@@ -311,7 +319,7 @@ def _minor(version: str | None) -> str | None:
     return f"{v[0]}.{v[1] if len(v) > 1 else 0}.0" if v else None
 
 
-def _span_change(span: "api_history.Span | None", name: str,
+def history_span_change(span: "api_history.Span | None", name: str,
                  replacement: str = "") -> ApiChange | None:
     """A Span as an ApiChange: added when the first scanned release lacked it, removed when
     the newest lacks it; None for a name every scanned release has."""
@@ -332,7 +340,7 @@ def history_change(name: str, package: str | None = None) -> ApiChange | None:
     span = api_history.top_name(package, name) if package and "." not in name else None
     if span is None and "." in name:
         span = api_history.module(name)
-    return _span_change(span, name)
+    return history_span_change(span, name)
 
 
 def argument_change(callee: str, arg: str) -> ApiChange | None:
@@ -349,14 +357,14 @@ def argument_change(callee: str, arg: str) -> ApiChange | None:
         if config is not None and config.removed is None:
             cls = key.rsplit(".", 1)[-1][: -len("Trainer")] + "Config"
             moved = f"{cls}(..., {arg}=...) passed as args= (it moved there in {config.first})"
-    return _span_change(span, arg, moved)
+    return history_span_change(span, arg, moved)
 
 
 def member_change(cls: str, attr: str) -> ApiChange | None:
     """The change of attribute or method `attr` of a class the history records ('Trainer',
     'Dataset', 'SFTTrainer'): added or removed, in the releases of the package that has it; else
     a table entry "Base.attr" for a class named ...Base (OneDeviceStrategy: Strategy)."""
-    found = _span_change(api_history.member(cls, attr), f"{cls}.{attr}")
+    found = history_span_change(api_history.member(cls, attr), f"{cls}.{attr}")
     if found is not None:
         return found
     for i in [0] + [m.start() for m in re.finditer(r"(?<=[a-z0-9])[A-Z]", cls)]:
