@@ -15,7 +15,12 @@ errors, are left out):
 - none:   reports whose message leaves nothing stable to search for.
 
 Tuned on tests/data/wording_variants.yaml ("dev"); scored on tests/data/fresh_wordings.yaml
-("held", threads gathered apart). The real-error corpus is left out: its cause ids are families
+("held", threads gathered apart).
+
+Where the search goes: over the real-error corpus (tests/data/real_errors/, its dev and held
+splits), for each thread filed in the GitHub repository of a library the wizard knows, whether
+the search of a report goes to that repository (the place its reporter filed it, and where the
+other reports of it are); "nothing" counts the reports with nothing to search. The real-error corpus is left out: its cause ids are families
 (one id for many different errors), so its pairs say nothing about one error's reports.
 
     python benchmarks/issue_search_queries.py
@@ -33,6 +38,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from wizard.triage.env_answers import FAMILY  # noqa: E402
 from wizard.triage.match import triage  # noqa: E402
@@ -87,6 +93,24 @@ def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
             "wrong": other[0], "wrong_of": other[1]}
 
 
+def repositories() -> dict[str, list[int]]:
+    """{split: [right repository, another repository, nothing to search]} over the corpus."""
+    from triage_accuracy import load as load_corpus   # noqa: E402 - the corpus reader
+
+    from wizard.core.repositories import REPOSITORIES
+    from wizard.triage.versions import pastes_from_elsewhere
+
+    known, out = set(REPOSITORIES.values()), defaultdict(lambda: [0, 0, 0])
+    with pastes_from_elsewhere():
+        for r in load_corpus():
+            filed = re.search(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/", r["url"])
+            if filed is None or filed.group(1) not in known:
+                continue
+            terms = triage(r["paste"]).search_terms
+            out[r["split"]][2 if terms is None else 0 if terms[0] == filed.group(1) else 1] += 1
+    return dict(out)
+
+
 def main() -> int:
     for split, names in (("dev", ("wording_variants",)), ("held", ("fresh_wordings",))):
         for name in names:
@@ -98,6 +122,12 @@ def main() -> int:
                   f"same error found {s['found']}/{s['same_pairs']} pairs ({100 * found:.1f} %); "
                   f"other errors matched {s['wrong']}/{s['wrong_of']} ({100 * wrong:.3f} %); "
                   f"{time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
+    for split, (right, other, none) in sorted(repositories().items()):
+        print(f"== {split} real_errors: {right + other + none} threads in a known library's "
+              f"repository; the search goes there for {right}/{right + other} "
+              f"({100 * right / max(right + other, 1):.1f} %), nothing to search {none}; "
+              f"{time.perf_counter() - t:.1f} s")
     return 0
 
 

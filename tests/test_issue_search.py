@@ -272,3 +272,32 @@ def test_a_timeline_that_times_out_leaves_the_search_standing() -> None:
     with httpx.Client(transport=httpx.MockTransport(handle)) as client:
         found = search_issues("huggingface/transformers", '"x y z"', client=client)
     assert found.error is None and len(found.hits) == 3 and found.hits[0].fixed_by is None
+
+
+@pytest.mark.parametrize("paste, repository", [
+    # no frames: the library the user's code enters through, not the one it is built on
+    ("from transformers import AutoModelForCausalLM\nfrom trl import SFTTrainer\n"
+     "trainer = SFTTrainer(model=model, train_dataset=ds)\n"
+     "ValueError: The train_dataset has no column that can be used for training", "huggingface/trl"),
+    # a library class named in the message
+    ("TypeError: DPOTrainer.__init__() got an unexpected keyword argument 'foo_bar'\n"
+     "transformers 4.40, torch 2.2", "huggingface/trl"),
+    # a library class the code calls
+    ("embedder = SentenceTransformer(modules=[word_embedding_model, pooling_model])\n"
+     "embeddings = embedder.encode(corpus)\nRuntimeError: CUDA error: invalid argument",
+     "huggingface/sentence-transformers"),
+    # the innermost library frame still decides
+    ("from trl import SFTTrainer\nTraceback (most recent call last):\n"
+     '  File "/usr/lib/python3/site-packages/datasets/arrow_dataset.py", line 3, in map\n'
+     "    raise ValueError(x)\nValueError: Column lengths mismatch between batches",
+     "huggingface/datasets"),
+    # 'evaluate' as a word is no library named
+    ("I want to evaluate the model after training.\nfrom transformers import Trainer\n"
+     "RuntimeError: Expected all tensors to be on the same device", "huggingface/transformers"),
+])
+def test_the_search_goes_to_the_repository_of_the_library_used(paste: str,
+                                                                 repository: str) -> None:
+    from wizard.triage.match import triage
+
+    terms = triage(paste).search_terms
+    assert terms is not None and terms[0] == repository

@@ -79,21 +79,60 @@ def libclass(name: str) -> str | None:
     return next((pkg for rx, pkg in _LIB_CLASS if rx.match(name or "")), None)
 
 
-# the libraries a paste names, by the names it uses for them
-_NAMED_LIBRARY = re.compile(r"\b(unsloth|peft|trl|accelerate|datasets|tokenizers|diffusers|"
-                            r"sentence[_-]transformers|bitsandbytes|deepspeed|huggingface_hub|"
-                            r"transformers|tensorflow|keras|torch)\b")
+# the libraries a paste names, by the names it uses for them, the ones built on others first:
+# a report is filed where the user's own code enters (trl's trainer runs transformers' code)
+_NAMED_LIBRARY = re.compile(r"\b(unsloth|trl|peft|sentence[_-]transformers|diffusers|"
+                            r"accelerate|datasets|bitsandbytes|deepspeed|tokenizers|"
+                            r"huggingface_hub|transformers|keras|tensorflow|torch)\b", re.I)
+_DOWNSTREAM = ("unsloth", "trl", "peft", "sentence-transformers", "diffusers", "evaluate",
+               "accelerate", "datasets", "bitsandbytes", "deepspeed", "tokenizers",
+               "huggingface-hub", "transformers", "keras", "tensorflow", "torch")
+_IMPORT_LINE = re.compile(r"^[ \t>]*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 
 
-def blamed_library(parsed: ParsedError) -> str | None:
-    """The library an error comes from: the innermost library frame's, else the one the paste
-    names most often (pip name)."""
+def _named(text: str) -> list[str]:
+    return [pip_name(m.lower().replace("_", "-") if m.lower().startswith("sentence")
+                     else m.lower()) for m in _NAMED_LIBRARY.findall(text)]
+
+
+_CLASS_NAME = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]+)\b")
+_CLASS_CALL = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9]+)\(")
+
+
+def named_library(parsed: ParsedError) -> str | None:
+    """The library of the innermost library frame, else the one the paste names most often in
+    lower case, as a package name (ties to the one built on the others), pip name."""
     pkg = parsed.innermost_library_package
     if pkg:
         return pip_name(pkg)
-    named = [m.replace("_", "-") if m.startswith("sentence") else m
-             for m in _NAMED_LIBRARY.findall(parsed.text)]
-    return pip_name(max(set(named), key=named.count)) if named else None
+    named = [n for n in _named(" ".join(re.findall(r"\b[a-z_-]+\b", parsed.text)))]
+    rank = {name: i for i, name in enumerate(_DOWNSTREAM)}
+    return min(named, key=lambda n: (-named.count(n), rank.get(n, len(rank)))) if named else None
+
+
+def _classes(names: list[str]) -> list[str]:
+    """The packages of the library classes among `names` (DPOTrainer: trl)."""
+    return [pip_name(pkg) for pkg in map(libclass, names) if pkg]
+
+
+def blamed_library(parsed: ParsedError) -> str | None:
+    """The library an error comes from: the innermost library frame's; else, the one built on
+    the others first (the user's entry point: a DPOTrainer report goes to trl), one the error
+    message names, whose class it names, that the paste's code imports or whose class it calls;
+    else the one the paste names most often (pip name)."""
+    pkg = parsed.innermost_library_package
+    if pkg:
+        return pip_name(pkg)
+    rank = {name: i for i, name in enumerate(_DOWNSTREAM)}
+    message = parsed.message or ""
+    for found in (_named(message) + _classes(_CLASS_NAME.findall(message)),
+                  [pip_name(m) for m in _IMPORT_LINE.findall(parsed.text)]
+                  + _classes(_CLASS_CALL.findall(parsed.text))):
+        known = [n for n in found if n in rank]
+        if known:
+            return min(known, key=rank.__getitem__)
+    named = _named(parsed.text)
+    return min(named, key=lambda n: (-named.count(n), rank.get(n, len(rank)))) if named else None
 
 
 def top_of(module: str) -> str:

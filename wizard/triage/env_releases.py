@@ -13,12 +13,13 @@ from wizard.triage.env_answers import (
     OLD,
     USER_CLASS,
     answer,
-    blamed_library,
     libclass,
+    named_library,
     pin,
     stated_version,
     upgrade,
 )
+from wizard.triage.packages import pip_name
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import installed_version
 
@@ -44,8 +45,10 @@ def refine_dataset_script_release(ev: dict, parsed: ParsedError) -> dict[str, An
 
 def refine_example_script(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A library's example script failing to import from the library: the examples on the main
-    branch follow the source, newer than the installed release."""
-    lib = blamed_library(parsed) or "transformers"
+    branch follow the source, newer than the installed release. The library is the one the
+    failing import names."""
+    failing = re.search(r"cannot import name \S+ from ['\"`]?(?P<lib>[A-Za-z_]\w*)", parsed.text)
+    lib = (pip_name(failing.group("lib")) if failing else named_library(parsed)) or "transformers"
     if lib not in ("transformers", "datasets", "accelerate", "peft", "trl", "diffusers"):
         return {"reject": True}
     return answer(OLD, lib, f"The example script ({ev.get('script')}) comes from {lib}'s main "
@@ -61,7 +64,7 @@ def refine_not_supported_yet(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
     """A library saying it does not support something *yet*: a later release may (the first
     answer a maintainer gives). Only for a library's own words: its frame, or a message of a
     library the paste names."""
-    lib = blamed_library(parsed)
+    lib = named_library(parsed)
     if lib is None or _WORKED_BEFORE.search(parsed.text):
         return {"reject": True}       # a release that used to do it: a regression, not "yet"
     stated = stated_version(parsed, lib)
