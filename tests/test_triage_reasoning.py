@@ -731,3 +731,62 @@ def test_the_forward_history_records_real_removals_only() -> None:
     # transformers 5 moved explicit forward arguments into **kwargs: still accepted
     assert api_history.forward_kwarg_removed("cache_position") is None
     assert api_history.forward_kwarg_removed("labels") is None
+
+
+def test_a_tokenizer_class_is_read_against_every_release() -> None:
+    msg = "ValueError: Tokenizer class {} does not exist or is not currently imported."
+    remote = _t(msg.format("BaiChuanTokenizer"))
+    assert remote.cause_id == "trust-remote-code-required"
+    assert "trust_remote_code=True" in remote.primary.fix
+    stale = _t(msg.format("LLaMATokenizer"))
+    assert stale.cause_id == "stale-tokenizer-class-name" and "LlamaTokenizer" in stale.primary.fix
+    later = _t(msg.format("Qwen2TokenizerFast"))
+    assert later.cause_id == "env-version-too-old" and "transformers>=4.37" in later.primary.fix
+
+
+def test_a_module_imported_again_mid_import_is_no_release_question() -> None:
+    msg = ("ImportError: cannot import name 'PeftModel' from partially initialized module 'peft' "
+           "(most likely due to a circular import)")
+    circular = _t(msg)
+    assert circular.cause_id == "local-module-shadows-library"
+    assert "import peft; print(peft.__file__)" in circular.primary.fix
+    # the same name missing from a fully imported module is a release question
+    assert _t("ImportError: cannot import name 'PeftModel' from 'peft'").cause_id != \
+        "local-module-shadows-library"
+
+
+def test_a_saved_weight_that_the_config_reshapes_wrongly() -> None:
+    load = "model = TFRobertaForSequenceClassification.from_pretrained('pdelobelle/robbert')\n"
+    result = _t(load + "ValueError: cannot reshape array of size 30708480 into shape (40000,768)")
+    assert result.cause_id == "checkpoint-weight-reshape-failed"
+    assert "39985 rows" in result.primary.cause and "vocab_size=39985" in result.primary.fix
+    # a size that is no whole number of rows is no config mismatch; nor is it without loading
+    assert _t(load + "ValueError: cannot reshape array of size 30708481 into shape (40000,768)"
+              ).cause_id != "checkpoint-weight-reshape-failed"
+    assert _t("x = np.zeros(30708480)\nValueError: cannot reshape array of size 30708480 into "
+              "shape (40000,768)").cause_id != "checkpoint-weight-reshape-failed"
+
+
+def test_unused_checkpoint_weights_of_the_body_are_lost_layers() -> None:
+    body = _t("Some weights of the model checkpoint at roberta-base were not used when "
+              "initializing FlaxRobertaModel: {('encoder', 'layer', '9', 'attention', 'layer_norm',"
+              " 'beta'), ('encoder', 'layer', '0', 'attention', 'self', 'out', 'kernel')}")
+    assert body.cause_id == "checkpoint-weights-unused"
+    heads = _t("Some weights of the model checkpoint at bert-base-uncased were not used when "
+               "initializing BertForSequenceClassification: ['cls.predictions.transform.dense."
+               "weight', 'cls.seq_relationship.weight', 'cls.predictions.transform.LayerNorm.bias']")
+    assert heads.cause_id == "library-info-warning"
+
+
+def test_fsdp_parameters_of_two_dtypes() -> None:
+    result = _t("ValueError: FlatParameter requires uniform dtype but got torch.float16 and "
+                "torch.float32")
+    assert result.cause_id == "fsdp-flat-param-mixed-dtypes" and "torch.float32" in \
+        result.primary.fix
+
+
+def test_a_version_range_a_project_requires() -> None:
+    result = _t("qwenvl2.5 must use the latest transformer version, but longlora.py requires "
+                "transformers between 4.41.2 and 4.45.0, when will this be fixed?")
+    assert result.cause_id == "env-version-too-old"
+    assert 'transformers>=4.41.2,<4.45.0' in result.primary.fix

@@ -148,7 +148,12 @@ CAUSES: tuple[Cause, ...] = (
           "The checkpoint's weights have other shapes than the model built to load them "
           "(another number of labels, a resized vocabulary).",
           ("head-size-mismatch", "adapter-vocab-size-mismatch", "vocab-size-mismatch",
-           "checkpoint-tensor-shape-mismatch")),
+           "checkpoint-tensor-shape-mismatch", "checkpoint-weight-reshape-failed",
+           "hub-config-weights-mismatch")),
+    Cause("checkpoint-weights-not-loaded",
+          "The checkpoint's weights of the model's body were not loaded: their names do not "
+          "match the class's (an outdated or other-framework naming), so the layers are random.",
+          ("checkpoint-weights-unused", "hub-checkpoint-outdated-weights")),
     Cause("half-and-float-without-autocast",
           "Half-precision weights (a float16/bfloat16 or quantized model) meet float32 tensors in "
           "one operation because no mixed precision (autocast, --fp16/--bf16) is on.",

@@ -198,6 +198,20 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                          f"it is named like the package, so `import {top}` inside it imports "
                          "itself (hence the circular import).",
                 "fix": f"mv {own} my_{top}.py   # any other name; and delete __pycache__ beside it"}
+    # a module imported again mid-import, its file not shown: no release question (a location
+    # inside the installed package is its own cycle, or a module it imports shadowed)
+    if ev.get("partial") and top and not ev.get("loc"):
+        ev["shadowed"] = top
+        return {"id": "local-module-shadows-library",
+                "cause": f"{module} was imported again while its own import was still running (a "
+                         f"circular import), so {name} was not defined yet: most often a file of "
+                         f"yours named like the package ({top}.py, or a folder {top}/ in the "
+                         "working directory) that Python imports instead of the installed one, or "
+                         "a module of the package run as a script (its folder then comes first on "
+                         "sys.path). The installed release is not the question.",
+                "fix": f'python -c "import {top}; print({top}.__file__)"   # must be the installed '
+                       f"package\n# rename your {top}.py (and delete __pycache__), or run a "
+                       f"module of the package as: python -m {top}.<module>"}
     if "unknown location" in str(ev.get("loc", "")) and top in LIBRARIES and top != "transformers":
         pkg = pip_name(top)
         return {"id": "broken-package-install",

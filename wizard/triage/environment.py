@@ -67,7 +67,7 @@ from wizard.triage.versions import paste_versions, satisfies
 # refine functions of the rules below (imports: env_imports.py; arguments: env_arguments.py)
 # ---------------------------------------------------------------------------------------------
 def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    fold_groups(ev, ("pkg", "low"))
+    fold_groups(ev, ("pkg", "low", "high"))
     pkg = str(ev.get("pkg", "")).strip("`'\"")
     low = str(ev.get("low", "") or "")
     high = str(ev.get("high", "") or ev.get("below", "") or "")
@@ -85,6 +85,10 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                       "(Colab: Runtime > Restart session)", ev)
     fix = (f'pip install "{pip_name(pkg)}>={low},<{high}"' if low and high  # keep the upper bound
            else upgrade(pkg, low or None))
+    if low and high and not found:
+        return answer(OLD, pkg, f"The code accepts only {pip_name(pkg)} >= {low}, < {high}, and "
+                      "the installed release is outside that range (a newer code release may "
+                      "accept yours).", fix + "   # then restart the runtime", ev)
     return answer(OLD, pkg, f"{pip_name(pkg)} is older than required (>= {low}"
                   + (f", < {high}" if high else "") + ")." if low
                   else f"{pip_name(pkg)} is older than required.",
@@ -207,18 +211,45 @@ _BNB_NEEDS_CUDA = {"id": "bnb-requires-cuda-gpu",
 
 
 def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The class tokenizer_config.json names, read against every transformers release: added
+    later (upgrade), a released class spelt otherwise (a checkpoint converted with a
+    pre-release), or no release's class at all (the repository's own code)."""
     cls = str(ev.get("cls", ""))
-    if re.search(r"[A-Z]{2,}[a-z]", cls.replace("Tokenizer", "")) and not cls.startswith(
-            ("GPT", "XLM", "MBart", "BERT", "T5", "CLIP", "LED", "MPNet", "RoBERTa")):
-        return {"id": "stale-tokenizer-class-name",
-                "cause": f"The checkpoint's tokenizer_config.json names {cls}, a class name no "
-                         "transformers release has (a checkpoint converted with a pre-release).",
-                "fix": "# edit tokenizer_config.json: \"tokenizer_class\": \"<the released class, "
-                       "e.g. LlamaTokenizer>\"\n# or load the tokenizer class directly"}
+    released = {n.lower(): n for n in api_history.top_names("transformers")}
+    if cls and released and cls not in released.values():
+        if cls.lower() in released:
+            return _stale_tokenizer_class(cls, released[cls.lower()])
+        return {"id": "trust-remote-code-required",
+                "cause": f"The checkpoint's tokenizer_config.json names {cls}, which no "
+                         "transformers release has: the repository ships it as its own code "
+                         "(auto_map), which runs only with trust_remote_code=True.",
+                "fix": "tokenizer = AutoTokenizer.from_pretrained(checkpoint, "
+                       "trust_remote_code=True)   # after reading the repository's code"}
+    if not released and re.search(r"[A-Z]{2,}[a-z]", cls.replace("Tokenizer", "")) and \
+            not cls.startswith(("GPT", "XLM", "MBart", "BERT", "T5", "CLIP", "LED", "MPNet",
+                                "RoBERTa")):
+        return _stale_tokenizer_class(cls, None)
+    span = api_history.top_name("transformers", cls) if cls else None
+    if span is not None and span.first != api_history.releases("transformers")[0]:
+        return answer(OLD, "transformers", f"{cls} is named in the checkpoint's "
+                      f"tokenizer_config.json; transformers has it from {span.first} on, and "
+                      "the installed one is older (or sentencepiece/tokenizers it needs is "
+                      "missing).", upgrade("transformers", span.first) +
+                      "   # and: pip install sentencepiece", ev)
     return answer(OLD, "transformers", f"{cls} is named in the checkpoint's tokenizer_config.json "
                   "but the installed transformers does not have it (it was added in a later "
                   "release, or sentencepiece/tokenizers it needs is missing).",
                   upgrade("transformers") + "   # and: pip install sentencepiece", ev)
+
+
+def _stale_tokenizer_class(cls: str, released: str | None) -> dict[str, Any]:
+    return {"id": "stale-tokenizer-class-name",
+            "cause": f"The checkpoint's tokenizer_config.json names {cls}, a class name no "
+                     "transformers release has (a checkpoint converted with a pre-release)"
+                     + (f"; the released class is {released}." if released else "."),
+            "fix": "# edit tokenizer_config.json: \"tokenizer_class\": \""
+                   + (released or "<the released class, e.g. LlamaTokenizer>")
+                   + "\"\n# or load the tokenizer class directly"}
 
 
 # model types of architectures people fine-tune that older transformers releases lack (a bare
@@ -474,7 +505,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"[\w-]+==(?P<found>\d[\w.]*)|"
          r"requires?\s+(?:the\s+)?`?(?:package\s+)?`?(?P<pkg2>[A-Za-z][\w-]*)`?\s*(?:version\s*)?"
          r"(?:>=|>|~=)\s*`?(?P<low2>\d[\w.]*)|"
-         r"make sure (?:that )?you have installed `(?P<pkg3>[A-Za-z][\w-]*)>=(?P<low3>\d[\w.]*)`",
+         r"make sure (?:that )?you have installed `(?P<pkg3>[A-Za-z][\w-]*)>=(?P<low3>\d[\w.]*)`|"
+         # "longlora.py requires transformers between 4.41.2 and 4.45.0"
+         r"requires?\s+`?(?P<pkg4>[A-Za-z][\w-]*)`?\s+(?:version\s+)?between\s+v?"
+         r"(?P<low4>\d[\w.]*\d)\s+and\s+v?(?P<high4>\d[\w.]*\d)",
          "A package is older (or newer) than the code requires.", "pip install -U <package>",
          refine=refine_requires_version, priority=17),
     _sig("env-binary", BINARY,

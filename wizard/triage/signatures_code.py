@@ -26,6 +26,22 @@ _USUAL_IMPORT = {"models": "from sentence_transformers import models",
                  "datasets": "import datasets", "transformers": "import transformers"}
 
 
+def refine_weight_reshape(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The saved array's own row count, when its size is a whole number of the config's rows
+    (a vocabulary or label count that differs); other sizes are no config mismatch."""
+    size, rows, cols = (int(ev.get(k) or 0) for k in ("size", "rows", "cols"))
+    if not (size and rows and cols) or size % cols or size // cols == rows:
+        return {"reject": True}
+    saved = size // cols
+    return {"cause": f"The saved weight holds {saved} rows of {cols}; the config builds the "
+                     f"layer with {rows} (a vocabulary or label count): the checkpoint's config "
+                     "and its weights disagree (a config edited after the weights were saved, "
+                     "e.g. on the Hub, or the config of another checkpoint).",
+            "fix": "model = TFAutoModel.from_pretrained(name, revision=\"<the commit before the "
+                   f"config changed>\")\n# or a config with the saved size: "
+                   f"from_pretrained(name, vocab_size={saved})   # if it is the vocabulary"}
+
+
 def refine_undefined_name(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A NameError in the user's own code for a name the paste's code uses and never defines or
     imports (a notebook cell that did not run, an import line left out)."""
@@ -131,6 +147,18 @@ CODE_SIGNATURES: list[Signature] = [
        "model.resize_token_embeddings(len(tokenizer))   # the size the checkpoint was saved at\n"
        "# a classifier: from_pretrained(ckpt, num_labels=N, ignore_mismatched_sizes=True)",
        title="A weight of another shape than the model's", framework="pytorch", priority=14),
+    _c("checkpoint-weight-reshape-failed",
+       r"cannot reshape array of size (?P<size>\d+) into shape \((?P<rows>\d+), ?(?P<cols>\d+)\)",
+       "A saved weight has another number of elements than the model built to load it: the "
+       "checkpoint's config and its weights disagree (a config edited after the weights were "
+       "saved, e.g. on the Hub, or the config of another checkpoint).",
+       "Loading reshapes each saved array into the shape the config gives the layer.",
+       ["model.head-size-mismatch"],
+       "model = TFAutoModel.from_pretrained(name, revision=\"<the commit before the config "
+       "changed>\")   # or the config that matches the weights",
+       title="A saved weight that does not fit the config", priority=12,
+       refine=refine_weight_reshape,
+       requires=r"from_pretrained|load_weights|load_model|checkpoint|\.h5\b|weights"),
     _c("stale-checkpoint-in-output-dir",
        r"Assign requires shapes of both tensors to match\. lhs shape= ?\[(?P<model>[\d, ]{1,40})\] "
        r"rhs shape= ?\[(?P<ckpt>[\d, ]{1,40})\]",

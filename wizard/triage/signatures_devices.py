@@ -32,6 +32,17 @@ _d = signature_maker(11)
 
 
 DEVICE_SIGNATURES: list[Signature] = [
+    _d("fsdp-flat-param-mixed-dtypes",
+       r"FlatParameter requires uniform dtype but got (?P<a>[\w.]+) and (?P<b>[\w.]+)",
+       "FSDP flattens the parameters of each wrapped unit into one FlatParameter of one dtype, "
+       "and the model holds two: a half-precision base with float32 adapters (LoRA) or modules "
+       "kept in float32.",
+       "One FlatParameter per wrapped unit, one dtype per FlatParameter.",
+       ["model.precision-unsupported"],
+       "model = model.to(torch.float32)   # one dtype for every parameter before FSDP wraps it\n"
+       "# and let FSDP compute in half precision: accelerate config mixed_precision: bf16 "
+       "(MixedPrecision(param_dtype=torch.bfloat16))",
+       title="FSDP: parameters of two dtypes", framework="pytorch", priority=14),
     _d("cuda-unavailable",
        # a script's own assert on torch.cuda.is_available()
        r"AssertionError: CUDA is not available|"

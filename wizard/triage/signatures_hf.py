@@ -149,6 +149,18 @@ def refine_other_framework_weights(ev: dict, parsed: ParsedError) -> dict[str, A
                    "model once"}
 
 
+# a numbered layer of a model's body, in state-dict names ('bert.encoder.layer.3.attention...',
+# 'model.layers.0.self_attn...', 'transformer.h.5...', 'encoder.block.2...') or Flax key tuples
+# (('encoder', 'layer', '9', 'attention', ...))
+_BODY_LAYER = re.compile(r"\b(?:layers?|h|block|blocks)(?:\.|', ')\d+\b")
+
+
+def refine_body_weights_unused(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Unused weights of the model's body are lost layers; unused heads (a pretraining head, a
+    pooler) are the expected note of a task model (library-info-warning)."""
+    return None if _BODY_LAYER.search(str(ev.get("unused", ""))) else {"reject": True}
+
+
 # the platform a paste shows: pip's interpreter line, an environment block, a wheel tag
 _PLATFORMS = (("Windows", re.compile(r"\bWindows\b|\bMSC v\.\d+|\bwin_amd64\b|\bwin32\b")),
               ("macOS on Apple silicon", re.compile(r"\b(?:macOS|Darwin|OS X)\b[^\n]{0,60}?"
@@ -849,6 +861,20 @@ HF_SIGNATURES: list[Signature] = [
        "H5/.keras saving stores each layer's constructor arguments as JSON.",
        ["model.forward"], "tf.saved_model.save(model, 'saved/')   # or model.save_weights(...)"
        "\n# transformers models: model.save_pretrained('dir')"),
+    _s("checkpoint-weights-unused",
+       r"Some weights of the model checkpoint at (?P<ckpt>\S+) were not used when initializing "
+       r"(?P<cls>\w+): (?P<unused>[\[{(][^\n]{0,4000})",
+       "The checkpoint's weights of the model's body (its numbered layers) were not used: their "
+       "names do not match the class's (a checkpoint saved with an outdated naming or by another "
+       "framework's class, another architecture, or a wrapper's prefix), so those layers start "
+       "from random values.",
+       "from_pretrained loads the weights whose names match the class's parameters and warns "
+       "about the rest.", ["model.forward"],
+       "model.save_pretrained('resaved')   # after loading with the class it was saved from\n"
+       "# compare: set(model.state_dict()) against the checkpoint's keys; a newer revision of "
+       "the checkpoint, or from_pt=True / from_tf=True for the other framework's weights",
+       title="The checkpoint's layers were not loaded", priority=8,
+       refine=refine_body_weights_unused),
     _s("model-dir-missing-weights",
        r"Error no file named \[?'?(?:pytorch_model\.bin|tf_model\.h5|model\.safetensors)|does not "
        r"appear to have a file named (?:pytorch_model\.bin|tf_model\.h5|model\.safetensors|"
