@@ -790,3 +790,14 @@ def test_a_version_range_a_project_requires() -> None:
                 "transformers between 4.41.2 and 4.45.0, when will this be fixed?")
     assert result.cause_id == "env-version-too-old"
     assert 'transformers>=4.41.2,<4.45.0' in result.primary.fix
+
+
+def test_a_message_that_asks_for_an_older_release() -> None:
+    result = _t("RuntimeError: Tying encoder and decoder weights is not currently supported for "
+                "transformers version >= 5.0.0. Please either install transformers<5.0.0 or "
+                "create DenoisingAutoEncoderLoss with tie_encoder_decoder=False.")
+    assert result.cause_id == "env-version-too-new"
+    assert 'transformers<5.0.0' in result.primary.fix
+    # installing a lower bound is no pin from above
+    assert _t("I did pip install transformers>=4.30 and now: RuntimeError: CUDA error: "
+              "device-side assert triggered").cause_id != "env-version-too-new"

@@ -67,7 +67,7 @@ from wizard.triage.versions import paste_versions, satisfies
 # refine functions of the rules below (imports: env_imports.py; arguments: env_arguments.py)
 # ---------------------------------------------------------------------------------------------
 def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    fold_groups(ev, ("pkg", "low", "high"))
+    fold_groups(ev, ("pkg", "low", "high", "below"))
     pkg = str(ev.get("pkg", "")).strip("`'\"")
     low = str(ev.get("low", "") or "")
     high = str(ev.get("high", "") or ev.get("below", "") or "")
@@ -85,6 +85,9 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                       "(Colab: Runtime > Restart session)", ev)
     fix = (f'pip install "{pip_name(pkg)}>={low},<{high}"' if low and high  # keep the upper bound
            else upgrade(pkg, low or None))
+    if high and not low and (not found or version_lt(found, high) is False):
+        return answer(NEW, pkg, f"The code works only with {pip_name(pkg)} < {high}; the "
+                      "installed release is newer.", pin(pkg, high), ev)
     if low and high and not found:
         return answer(OLD, pkg, f"The code accepts only {pip_name(pkg)} >= {low}, < {high}, and "
                       "the installed release is outside that range (a newer code release may "
@@ -508,7 +511,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"make sure (?:that )?you have installed `(?P<pkg3>[A-Za-z][\w-]*)>=(?P<low3>\d[\w.]*)`|"
          # "longlora.py requires transformers between 4.41.2 and 4.45.0"
          r"requires?\s+`?(?P<pkg4>[A-Za-z][\w-]*)`?\s+(?:version\s+)?between\s+v?"
-         r"(?P<low4>\d[\w.]*\d)\s+and\s+v?(?P<high4>\d[\w.]*\d)",
+         r"(?P<low4>\d[\w.]*\d)\s+and\s+v?(?P<high4>\d[\w.]*\d)|"
+         # "Please either install transformers<5.0.0 or create ..."
+         r"\b(?:please |either |pip )install `?['\"]?(?P<pkg5>[A-Za-z][\w-]*)\s*<\s*"
+         r"(?P<below5>\d[\w.]*\d)",
          "A package is older (or newer) than the code requires.", "pip install -U <package>",
          refine=refine_requires_version, priority=17),
     _sig("env-binary", BINARY,
