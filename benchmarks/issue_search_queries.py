@@ -15,13 +15,14 @@ errors, are left out):
 - none:   reports whose message leaves nothing stable to search for.
 
 Tuned on tests/data/wording_variants.yaml ("dev"); scored on tests/data/fresh_wordings.yaml
-("held", threads gathered apart).
+("held", threads gathered apart). The real-error corpus is left out of the pairs: its cause ids
+are families (one id for many different errors), so its pairs say nothing about one error's
+reports.
 
 Where the search goes: over the real-error corpus (tests/data/real_errors/, its dev and held
 splits), for each thread filed in the GitHub repository of a library the wizard knows, whether
 the search of a report goes to that repository (the place its reporter filed it, and where the
-other reports of it are); "nothing" counts the reports with nothing to search. The real-error corpus is left out: its cause ids are families
-(one id for many different errors), so its pairs say nothing about one error's reports.
+other reports of it are); "nothing" counts the reports with nothing to search.
 
     python benchmarks/issue_search_queries.py
 """

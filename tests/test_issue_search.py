@@ -278,7 +278,8 @@ def test_a_timeline_that_times_out_leaves_the_search_standing() -> None:
     # no frames: the library the user's code enters through, not the one it is built on
     ("from transformers import AutoModelForCausalLM\nfrom trl import SFTTrainer\n"
      "trainer = SFTTrainer(model=model, train_dataset=ds)\n"
-     "ValueError: The train_dataset has no column that can be used for training", "huggingface/trl"),
+     "ValueError: The train_dataset has no column that can be used for training",
+     "huggingface/trl"),
     # a library class named in the message
     ("TypeError: DPOTrainer.__init__() got an unexpected keyword argument 'foo_bar'\n"
      "transformers 4.40, torch 2.2", "huggingface/trl"),

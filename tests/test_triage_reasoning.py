@@ -616,7 +616,8 @@ def test_a_tokenizers_method_a_later_release_added() -> None:
 
 def test_a_projects_own_subclass_of_a_library_config_is_read_from_its_base() -> None:
     # axolotl's AxolotlGRPOConfig is trl's GRPOConfig with a prefix: the base's history decides
-    never = "TypeError: AxolotlGRPOConfig.__init__() got an unexpected keyword argument 'rollout_func'"
+    never = ("TypeError: AxolotlGRPOConfig.__init__() got an unexpected keyword argument "
+             "'rollout_func'")
     bug = _t(never + "\nThe failure occurs while Axolotl constructs the GRPO training arguments.")
     assert bug.cause_id == "library-bug" and bug.bug.package == "axolotl"
     removed = _t("Traceback (most recent call last):\n"
@@ -774,7 +775,8 @@ def test_unused_checkpoint_weights_of_the_body_are_lost_layers() -> None:
     assert body.cause_id == "checkpoint-weights-unused"
     heads = _t("Some weights of the model checkpoint at bert-base-uncased were not used when "
                "initializing BertForSequenceClassification: ['cls.predictions.transform.dense."
-               "weight', 'cls.seq_relationship.weight', 'cls.predictions.transform.LayerNorm.bias']")
+               "weight', 'cls.seq_relationship.weight', "
+               "'cls.predictions.transform.LayerNorm.bias']")
     assert heads.cause_id == "library-info-warning"
 
 

@@ -48,7 +48,8 @@ HOOKS = frozenset({"compute_loss", "training_step", "prediction_step", "evaluati
 _LIB_CLASS = [
     (re.compile(r"^(?:Peft|Lora|LoRA|AdaLora|IA3|LoHa|LoKr|Vera|Boft|Prefix|Prompt)\w*$"), "peft"),
     (re.compile(r"^(?:SFT|DPO|PPO|PPOv2|RLOO|KTO|ORPO|CPO|GRPO|BCO|GKD|Reward|Online\w*|XPO|"
-                r"Nash\w*)(?:Trainer|Config)$"), "trl"),
+                r"Nash\w*)(?:Trainer|Config)$|^AutoModelFor\w+WithValueHead$|"
+                r"^PreTrainedModelWrapper$"), "trl"),
     (re.compile(r"^(?:EngineArgs|AsyncEngineArgs|LLM|SamplingParams)$"), "vllm"),
     (re.compile(r"^(?:SentenceTransformer\w*|CrossEncoder\w*|SparseEncoder\w*)$"),
      "sentence_transformers"),
@@ -73,6 +74,11 @@ HF_NAMED = re.compile(r"\b(?:transformers?|datasets|tokenizers|accelerate|peft|t
                        r"TrainingArguments|Trainer|AutoModel\w*|AutoTokenizer|LoraConfig)\b",
                        re.I)
 USER_CLASS = re.compile(r"^(?:Custom|My|Our|New)|Custom|Wrapper$")
+
+
+def article(word: str) -> str:
+    """'an' before a vowel sound's letter (an AutoModel), else 'a'."""
+    return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
 def libclass(name: str) -> str | None:

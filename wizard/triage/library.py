@@ -158,7 +158,8 @@ _NO_MODULE = re.compile(r"No module named '(?P<module>[A-Za-z_][\w.]*)'")
 _NAME_ERROR = re.compile(r"name '(?P<name>[A-Z]\w+)' is not defined")
 _LIB_NAMES = re.compile(
     r"^(?:Peft\w*|Lora\w*|\w+Trainer|\w+Config|\w+Tokenizer\w*|\w+For[A-Z]\w+|\w+Model|"
-    r"Dataset\w*|Builder\w*|Accelerator\w*|\w+State|\w+Plugin|\w+Collator\w*|\w+Processor|\w+Pipeline)$")
+    r"Dataset\w*|Builder\w*|Accelerator\w*|\w+State|\w+Plugin|\w+Collator\w*|\w+Processor|"
+    r"\w+Pipeline)$")
 
 
 @dataclass

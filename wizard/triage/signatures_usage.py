@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from wizard.triage import api_history
-from wizard.triage.env_answers import answer_from_change, libclass
+from wizard.triage.env_answers import answer_from_change, article, libclass
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.refine import refine_dtypes_many_gpus
@@ -105,8 +105,8 @@ def _version_skew(cls: str, attr: str, parsed: ParsedError) -> dict[str, Any]:
                 "fix": f'pip install "transformers<{base.first}"   # the release the custom code '
                        "was written for, until its authors update it"}
     return {"id": "env-version-too-old", "guess": True,
-            "cause": f"Library code reads .{attr} of a {cls}, which the installed release of "
-                     f"the package that defines {cls} does not have: two packages of "
+            "cause": f"Library code reads .{attr} of {article(cls)} {cls}, which the installed "
+                     f"release of the package that defines {cls} does not have: two packages of "
                      "mismatched releases (one reads what the other removed, or has not added "
                      "yet).",
             "fix": "pip list   # the versions of the packages involved\n"
@@ -212,11 +212,11 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         return _across_libraries(cls, attr, relevant[-1].package)
     never = (f" No release of {cls} has had it." if api_history.member_in_no_release(cls, attr)
              else "")
-    return {"cause": f"Your code reads .{attr} of a {cls}, which has no attribute of that name: "
-                     f"the fields of {cls} are named otherwise (a misspelling, or the name of "
-                     f"another object).{never}",
-            "fix": f"print([a for a in dir(obj) if not a.startswith('_')])   # the fields a {cls} "
-                   f"has, instead of .{attr}"}
+    return {"cause": f"Your code reads .{attr} of {article(cls)} {cls}, which has no attribute "
+                     f"of that name: the fields of {cls} are named otherwise (a misspelling, or "
+                     f"the name of another object).{never}",
+            "fix": f"print([a for a in dir(obj) if not a.startswith('_')])   # the fields "
+                   f"{article(cls)} {cls} has, instead of .{attr}"}
 
 
 def refine_multilabel_view(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

@@ -314,7 +314,8 @@ def catalogue_markdown() -> str:
             lines += [f"### `{c.id}` — {c.title}", "", f"- **Detects:** {c.detects}",
                       f"- **Why:** {c.why}"]
             if c.fix:
-                lines += ["- **Fix:**", "", "  ```python", *[f"  {l}" for l in c.fix.splitlines()],
+                lines += ["- **Fix:**", "", "  ```python",
+                          *[f"  {ln}" for ln in c.fix.splitlines()],
                           "  ```"]
             if c.source:
                 lines.append(f"- **Source of the threshold:** {c.source}")
