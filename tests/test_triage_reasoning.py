@@ -803,3 +803,54 @@ def test_a_message_that_asks_for_an_older_release() -> None:
     # installing a lower bound is no pin from above
     assert _t("I did pip install transformers>=4.30 and now: RuntimeError: CUDA error: "
               "device-side assert triggered").cause_id != "env-version-too-new"
+
+
+def test_a_host_path_given_to_a_container() -> None:
+    error = ("huggingface_hub.utils._validators.HFValidationError: Repo id must be in the form "
+             "'repo_name' or 'namespace/repo_name': '/home/me/models/llama_local'.")
+    run = "docker run --gpus all -p 8080:80 -v $PWD/data:/data ghcr.io/huggingface/tgi:1.0 "
+    host = _t(run + "--model-id /home/me/models/llama_local\n" + error)
+    assert host.cause_id == "container-path-not-mounted" and "/data" in host.primary.fix
+    # a path on the container's side of a volume is there: another cause
+    inside = _t(run + "--model-id /data/llama_local\nOSError: No such file or directory: "
+                "'/data/llama_local/config.json'")
+    assert inside.cause_id != "container-path-not-mounted"
+    # no container at all
+    assert _t(error).cause_id != "container-path-not-mounted"
+
+
+def test_the_module_transformers_writes_for_remote_code_is_no_package() -> None:
+    slash = _t("ModuleNotFoundError: No module named 'transformers_modules.THUDM/chatglm-6b'")
+    assert slash.cause_id == "remote-code-module-name-invalid"
+    gone = _t("ModuleNotFoundError: No module named 'transformers_modules.chatglm_6b'")
+    assert gone.cause_id == "remote-code-module-missing" and "pip install" not in \
+        gone.primary.fix
+
+
+def test_a_class_method_of_another_release_of_an_untracked_library() -> None:
+    code = ("from flair.models import TextClassifier\n"
+            "classifier = TextClassifier.load_from_file('final-model.pt')\n")
+    result = _t(code + "AttributeError: type object 'TextClassifier' has no attribute "
+                "'load_from_file'")
+    assert result.cause_id == "env-version-too-old" and "flair" in result.primary.cause
+    # a class of the paste's own: the user's naming
+    own = ("class TextClassifier:\n    pass\nTextClassifier.load_from_file('m.pt')\n"
+           "AttributeError: type object 'TextClassifier' has no attribute 'load_from_file'")
+    assert _t(own).cause_id != "env-version-too-old"
+
+
+def test_an_architecture_vllm_does_not_know_yet() -> None:
+    msg = ("ValueError: Model architectures ['InternLM2ForCausalLM'] are not supported for now. "
+           "Supported architectures: ['LlamaForCausalLM', 'MistralForCausalLM']")
+    assert _t(msg).cause_id == "env-version-too-old"
+    # the real failure printed above it is an import
+    assert _t("ImportError: libcudart.so.12: cannot open shared object file\n" + msg).cause_id \
+        != "env-version-too-old"
+    # a headless save
+    assert _t(msg.replace("InternLM2ForCausalLM", "LlamaModel")).cause_id == \
+        "vllm-architecture-not-loaded"
+
+
+def test_chatglm_quantization_without_its_kernels() -> None:
+    result = _t("NameError: name 'round_up' is not defined\nquantization_bit 4")
+    assert result.cause_id == "env-missing-package" and "cpm_kernels" in result.primary.fix

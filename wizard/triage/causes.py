@@ -74,7 +74,8 @@ CAUSES: tuple[Cause, ...] = (
           "was added in a later release or removed in a newer one, or Keras 3 stands where "
           "Keras 2 is needed.",
           ("env-version-too-old", "env-version-too-new", "keras-3-installed",
-           "keras-optimizer-identifier", "keras-tensor-with-keras-3")),
+           "keras-optimizer-identifier", "keras-tensor-with-keras-3",
+           "remote-code-older-than-transformers")),
     Cause("package-missing",
           "A package the code or the feature needs is not installed where the code runs.",
           ("env-missing-package",)),
@@ -154,6 +155,11 @@ CAUSES: tuple[Cause, ...] = (
           "The checkpoint's weights of the model's body were not loaded: their names do not "
           "match the class's (an outdated or other-framework naming), so the layers are random.",
           ("checkpoint-weights-unused", "hub-checkpoint-outdated-weights")),
+    Cause("remote-code-module-name-invalid",
+          "The module transformers writes for a checkpoint's own code is named after the local "
+          "path it was loaded from, and that path (a relative one with '/', on Windows) is no "
+          "module name.",
+          ("remote-code-module-name-invalid", "windows-model-path-forward-slash")),
     Cause("half-and-float-without-autocast",
           "Half-precision weights (a float16/bfloat16 or quantized model) meet float32 tensors in "
           "one operation because no mixed precision (autocast, --fp16/--bf16) is on.",

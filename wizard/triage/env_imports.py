@@ -33,7 +33,7 @@ from wizard.triage.env_answers import (
 )
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name, version_lt
-from wizard.triage.versions import api_change, installed_version
+from wizard.triage.versions import api_change, installed_version, paste_versions
 
 
 def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
@@ -80,6 +80,29 @@ def _own_file_named_like(top: str, loc: str) -> str | None:
     return path
 
 
+def _remote_code_module(name: str) -> dict[str, Any]:
+    """transformers_modules.<name>: the module transformers writes for a checkpoint's own code
+    (trust_remote_code), never a package to install."""
+    if re.search(r"[/\\]", name):
+        return {"id": "remote-code-module-name-invalid",
+                "cause": f"transformers names the module of the checkpoint's own code "
+                         f"(trust_remote_code) after the folder it was loaded from, and {name!r} "
+                         "holds a path separator (a relative local path such as THUDM/chatglm-6b, "
+                         "typically on Windows): no module can have that name.",
+                "fix": "model = AutoModel.from_pretrained(r\"C:\\models\\chatglm-6b\", "
+                       "trust_remote_code=True)   # an absolute path to a folder without '/' or "
+                       "'.' in its name\n# or a transformers release that sanitizes the name: "
+                       "pip install -U transformers"}
+    return {"id": "remote-code-module-missing",
+            "cause": f"transformers_modules.{name} is the module transformers writes for the "
+                     "checkpoint's own code (trust_remote_code) into its modules cache, not a "
+                     "package: the cached copy is gone or unreadable (the cache was cleaned, "
+                     "HF_HOME differs between processes, or several processes load the model at "
+                     "once).",
+            "fix": "rm -rf ~/.cache/huggingface/modules/transformers_modules   # then load again "
+                   "with trust_remote_code=True, on one process first"}
+
+
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
     clone = _local_clone(parsed)
@@ -91,6 +114,9 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "a top-level module, which exists only inside the clone.",
                 "fix": f"cd <another directory>   # or rename {folder}; then: python -c \"import "
                        f"{pkg}; print({pkg}.__file__)\"   # now the installed package"}
+    if module.startswith("transformers_modules."):   # the whole name, '/' and all
+        full = re.search(r"No module named ['\"](transformers_modules\.[^'\"\n]+)", parsed.text)
+        return _remote_code_module((full.group(1) if full else module).split(".", 1)[1])
     top = top_of(module)
     parts = module.split(".")
     if not module or re.search(r"(?:Error caught was|was caught):\s*No module named", parsed.text):
@@ -338,10 +364,42 @@ def _shadowed(module: str, name: str) -> str | None:
     return pip_name(module)
 
 
+_NOT_PROJECTS = frozenset({"python", "torch", "cuda", "cudnn", "tensorflow", "numpy", "pip",
+                           "nvidia-driver", "os", "platform"})
+
+
+def _class_method_of_another_release(cls: str, name: str, parsed: ParsedError,
+                                     ev: dict) -> dict[str, Any] | None:
+    """`type object 'TextClassifier' has no attribute 'load'`: the paste's code calls a class
+    method of a library's class (imported from it, or the one library whose version the paste
+    states) that the installed release lacks: code for another release of its API. None when
+    the paste defines the class, does not call it so, or names no such library."""
+    if re.search(rf"^\s*class {re.escape(cls)}\b", parsed.text, re.M) or \
+            not re.search(rf"(?<![\w.]){re.escape(cls)}\.{re.escape(name)}\(", parsed.text):
+        return None
+    imported = re.search(rf"^\s*from\s+(?P<pkg>[A-Za-z_]\w*)[\w.]*\s+import\s+[^\n]*\b"
+                         rf"{re.escape(cls)}\b", parsed.text, re.M)
+    stated = [k for k in paste_versions(parsed.text) if k not in _NOT_PROJECTS]
+    pkg = imported.group("pkg") if imported else libclass(cls) or \
+        (stated[0] if len(stated) == 1 else None)
+    if not pkg or api_history.releases(pkg):
+        return None                   # unknown, or a library whose history answers it
+    version = stated_version(parsed, pkg)
+    return answer(OLD, pkg, f"{cls}.{name}() is not in the installed {pip_name(pkg)}"
+                  + (f" {version}" if version else "") + ": the code follows another release's "
+                  f"API (the method was added later, or renamed: older releases may call it "
+                  "otherwise).", f"pip show {pip_name(pkg)}   # the installed release; then the "
+                  f"code's release: {upgrade(pkg)}, or the method name of yours", ev)
+
+
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
     if foreign_private(parsed):
         return {"reject": True}       # a library's use of another's internal: see library.py
+    if str(ev.get("kind", "")).startswith("type") and "." not in module:
+        dated = _class_method_of_another_release(module, name, parsed, ev)
+        if dated is not None:
+            return dated
     top = top_of(module)
     stated = stated_version(parsed, top)
     if top not in LIBRARIES and stated and module == top and \
@@ -371,7 +429,7 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         if module == top and ev.get("kind") == "module" else None
     if near:
         return near
-    if ev.get("kind") == "type" and "." not in module:
+    if str(ev.get("kind", "")).startswith("type") and "." not in module:
         return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
     if private and (not importer or importer == pip_name(top)) and \

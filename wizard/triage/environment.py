@@ -372,6 +372,15 @@ def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: 
 
 
 ENV_SIGNATURES: list[Signature] = [
+    # ChatGLM's remote quantization code takes round_up and its kernels from cpm_kernels, whose
+    # failed import it swallows
+    _sig("env-cpm-kernels-missing", MISSING,
+         r"name '(?:round_up|compress_int4_weight|extract_weight_to_half)' is not defined",
+         "The model's own quantization code (ChatGLM's quantization.py, run with trust_remote_code) "
+         "takes its CUDA kernels from the cpm_kernels package, which is not installed: the code "
+         "swallows that import error and fails later on the names it would have defined.",
+         "pip install cpm_kernels   # then restart; or load the model without quantization",
+         priority=14),
     _sig("env-lazy-module-without-spec", NEW,
          r"\b(?P<module>(?:transformers|diffusers|datasets)(?:\.\w+)+)\.__spec__ is None",
          "Another installed package probes (importlib.util.find_spec) a module of a release that "

@@ -7,13 +7,69 @@ without AVX), ZeroGPU (quota, CUDA in the main process), and accelerator stacks 
 (IPEX, Gaudi)."""
 from __future__ import annotations
 
-from wizard.triage.env_answers import BINARY, OLD, SETUP
+import re
+from typing import Any
+
+from wizard.triage.env_answers import BINARY, OLD, SETUP, answer
+from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
+
+# a volume of `docker run`: -v HOST:CONTAINER (or --volume)
+_VOLUME = re.compile(r"(?:-v|--volume)[ =]\s*(?P<host>[^\s:]+):(?P<inside>/[^\s:]*)")
+
+
+def refine_vllm_architecture(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A task class vLLM's registry lacks, with no import failure printed and no headless save:
+    the installed vLLM predates its support. A class the printed list of supported ones holds
+    failed to load (the import error above it)."""
+    arch = re.search(r"Model architectures \[(?P<arch>[^\]\n]{1,200})\]", parsed.text)
+    names = re.findall(r"\w+", arch.group("arch")) if arch else []
+    listed = re.search(r"Supported architectures: \[(?P<list>[^\]]*)", parsed.text)
+    supported = set(re.findall(r"\w+", listed.group("list"))) if listed else set()
+    if not names or re.search(r"\b(?:ImportError|ModuleNotFoundError)\b", parsed.text) or \
+            any(re.fullmatch(r"\w+Model", n) for n in names) or supported & set(names):
+        return None
+    return answer(OLD, "vllm", f"The installed vLLM has no model class for {', '.join(names)} in "
+                  "its registry: vLLM supports architectures release by release, and this one "
+                  "came later (or not yet).", "pip install -U vllm   # then check the supported "
+                  "models list of that release\n# not there yet: vllm serve MODEL "
+                  "--model-impl transformers", ev)
+
+
+def refine_container_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A host path given to a program in a container: the container sees only its volumes. A
+    path inside a mounted volume's container side is there (another cause)."""
+    path = next((v for k, v in ev.items() if k.startswith("path") and v), "")
+    mounts = [(m.group("host"), m.group("inside")) for m in _VOLUME.finditer(parsed.text)]
+    if any(path == inside or path.startswith(inside.rstrip("/") + "/") for _, inside in mounts):
+        return {"reject": True}
+    if mounts:
+        host, inside = mounts[0]
+        return {"cause": f"The program runs in a container, which sees only the folders mounted "
+                         f"into it (-v {host}:{inside}); {path} is a path on the host, so inside "
+                         "the container it does not exist (and a model id that is no folder is "
+                         "taken for a Hub repository name).",
+                "fix": f"docker run ... -v <the folder holding the model>:{inside} ... --model-id "
+                       f"{inside}/<its subfolder>   # a path as the container sees it"}
+    return None
 
 _r = signature_maker(14)
 
 
 SERVING_SIGNATURES: list[Signature] = [
+    _r("container-path-not-mounted",
+       r"Repo id must be in the form 'repo_name' or 'namespace/repo_name': '(?P<path>/[^'\n]+)'|"
+       r"No such file or directory: '(?P<path2>/[^'\n]+)'|"
+       r"(?:path|folder|directory) (?P<path3>/[^\s'\n]+) (?:does not exist|not found)|"
+       r"(?<![\w/])(?P<path4>/(?:home|root|mnt|workspace|Users|opt|srv)/[^\s'\n]+) (?:does not "
+       r"exist|not found)",
+       "A path on the host was given to a program running in a container (docker run): the "
+       "container sees only the folders mounted into it, so the path does not exist there.",
+       "A container has its own filesystem; `-v HOST:CONTAINER` makes a host folder visible at "
+       "the container path.", ["environment.model-not-found"],
+       "docker run ... -v /path/to/models:/data ... --model-id /data/<model folder>",
+       title="A host path inside a container", refine=refine_container_path,
+       requires=r"\bdocker run\b|\[x\] Docker\b|\bpodman run\b"),
     _r("tensor-parallel-not-dividing-heads",
        r"(?:Total number of attention heads|number of (?:key-value|kv) heads)[^\n]{0,80}must be "
        r"divisible by tensor parallel size",
@@ -24,7 +80,8 @@ SERVING_SIGNATURES: list[Signature] = [
        "num_key_value_heads (config.json)", title="A tensor parallel size that does not divide "
        "the heads"),
     _r("vllm-architecture-not-loaded",
-       r"are not supported for now\. Supported architectures:",
+       r"are not supported for now\. Supported architectures:|Model architectures "
+       r"\[(?P<arch>[^\]\n]{1,200})\] are not supported for no",
        "vLLM could not use the checkpoint's architecture: usually importing its model class "
        "failed (the real ImportError is printed just above, e.g. a flash-attn build), or the "
        "saved config names a headless class (LlamaModel, not LlamaForCausalLM).",
@@ -32,7 +89,7 @@ SERVING_SIGNATURES: list[Signature] = [
        ["environment.package-versions"],
        "# read the error printed above this line; then e.g.: pip install -U vllm\n# a headless "
        "save: save the ...ForCausalLM (config.architectures)",
-       title="vLLM does not load the architecture"),
+       title="vLLM does not load the architecture", refine=refine_vllm_architecture),
     _r("serving-context-longer-than-model",
        r"is greater than the derived max_model_len|is longer than the maximum model length of",
        "The serving context does not fit: --max-model-len asks for more than the checkpoint's "
