@@ -93,6 +93,7 @@ _NAMED_LIBRARY = re.compile(r"\b(unsloth|trl|peft|sentence[_-]transformers|diffu
 _DOWNSTREAM = ("unsloth", "trl", "peft", "sentence-transformers", "diffusers", "evaluate",
                "accelerate", "datasets", "bitsandbytes", "deepspeed", "tokenizers",
                "huggingface-hub", "transformers", "keras", "tensorflow", "torch")
+_RANK = {name: i for i, name in enumerate(_DOWNSTREAM)}
 _IMPORT_LINE = re.compile(r"^[ \t>]*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 
 
@@ -111,9 +112,12 @@ def named_library(parsed: ParsedError) -> str | None:
     pkg = parsed.innermost_library_package
     if pkg:
         return pip_name(pkg)
-    named = [n for n in _named(" ".join(re.findall(r"\b[a-z_-]+\b", parsed.text)))]
-    rank = {name: i for i, name in enumerate(_DOWNSTREAM)}
-    return min(named, key=lambda n: (-named.count(n), rank.get(n, len(rank)))) if named else None
+    return _most_named(_named(" ".join(re.findall(r"\b[a-z_-]+\b", parsed.text))))
+
+
+def _most_named(named: list[str]) -> str | None:
+    """The name most frequent in `named`, ties to the library built on the others."""
+    return min(named, key=lambda n: (-named.count(n), _RANK.get(n, len(_RANK)))) if named else None
 
 
 def _classes(names: list[str]) -> list[str]:
@@ -129,16 +133,14 @@ def blamed_library(parsed: ParsedError) -> str | None:
     pkg = parsed.innermost_library_package
     if pkg:
         return pip_name(pkg)
-    rank = {name: i for i, name in enumerate(_DOWNSTREAM)}
     message = parsed.message or ""
     for found in (_named(message) + _classes(_CLASS_NAME.findall(message)),
                   [pip_name(m) for m in _IMPORT_LINE.findall(parsed.text)]
                   + _classes(_CLASS_CALL.findall(parsed.text))):
-        known = [n for n in found if n in rank]
+        known = [n for n in found if n in _RANK]
         if known:
-            return min(known, key=rank.__getitem__)
-    named = _named(parsed.text)
-    return min(named, key=lambda n: (-named.count(n), rank.get(n, len(rank)))) if named else None
+            return min(known, key=_RANK.__getitem__)
+    return _most_named(_named(parsed.text))
 
 
 def top_of(module: str) -> str:
