@@ -854,3 +854,38 @@ def test_an_architecture_vllm_does_not_know_yet() -> None:
 def test_chatglm_quantization_without_its_kernels() -> None:
     result = _t("NameError: name 'round_up' is not defined\nquantization_bit 4")
     assert result.cause_id == "env-missing-package" and "cpm_kernels" in result.primary.fix
+
+
+def test_a_missing_submodule_of_a_package_that_imports_is_a_release_question() -> None:
+    sub = _t("ModuleNotFoundError: No module named 'colossalai.accelerator'")
+    assert sub.cause_id == "env-version-too-old" and "colossalai" in sub.primary.cause
+    # the package itself missing is a package to install
+    assert _t("ModuleNotFoundError: No module named 'colossalai'").cause_id == \
+        "env-missing-package"
+    # a namespace package's submodule is another distribution
+    assert _t("ModuleNotFoundError: No module named 'google.protobuf'").cause_id == \
+        "env-missing-package"
+    # the package found is a folder of the user's (a clone run from its sources)
+    clone = _t("Traceback (most recent call last):\n"
+               '  File "/workspace/axolotl/src/axolotl/cli/train.py", line 9, in <module>\n'
+               "    from axolotl.utils.validation import check\n"
+               "ModuleNotFoundError: No module named 'axolotl.utils.validation'")
+    assert clone.cause_id == "own-module-lacks-name"
+    assert "git -C /workspace/axolotl/src/axolotl pull" in clone.primary.fix
+
+
+def test_data_that_is_not_there() -> None:
+    none = _t("trainer = SetFitTrainer(model=model, eval_dataset=test_ds)\n"
+              "AttributeError: 'NoneType' object has no attribute 'column_names'")
+    assert none.cause_id == "dataset-argument-none"
+    assert _t("AttributeError: 'NoneType' object has no attribute 'device'").cause_id != \
+        "dataset-argument-none"
+    short = _t("ix = torch.randint(len(data) - block_size, (batch_size,))\nRuntimeError: random_ "
+               "expects 'from' to be less than 'to', but got from=0 >= to=0")
+    assert short.cause_id == "empty-dataset"
+
+
+def test_an_encoding_the_installed_tiktoken_does_not_know() -> None:
+    result = _t("ValueError: Unknown encoding o200k_base. Plugins found: "
+                "['tiktoken_ext.openai_public']")
+    assert result.cause_id == "env-version-too-old" and "tiktoken" in result.primary.fix

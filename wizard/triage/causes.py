@@ -160,6 +160,10 @@ CAUSES: tuple[Cause, ...] = (
           "path it was loaded from, and that path (a relative one with '/', on Windows) is no "
           "module name.",
           ("remote-code-module-name-invalid", "windows-model-path-forward-slash")),
+    Cause("dataset-argument-none",
+          "A dataset argument is None: no train_dataset (or eval_dataset) was passed, or the "
+          "variable holding it was never assigned.",
+          ("dataset-argument-none", "train-dataset-missing")),
     Cause("half-and-float-without-autocast",
           "Half-precision weights (a float16/bfloat16 or quantized model) meet float32 tensors in "
           "one operation because no mixed precision (autocast, --fp16/--bf16) is on.",

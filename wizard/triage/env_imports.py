@@ -103,6 +103,12 @@ def _remote_code_module(name: str) -> dict[str, Any]:
                    "with trust_remote_code=True, on one process first"}
 
 
+# namespace packages: their submodules come from separate distributions (google.protobuf is
+# protobuf's), so a missing one is a package to install
+_NAMESPACES = frozenset({"google", "azure", "nvidia", "backports", "zope", "jaraco", "ruamel",
+                         "sphinxcontrib", "mpl_toolkits"})
+
+
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
     clone = _local_clone(parsed)
@@ -155,6 +161,25 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if len(parts) > 1 and stated:     # the package is there: its release lacks the submodule
         return _not_in_stated_release(f"the module {module}", top, stated, ev)
     pkg = pip_name(top)
+    local = next((f.file for f in parsed.user_frames
+                  if re.search(rf"[/\\]{re.escape(top)}[/\\]", f.file)), None)
+    if len(parts) > 1 and local:      # the package Python found is a folder outside site-packages
+        cut = list(re.finditer(rf"[/\\]{re.escape(top)}(?=[/\\])", local))[-1]
+        folder = local[:cut.end()]    # the innermost folder named like the package
+        return {"id": "own-module-lacks-name",
+                "cause": f"Python imports {top} from the folder {folder} (your own package, or a "
+                         f"clone of the project run from its sources), not from an installed "
+                         f"release, and that folder has no {module}: the checkout is another "
+                         "version than the code importing it expects.",
+                "fix": f'python -c "import {top}; print({top}.__file__)"   # the folder it uses\n'
+                       f"git -C {folder} pull   # a clone: update it; or run from another "
+                       f"directory to use the installed {pkg}"}
+    if len(parts) > 1 and top not in _NAMESPACES:   # top imported (else Python names it)
+        return answer(OLD, top, f"{module} is not a module of the installed {pkg}, though {top} "
+                      "itself imports: the code was written for another release of it (one that "
+                      f"added or moved that module), or a folder named {top} shadows the package.",
+                      f"pip show {pkg}   # the installed release; the code's needs another: "
+                      f"{upgrade(top)}", ev)
     cause = f"The package {pkg} is not installed in the Python environment that runs the code."
     if top in ("torch", "tensorflow", "flax", "jax"):
         cause += " transformers needs it for the model classes of that framework."
@@ -387,7 +412,7 @@ def _class_method_of_another_release(cls: str, name: str, parsed: ParsedError,
     version = stated_version(parsed, pkg)
     return answer(OLD, pkg, f"{cls}.{name}() is not in the installed {pip_name(pkg)}"
                   + (f" {version}" if version else "") + ": the code follows another release's "
-                  f"API (the method was added later, or renamed: older releases may call it "
+                  "API (the method was added later, or renamed: older releases may call it "
                   "otherwise).", f"pip show {pip_name(pkg)}   # the installed release; then the "
                   f"code's release: {upgrade(pkg)}, or the method name of yours", ev)
 

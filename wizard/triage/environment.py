@@ -372,6 +372,11 @@ def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: 
 
 
 ENV_SIGNATURES: list[Signature] = [
+    _sig("env-tiktoken-encoding-unknown", OLD,
+         r"Unknown encoding (?P<encoding>\w+)\. Plugins found",
+         "The installed tiktoken does not know that encoding: encodings arrive with tiktoken "
+         "releases (o200k_base, GPT-4o's, came in 0.7.0).",
+         'pip install -U tiktoken   # then restart the runtime', priority=14),
     # ChatGLM's remote quantization code takes round_up and its kernels from cpm_kernels, whose
     # failed import it swallows
     _sig("env-cpm-kernels-missing", MISSING,

@@ -652,15 +652,29 @@ USAGE_SIGNATURES: list[Signature] = [
        ["data.label-column-missing"],
        "TrainingArguments(..., metric_for_best_model='accuracy')   # a key compute_metrics "
        "returns", title="metric_for_best_model not in the evaluation metrics"),
+    _u("dataset-argument-none",
+       r"'NoneType' object has no attribute '(?P<attr>column_names|features|num_rows|"
+       r"remove_columns|train_test_split|set_format|with_format)'",
+       "A dataset argument is None: the trainer or function got no train_dataset (or "
+       "eval_dataset), or the variable holding it was never assigned (a split lookup, a function "
+       "that returns nothing).",
+       "Only a Dataset has column_names, features and num_rows; None reaches the code that "
+       "reads them.", ["data.batch-structure"],
+       "print(type(train_dataset), train_dataset)   # a Dataset, not None\n"
+       "trainer = Trainer(..., train_dataset=dataset['train'])   # pass it by name",
+       title="A dataset argument is None"),
     _u("empty-dataset",
        r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
        r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty|"
        r"Please pass `features` or at least one example when writing data|"
        r"Instruction \"?\w+\"? corresponds to no data|"
        # Keras 3 / TF >= 2.13: fit() ran an epoch in which the dataset yielded no batch
-       r"Unexpected result of `train_function` \(Empty logs\)|Expected input data to be non-empty",
+       r"Unexpected result of `train_function` \(Empty logs\)|Expected input data to be non-empty|"
+       # a random start drawn from an empty range: no tokens, or fewer than one block
+       r"random_ expects 'from' to be less than 'to', but got from=0 >= to=(?:0|-\d+)",
        "The dataset is empty: a filter or map removed every row, the split or data_files matched "
-       "nothing, or the text column is empty after preprocessing.",
+       "nothing, or the text column is empty after preprocessing (or, for a random block of "
+       "tokens, there are fewer tokens than one block).",
        "A sampler (or indexing) over zero rows fails before the first step.",
        ["data.batch-structure"],
        "print(dataset)   # num_rows of each split, before and after each filter/map",
