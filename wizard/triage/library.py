@@ -33,7 +33,7 @@ from wizard.triage.env_answers import (
     top_of,
 )
 from wizard.triage.env_imports import own_submodule_missing
-from wizard.triage.frames import make_frame
+from wizard.triage.frames import Frame
 from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name
@@ -528,8 +528,10 @@ def _attribute_reader(parsed: ParsedError) -> Any:
         return relevant[-1]
     named = next((m for m in _NAMED_SOURCE.finditer(parsed.text)
                   if m.group("pkg") in LIBRARIES), None)
-    return make_frame(f"/site-packages/{named.group('file')}", named.group("line"), None,
-                      "python") if named and not parsed.frames else None
+    if named is None or parsed.frames:
+        return None
+    return Frame(file=named.group("file"), line=int(named.group("line")), function=None,
+                 kind="library", package=named.group("pkg"))
 
 
 def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBug | None:
