@@ -889,3 +889,28 @@ def test_an_encoding_the_installed_tiktoken_does_not_know() -> None:
     result = _t("ValueError: Unknown encoding o200k_base. Plugins found: "
                 "['tiktoken_ext.openai_public']")
     assert result.cause_id == "env-version-too-old" and "tiktoken" in result.primary.fix
+
+
+def test_a_sentencepiece_vocabulary_larger_than_its_text_allows() -> None:
+    result = _t("spm.SentencePieceTrainer.Train('--input=farhang.txt --model_prefix=m "
+                "--vocab_size=1000')\nRuntimeError: Internal: C:\\projects\\sentencepiece\\src\\"
+                "trainer_interface.cc(468) [(trainer_spec_.vocab_size()) == "
+                "(model_proto->pieces_size())]")
+    assert result.cause_id == "spm-vocab-size-too-large-for-corpus"
+    assert "hard_vocab_limit=False" in result.primary.fix
+
+
+def test_a_reporter_who_read_the_library_code_and_found_it_wrong() -> None:
+    frames = ("Traceback (most recent call last):\n"
+              f'  File "{SITE}/transformers/trainer.py", line 1283, in _rotate_checkpoints\n'
+              "    checkpoints_sorted = self._sorted_checkpoints(use_mtime=use_mtime)\n"
+              f'  File "{SITE}/transformers/trainer.py", line 1274, in _sorted_checkpoints\n'
+              "    checkpoints_sorted[best_model_index],\n"
+              "TypeError: 'str' object does not support item assignment")
+    said = "After debugging I found that it wrongly tries to index into the string.\n"
+    assert _t(said + frames).cause_id == "library-bug"
+    # without the reading, or with the user's own frame innermost, no such evidence
+    assert _t(frames).cause_id != "library-bug"
+    own = frames.replace(f"{SITE}/transformers/trainer.py\", line 1274",
+                         "/home/me/train.py\", line 12")
+    assert _t(said + own).cause_id != "library-bug"

@@ -302,6 +302,13 @@ _WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong|(?:a 
                           r"offsets?|values?))\b", re.I)
 
 
+# the reporter, having read the library's code, saying it does something wrong: "after debugging
+# the code found that it wrongly tries to index into the str"
+_CODE_MISBEHAVES = re.compile(r"\b(?:it|the code|this code|the (?:function|method|trainer|library)"
+                              r"|`?\w+(?:\.\w+)*\(\)`?) (?:wrongly|incorrectly|mistakenly|"
+                              r"erroneously) \w+", re.I)
+
+
 # an "expected results" heading followed by a value (a list, a shape, a number), not by prose
 _EXPECTED_VALUE = re.compile(r"^[#* \t]*expected (?:results?|outputs?|behaviou?r)[ \t:*]*\n"
                              r"(?:[ \t]*(?:```\w*)?[ \t]*\n){0,3}[ \t]*(?:[\[\(\{'\"]|torch\.Size|"
@@ -421,6 +428,10 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     elif name in _INTERNAL_TYPES and inner_lib and plain_call:
         reasons.append(f"{name} raised inside library code while your call passes plain values "
                        f"({user.code.strip()[:80]})")
+    misbehaves = _CODE_MISBEHAVES.search(text)
+    if misbehaves and name in _INTERNAL_TYPES and inner_lib and not parsed.user_frames:
+        reasons.append(f"the reporter read the library's code (\"{misbehaves.group(0)}\"), and "
+                       f"the {name} is raised there with no code of yours in the traceback")
     if user is not None and _IMPORT_LINE.match(user.code or "") and inner_lib and \
             name in _INTERNAL_TYPES | {"SyntaxError", "IndentationError"}:
         reasons.append(f"{name} raised inside library code while your line only imports it "

@@ -28,6 +28,16 @@ _ABOUT_TOKENIZER = r"tokeniz|unk_token|vocab_file|merges_file|\.tiktoken"
 
 
 TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
+    _t("spm-vocab-size-too-large-for-corpus",
+       r"\(trainer_spec_\.vocab_size\(\)\) == \(model_proto->pieces_size\(\)\)|Vocabulary size "
+       r"too high \((?P<asked>\d+)\)\. Please set it to a value <= (?P<most>\d+)",
+       "The SentencePiece training text holds too few distinct pieces for the vocab_size asked: "
+       "the trainer enforces vocab_size as a hard limit and stops when it cannot reach it.",
+       "SentencePiece builds exactly vocab_size pieces from the training text unless the limit "
+       "is soft.", ["data.tokenizer-model-mismatch"],
+       "spm.SentencePieceTrainer.train(input='corpus.txt', model_prefix='m', vocab_size=500)   "
+       "# smaller, or: hard_vocab_limit=False (or more text)",
+       title="vocab_size larger than the training text allows"),
     _t("tokenizer-special-tokens-empty",
        r"maximum recursion depth exceeded|\bRecursionError\b",
        "The checkpoint's tokenizer_config.json gives empty (or unknown) special tokens: looking "
