@@ -421,10 +421,8 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
     if foreign_private(parsed):
         return {"reject": True}       # a library's use of another's internal: see library.py
-    if str(ev.get("kind", "")).startswith("type") and "." not in module:
-        dated = _class_method_of_another_release(module, name, parsed, ev)
-        if dated is not None:
-            return dated
+    if str(ev.get("kind", "")).startswith("type") and "." not in module:   # a class, not a module
+        return _class_method_of_another_release(module, name, parsed, ev) or {"reject": True}
     top = top_of(module)
     stated = stated_version(parsed, top)
     if top not in LIBRARIES and stated and module == top and \
@@ -454,8 +452,6 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
         if module == top and ev.get("kind") == "module" else None
     if near:
         return near
-    if str(ev.get("kind", "")).startswith("type") and "." not in module:
-        return {"reject": True}
     private = name.startswith("_") or any(p.startswith("_") for p in module.split(".")[1:])
     if private and (not importer or importer == pip_name(top)) and \
             not re.search(rf"(?<!has no attribute ){QUOTE}{re.escape(name)}\b",

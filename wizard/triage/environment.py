@@ -85,7 +85,7 @@ def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                       "(Colab: Runtime > Restart session)", ev)
     fix = (f'pip install "{pip_name(pkg)}>={low},<{high}"' if low and high  # keep the upper bound
            else upgrade(pkg, low or None))
-    if high and not low and (not found or version_lt(found, high) is False):
+    if high and not low and not found:   # (a found release at or above it: answered above)
         return answer(NEW, pkg, f"The code works only with {pip_name(pkg)} < {high}; the "
                       "installed release is newer.", pin(pkg, high), ev)
     if low and high and not found:
