@@ -914,3 +914,39 @@ def test_a_reporter_who_read_the_library_code_and_found_it_wrong() -> None:
     own = frames.replace(f"{SITE}/transformers/trainer.py\", line 1274",
                          "/home/me/train.py\", line 12")
     assert _t(said + own).cause_id != "library-bug"
+
+
+def test_a_refined_cause_is_not_explained_with_the_signatures_other_reading() -> None:
+    from wizard.api import check
+
+    # no frame, no code reading it: a library reads another's object (a version question); the
+    # signature's own reading ("your code reads a field the object lacks") would contradict it
+    skew = "AttributeError: 'RemoteExperienceMaker' object has no attribute 'tokenizer'"
+    m = _t(skew).primary
+    assert m.cause_id == "env-version-too-old"
+    assert "in your own code" not in m.explanation
+    report = check({}, traceback=skew, device="cpu")
+    known = next(f for f in report.findings if f.id == "triage.known-error")
+    assert "Library code reads .tokenizer" in known.explanation
+    assert "in your own code" not in known.explanation
+    # control: the user's own line reads it, the signature's reading stands with its explanation
+    own = ("Traceback (most recent call last):\n"
+           '  File "train.py", line 9, in <module>\n    print(out.logitz)\n'
+           "AttributeError: 'SequenceClassifierOutput' object has no attribute 'logitz'")
+    m = _t(own).primary
+    assert m.cause_id == "library-object-missing-attribute"
+    assert "in your own code" in m.explanation
+
+
+def test_a_bare_model_class_transformers_never_exported_is_not_its_model() -> None:
+    from wizard.triage import api_history
+
+    # pyreft's ReftModel wraps a model: nothing says it is a transformers PreTrainedModel
+    assert api_history.member_class("ReftModel") is None
+    paste = "AttributeError: 'ReftModel' object has no attribute '_keys_to_ignore_on_save'"
+    assert "from transformers 4.0.1 on" not in _t(paste).primary.cause
+    # controls: a class transformers exports, and a model class with a task head (a model
+    # repository's own code names its classes so) are model classes
+    assert api_history.member_class("BertModel") == "transformers.PreTrainedModel"
+    assert api_history.member_class("ChatGLMForConditionalGeneration") == \
+        "transformers.PreTrainedModel"

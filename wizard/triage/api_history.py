@@ -259,13 +259,17 @@ def member_class(name: str) -> str | None:
     for pkg in _data()["releases"]:
         if f"{pkg}.{parts[-1]}" in keys:
             return f"{pkg}.{parts[-1]}"
-    if _MODEL_CLASS.match(parts[-1]) and "transformers.PreTrainedModel" in keys:
+    if "transformers.PreTrainedModel" in keys and (_HEAD_CLASS.match(parts[-1]) or (
+            _MODEL_CLASS.match(parts[-1]) and parts[-1] in _data()["top"].get("transformers", {}))):
         return "transformers.PreTrainedModel"   # a model class: its members come from the base
     return None
 
 
-# a transformers PyTorch model class (LlamaForCausalLM, BertModel), not a TF/Flax one
+# a transformers PyTorch model class (LlamaForCausalLM, BertModel), not a TF/Flax one: a name
+# with a task head is one (a model repository's own code names its classes so too); a bare
+# "...Model" only when transformers exported it (ReftModel, PeftModel wrap a model, they are none)
 _MODEL_CLASS = re.compile(r"^(?!TF|Flax)[A-Z]\w*(?:For[A-Z]\w+|Model)$")
+_HEAD_CLASS = re.compile(r"^(?!TF|Flax)[A-Z]\w*For[A-Z]\w+$")
 
 
 def _member_chain(class_key: str) -> list[str]:

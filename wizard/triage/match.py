@@ -40,8 +40,15 @@ class SignatureMatch:
     cause_id: str = ""                # the cause it names (a family id for environment rules)
     guess: bool = False               # inferred from what the paste lacks: any evidence of a
                                       # library bug outweighs it
+    explanation: str | None = None    # the signature's, unless a refinement named another cause
 
     def __post_init__(self) -> None:
+        if self.explanation is None:
+            # the signature's explanation describes its own reading of the error: a refinement
+            # that names another cause (a version question instead of a misspelt field) brings
+            # its own words, and the two would contradict each other
+            renamed = bool(self.cause_id) and self.cause_id != self.signature.cause_id
+            self.explanation = "" if renamed else self.signature.explanation
         self.cause_id = self.cause_id or self.signature.cause_id
 
     def to_dict(self) -> dict[str, Any]:
@@ -49,7 +56,7 @@ class SignatureMatch:
         return {"id": s.id, "cause_id": self.cause_id, "title": s.title or s.id,
                 "where": self.where, "score": self.score,
                 "evidence": self.evidence, "excerpt": self.excerpt, "cause": self.cause,
-                "explanation": s.explanation, "probes": self.probes, "fix": self.fix,
+                "explanation": self.explanation, "probes": self.probes, "fix": self.fix,
                 "framework": s.framework}
 
 
@@ -128,7 +135,7 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
                 score=_WEIGHTS[where] + sig.priority,
                 cause=over.get("cause", sig.cause), probes=list(over.get("probes", sig.probes)),
                 fix=over.get("fix", sig.fix), cause_id=over.get("id", ""),
-                guess=bool(over.get("guess"))))
+                guess=bool(over.get("guess")), explanation=over.get("explanation")))
             break
     order_of = {s.id: i for i, s in enumerate(SIGNATURES)}
     matches.sort(key=lambda x: (-x.score, order_of[x.signature.id]))
@@ -300,7 +307,7 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
             if m.evidence.get("installed"):
                 ev["installed"] = m.evidence["installed"]
         return [Finding("triage.known-error", "info", f"The error is a known one: {title}",
-                        evidence=ev, explanation=f"{m.cause} {m.signature.explanation}".strip(),
+                        evidence=ev, explanation=f"{m.cause} {m.explanation}".strip(),
                         fix=m.fix)]
     if t.matches:
         ev["also_matches"] = [x.signature.id for x in t.matches]
