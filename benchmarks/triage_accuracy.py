@@ -4,7 +4,8 @@ reports in tests/data/real_errors/ (see its README).
 The answer and the key are compared by cause (`wizard/triage/causes.py`: tags that name one root
 cause in different words count as one). The split is fixed by thread: a report is "held" when the
 SHA-256 of its address starts with a hex digit below 5 (about a third), else "dev". Tune on dev (its misses are listed); only score
-held. The corpus grew in rounds (a report's `batch`); held is also printed per round.
+held. Besides top-1, each split prints how often triage names a cause at all and how often it is
+right when it does (the trust an answer deserves; the rest are told no known cause matches). The corpus grew in rounds (a report's `batch`); held is also printed per round.
 
 A third set, "fresh" (tests/data/fresh_wordings.yaml), holds threads outside the corpus for errors
 the catalogue already knows, gathered after their signatures were written and never tuned on: it
@@ -72,12 +73,13 @@ def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
     per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     bug = Counter()
     misses = []
-    crashes = 0
+    crashes = named = 0
     for r in reports:
         got, verdict = answer(r["paste"])
         crashes += got == "crash"
         ok = same_cause(got, r["cause_id"])
         right += ok
+        named += got not in ("unknown", "crash")
         per_category[r["category"]][0] += ok
         per_category[r["category"]][1] += 1
         said_bug, is_bug = got == "library-bug", bool(r["library_bug"])
@@ -90,6 +92,7 @@ def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
     precision = bug["tp"] / (bug["tp"] + bug["fp"]) if bug["tp"] + bug["fp"] else None
     recall = bug["tp"] / (bug["tp"] + bug["fn"]) if bug["tp"] + bug["fn"] else None
     return {"reports": n, "top1": right / n if n else None, "crashes": crashes,
+            "named": named, "right_when_named": right / named if named else None,
             "per_category": {k: {"right": v[0], "of": v[1]} for k, v in sorted(per_category.items())},
             "library_bug_precision": precision, "library_bug_recall": recall, "misses": misses}
 
@@ -155,6 +158,9 @@ def main() -> int:
               f"library-bug precision {pct(result['library_bug_precision'])} "
               f"recall {pct(result['library_bug_recall'])}, crashes {result['crashes']}, "
               f"{result['seconds']} s")
+        print(f"   a cause named for {result['named']}/{result['reports']}, right when named "
+              f"{pct(result['right_when_named'])} (else: no known cause, the checks and the search "
+              "come next)")
         for cat, v in result["per_category"].items():
             print(f"   {cat:16s} {v['right']:3d}/{v['of']:<3d}")
         if name == "held":

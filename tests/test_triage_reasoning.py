@@ -950,3 +950,104 @@ def test_a_bare_model_class_transformers_never_exported_is_not_its_model() -> No
     assert api_history.member_class("BertModel") == "transformers.PreTrainedModel"
     assert api_history.member_class("ChatGLMForConditionalGeneration") == \
         "transformers.PreTrainedModel"
+
+
+def test_a_file_named_like_the_package_lacking_a_name_every_release_has() -> None:
+    shadow = ("ImportError: cannot import name 'load_dataset' from 'datasets' "
+              "(/home/me/proj/datasets/__init__.py)")
+    t = _t(shadow)
+    assert t.cause_id == "local-module-shadows-library"
+    assert "mv /home/me/proj/datasets my_datasets" in t.primary.fix
+    script = ("ImportError: cannot import name 'pipeline' from 'transformers' "
+              "(/content/transformers.py)")
+    assert "mv /content/transformers.py my_transformers.py" in _t(script).primary.fix
+    # controls: a name a release removed, or one added later (a copy of an older release, vendored
+    # or installed with --target), is the version question; a relative location may be a
+    # site-packages path cut short; a library's own src/ checkout is its release
+    assert _t("ImportError: cannot import name 'AdamW' from 'transformers' "
+              "(/home/me/proj/transformers/__init__.py)").cause_id == "env-version-too-new"
+    assert _t("ImportError: cannot import name 'SFTConfig' from 'trl' "
+              "(/home/me/proj/trl/__init__.py)").cause_id == "env-version-too-old"
+    assert _t("ImportError: cannot import name 'load_dataset' from 'datasets' "
+              "(datasets/__init__.py)").cause_id != "local-module-shadows-library"
+    assert _t("ImportError: cannot import name 'load_dataset' from 'datasets' "
+              "(/home/me/datasets/src/datasets/__init__.py)").cause_id != \
+        "local-module-shadows-library"
+
+
+def test_a_folder_named_like_the_package_holding_modules_no_release_had() -> None:
+    paste = ('  File "datasets/process_reward_dataset.py", line 8, in <module>\n'
+             "    from openrlhf.utils.utils import convert_token_to_id\n"
+             "ImportError: cannot import name 'interleave_datasets' from 'datasets'")
+    assert _t(paste).cause_id == "local-module-shadows-library"
+    # controls: the installed package's own modules, wherever they are
+    for path in (f"{SITE}/datasets/load.py", "/home/me/datasets/arrow_dataset.py"):
+        other = (f'  File "{path}", line 8, in <module>\n'
+                 "ImportError: cannot import name 'interleave_datasets' from 'datasets'")
+        assert _t(other).cause_id == "env-version-too-old"
+
+
+def test_a_fast_tokenizer_class_of_a_model_that_has_only_a_slow_one() -> None:
+    t = _t("ValueError: Tokenizer class PhobertTokenizerFast does not exist or is not currently "
+           "imported.")
+    assert t.cause_id == "fast-tokenizer-class-unavailable" and "use_fast=False" in t.primary.fix
+    # controls: a fast class transformers has (an older install), a class of the repository's
+    # own code
+    assert _t("ValueError: Tokenizer class BertTokenizerFast does not exist or is not currently "
+              "imported.").cause_id == "env-version-too-old"
+    assert _t("ValueError: Tokenizer class QWenTokenizer does not exist or is not currently "
+              "imported.").cause_id == "trust-remote-code-required"
+
+
+def test_apple_silicon_out_of_memory() -> None:
+    paste = ("Special tokens have been added in the vocabulary, make sure the associated word "
+             "embeddings are fine-tuned or trained.\n"
+             "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
+             "[METAL] Command buffer execution failed: Insufficient Memory "
+             "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)")
+    assert _t(paste).cause_id == "out-of-memory"
+
+
+def test_llama_cpps_llama_only_converter_on_another_architecture() -> None:
+    paste = ("When running convert.py ./phi-2 to make a GGUF we get this error:\n"
+             '  File "/content/convert.py", line 257, in loadHFTransformerJson\n'
+             '    f_norm_eps        = config["rms_norm_eps"],\n'
+             "KeyError: 'rms_norm_eps'")
+    t = _t(paste)
+    assert t.cause_id == "gguf-legacy-convert-script" and "convert_hf_to_gguf.py" in t.primary.fix
+    # controls: another project's convert.py, and llama.cpp's Hugging Face converter
+    assert _t("python convert.py my_model\nKeyError: 'label'").cause_id != \
+        "gguf-legacy-convert-script"
+    assert _t("python convert-hf-to-gguf.py ./m   (llama.cpp)\nKeyError: 'rms_norm_eps'"
+              ).cause_id != "gguf-legacy-convert-script"
+
+
+def test_verl_samples_without_the_fields_its_preprocessing_writes() -> None:
+    empty = "NotImplementedError: Reward function is not implemented for data_source=''"
+    assert _t(empty + "\n(verl main_ppo)").cause_id == "dataset-format-mismatch"
+    field = ('  File "/workspace/verl/verl/workers/reward_manager/naive.py", line 203, in __call__\n'
+             '    ground_truth = data_item.non_tensor_batch["reward_model"]["ground_truth"]\n'
+             "KeyError: 'reward_model'")
+    assert _t(field).cause_id == "dataset-format-mismatch"
+    # control: the same key missing outside verl is someone else's dict
+    assert _t("KeyError: 'reward_model'").cause_id != "dataset-format-mismatch"
+
+
+def test_auto_gptq_kernels_missing_however_the_message_is_quoted() -> None:
+    paste = ('With AutoGPTQ it shows "CUDA extension not installed" or "name autogptq_cuda_256 '
+             'not defined" errors')
+    assert _t(paste).primary.signature.id == "env-autogptq-kernels-missing"
+    # control: the words alone, without GPTQ, belong to other extensions
+    assert _t("CUDA extension not installed.").primary is None
+
+
+def test_a_reporter_pointing_at_the_check_in_the_library_source() -> None:
+    paste = ("RuntimeError: bf16 precision was requested but not available on this hardware. "
+             "Please use fp32 precision instead.\nHowever, I verified bf16 is supported.\n"
+             "It appears the bf16 check is verifing cuda packaging `verify_bf16_support()` which "
+             "won't be true for rocm?\n"
+             "https://github.com/pytorch/torchtune/blob/a79554e/torchtune/utils/precision.py#L72")
+    assert _t(paste).verdict == "possible-library-bug"
+    # control: the same link without words blaming the code
+    plain = paste.replace("It appears the bf16 check is verifing cuda packaging", "I use")
+    assert _t(plain).verdict != "possible-library-bug"

@@ -160,6 +160,10 @@ CAUSES: tuple[Cause, ...] = (
           "path it was loaded from, and that path (a relative one with '/', on Windows) is no "
           "module name.",
           ("remote-code-module-name-invalid", "windows-model-path-forward-slash")),
+    Cause("example-script-unsupported-model",
+          "A library's example or conversion script handles fewer architectures than the "
+          "model it is given (an old LLaMA-only converter, an example written for one family).",
+          ("example-script-unsupported-model", "gguf-legacy-convert-script")),
     Cause("dataset-argument-none",
           "A dataset argument is None: no train_dataset (or eval_dataset) was passed, or the "
           "variable holding it was never assigned.",

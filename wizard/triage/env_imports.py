@@ -80,6 +80,22 @@ def _own_file_named_like(top: str, loc: str) -> str | None:
     return path
 
 
+def _folder_named_like(top: str, text: str) -> str | None:
+    """A file the paste shows in a folder named like the package (outside any installed
+    packages' folder), of a module no release of the package ever had: a folder of the user's
+    (or of a project run from its own directory) that Python imports as the package."""
+    if not top or not api_history.releases(top):
+        return None
+    for m in re.finditer(rf"(?:^|[\s\"'(/\\])(?P<path>(?:[^\s\"'()]*[/\\])?{re.escape(top)}[/\\]"
+                         r"(?P<module>[A-Za-z_]\w*)\.py)\b", text, re.M):
+        path = m.group("path")
+        if re.search(r"(?:site|dist)-packages|[/\\]src[/\\]", path) or m.group("module") == "__init__":
+            continue
+        if api_history.module(f"{top}.{m.group('module')}") is None:
+            return path
+    return None
+
+
 def _remote_code_module(name: str) -> dict[str, Any]:
     """transformers_modules.<name>: the module transformers writes for a checkpoint's own code
     (trust_remote_code), never a package to install."""
@@ -271,6 +287,42 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                          f"broken, or a folder named {top} in the working directory shadows it.",
                 "fix": f'python -c "import {top}; print({top}.__path__)"   # where it is found\n'
                        f"pip uninstall -y {pkg} && pip install --no-cache-dir {pkg}"}
+    # a file at a full path (a relative one is often a site-packages path cut short by the
+    # reporter) named like the package, lacking a name that every release of the package has:
+    # no release lacks it, so that file is no release (a copy of an older release, vendored or
+    # installed with --target, would lack only a newer name: the version answer below)
+    shadow = _own_file_named_like(top, str(ev.get("loc") or "")) \
+        if top in LIBRARIES and not ev.get("partial") else None
+    if shadow and not re.match(r"(?:/|~|[A-Za-z]:[\\/])", shadow):
+        shadow = None
+    always = api_history.top_name(top, name) if shadow else None
+    if always is None or always.removed or always.gaps or \
+            always.first != api_history.releases(top)[0]:
+        shadow = None
+    # a library's own checkout (src/<top>/, or <repo>/<top>/ named alike: trl/trl, DeepSpeed/
+    # deepspeed) installed from source is a release question, not a file of the user's
+    checkout = rf"(?:src|[\w.-]*{re.escape(top).replace('_', '[_-]')}[\w.-]*)[/\\]{re.escape(top)}[/\\]"
+    if shadow and not re.search(checkout, shadow, re.I):
+        ev["shadowed"] = top
+        return {"id": "local-module-shadows-library",
+                "cause": f"Python imported {shadow}, a file of yours named like {top}, instead of "
+                         f"the installed {pip_name(top)}: {name} is looked up in your file, which "
+                         "does not define it. The installed release is not the question.",
+                "fix": (f"mv {shadow[:-len('/__init__.py')]} my_{top}"
+                        if shadow.endswith("__init__.py") else f"mv {shadow} my_{top}.py")
+                       + "   # any other name; and delete the __pycache__ beside it"}
+    folder = _folder_named_like(top, parsed.text) if top in LIBRARIES else None
+    if folder and not shadow:
+        ev["shadowed"] = top
+        return {"id": "local-module-shadows-library",
+                "cause": f"The paste runs {folder}, a module no release of {pip_name(top)} has: a "
+                         f"folder named {top} of yours (or of the project, run from its own "
+                         f"directory) is imported as {top}, and {name} is looked up there. The "
+                         "installed release is not the question.",
+                "fix": f"python -c \"import {top}; print({top}.__file__)\"   # must be the "
+                       f"installed package\n# rename that {top}/ folder, or run from the "
+                       "directory above it (for Ray: a working_dir that does not make it "
+                       "top-level)"}
     source = _own_source(top, str(ev.get("loc") or "")) if not ev.get("partial") else None
     if source:
         return {"id": "own-module-lacks-name",

@@ -220,6 +220,14 @@ def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
     cls = str(ev.get("cls", ""))
     released = {n.lower(): n for n in api_history.top_names("transformers")}
     if cls and released and cls not in released.values():
+        if cls.endswith("Fast") and cls[:-4] in released.values():
+            return {"id": "fast-tokenizer-class-unavailable",
+                    "cause": f"{cls} does not exist: the model has only a slow (Python) tokenizer, "
+                             f"{cls[:-4]}, and AutoTokenizer looks for the fast one (use_fast=True "
+                             "is its default; or the checkpoint's tokenizer_config.json names the "
+                             "fast class).",
+                    "fix": "tokenizer = AutoTokenizer.from_pretrained(checkpoint, use_fast=False)"
+                           f"   # or: {cls[:-4]}.from_pretrained(checkpoint)"}
         if cls.lower() in released:
             return _stale_tokenizer_class(cls, released[cls.lower()])
         return {"id": "trust-remote-code-required",
@@ -363,12 +371,13 @@ def refine_output_unpacked(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
 
 
 def _sig(rule_id: str, family: str, pattern: str, cause: str, fix: str, refine: Any = None,
-         priority: int = 15, title: str = "", probes: tuple[str, ...] = ()) -> Signature:
+         priority: int = 15, title: str = "", probes: tuple[str, ...] = (),
+         requires: str | None = None) -> Signature:
     return Signature(rule_id, pattern, cause,
                      "The error comes from the installation (packages, versions, builds or a "
                      "setup step), not from the code, the data or the hyperparameters.",
                      list(probes) or ["environment.package-versions"], fix, title=title or cause,
-                     priority=priority, refine=refine, family=family)
+                     priority=priority, refine=refine, family=family, requires=requires)
 
 
 ENV_SIGNATURES: list[Signature] = [
@@ -939,14 +948,15 @@ ENV_SIGNATURES: list[Signature] = [
          "the installed PyTorch does not offer for 'mps'.",
          'pip install -U "transformers>=4.39"   # or pin transformers==4.38.1', priority=17),
     _sig("env-autogptq-kernels-missing", BINARY,
-         r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\."
-         r"(?=[\s\S]{0,2000}?(?:auto_?gptq|AutoGPTQ|GPTQ|exllama))",
+         r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\b|"
+         r"name '?autogptq_cuda_(?:64|256)'? (?:is )?not defined",
          "auto-gptq's compiled CUDA kernels cannot be imported: the wheel does not match the "
          "installed torch/CUDA (or torch is a CPU build), so GPTQ layers run slow fallbacks or "
          "fail.",
          "pip uninstall -y auto-gptq && pip install auto-gptq --no-build-isolation "
          "--extra-index-url https://huggingface.github.io/autogptq-index/whl/cu118/   # the wheel "
-         "for torch.version.cuda", priority=17),
+         "for torch.version.cuda", priority=17,
+         requires=r"auto_?gptq|AutoGPTQ|GPTQ|exllama"),
     _sig("env-quantization-method-unknown", OLD,
          r"Unknown quantization type, got (?P<method>\w+) - supported types are",
          "The checkpoint's quantization_config names a quant_method the installed transformers "

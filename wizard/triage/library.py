@@ -286,7 +286,11 @@ _BLAMED_LINE = re.compile(rf"(?:{_SOURCE_LINE.pattern}|{_NAMED_LINE})" + r"[\s\S
 _BLAME_BEFORE = re.compile(r"\b(?:issue|problem|bug|culprit) (?:seems to (?:be|come from|lie)|"
                            r"is|lies|might be|may be|comes from)\s+(?:\[?here\]?\(?|in |at |"
                            r"from )?|\b(?:without|not|never) (?:forwarding|passing|propagating|"
-                           r"checking|handling)\b", re.I)
+                           r"checking|handling)\b|"
+                           # "It appears the bf16 check is verifying cuda packaging ..."
+                           r"\b(?:it )?(?:appears|seems|looks like) (?:that )?(?:the|this) "
+                           r"[\w ]{0,30}?\b(?:check|code|function|method|condition|logic)\b",
+                           re.I)
 _CHANGE_ASKED = re.compile(r"\b(?:revise|remove|delete|change) (?:\[?line \d+\]?|this line|that "
                            r"line)", re.I)
 # the reporter editing that line: "Replaced it with ... and the error was gone"

@@ -134,7 +134,10 @@ SIGNATURES: list[Signature] = [
         r"DefaultCPUAllocator: (?:can't allocate|not enough) memory|CUDA (?:memory|OOM) (?:exception|error)|"
         r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|"
         r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
-        r"ran out of memory trying to allocate",
+        r"ran out of memory trying to allocate|"
+        # Apple silicon: Metal's command buffer (MLX, MPS) on unified memory
+        r"\[METAL\] Command buffer execution failed: Insufficient Memory|"
+        r"kIOGPUCommandBufferCallbackErrorOutOfMemory",
         "The model, its gradients and optimizer state and the activations of one batch do not fit "
         "in the device's memory (or another process holds part of it).",
         "Memory grows with parameters (weights + gradients + 2 Adam moments = 16 bytes per "

@@ -73,6 +73,20 @@ EXPORT_SIGNATURES: list[Signature] = [
        "quantized\nmodel = PeftModel.from_pretrained(base, adapter_dir).merge_and_unload()\n"
        "model.save_pretrained('merged'); tokenizer.save_pretrained('merged')   # then convert "
        "'merged'", title="GGUF conversion of a quantized checkpoint"),
+    _x("gguf-legacy-convert-script",
+       r"KeyError: '[^'\n]{1,200}'",
+       "llama.cpp's old convert.py reads only LLaMA-style checkpoints (their config keys such as "
+       "rms_norm_eps, their tensor names, float weights): another architecture (Phi, Qwen, "
+       "GPT-2 style) has keys and tensors it does not know. Its successor, convert_hf_to_gguf.py, "
+       "converts the Hugging Face architectures.",
+       "convert.py was the LLaMA converter; llama.cpp removed it in 2024 for "
+       "convert_hf_to_gguf.py (convert-hf-to-gguf.py before).",
+       ["environment.package-versions"],
+       "python llama.cpp/convert_hf_to_gguf.py ./model --outfile model.gguf --outtype f16   # "
+       "from the fp16/bf16 Hugging Face folder (safetensors shards are read directly)",
+       title="llama.cpp's LLaMA-only convert.py on another architecture",
+       # the legacy script by name (not convert_hf_to_gguf.py), converting to GGUF
+       requires=r"(?s)(?=.*(?<![\w-])convert\.py\b)(?=.*(?:gguf|llama\.cpp))", priority=4),
     _x("added-tokens-vocab-mismatch",
        r"Vocab size mismatch \(model has (?P<model>\d+), but [^\n]{0,200}?has (?P<tokens>\d+)\)|"
        r"Vocabulary has size (?P<tokens2>\d+) but the model expected a vocabulary of size "

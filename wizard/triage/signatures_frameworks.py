@@ -63,6 +63,21 @@ FRAMEWORK_SIGNATURES: list[Signature] = [
        "columns, ranking: true for DPO)\n# pre-training: more text than cutoff_len tokens, or a "
        "smaller cutoff_len", family="dataset-format-mismatch",
        title="No valid samples in the dataset"),
+    _f("verl-dataset-fields-missing",
+       r"Reward function is not implemented for data_source=(?P<source>'[^'\n]*'|\S*)|"
+       r"KeyError: '(?P<field>reward_model|data_source|ground_truth)'",
+       "verl reads from each sample the fields its preprocessing scripts write into the parquet "
+       "files: data_source (which picks the reward function), prompt, and reward_model with its "
+       "ground_truth. The dataset given lacks them (converted by other means), or names a "
+       "data_source that no built-in reward function serves.",
+       "verl's rule-based rewards are looked up by data_source; ground_truth comes from "
+       "reward_model.", ["data.batch-structure"],
+       "python examples/data_preprocess/gsm8k.py --local_dir ~/data/gsm8k   # its scripts write "
+       "the fields; rows of your own: {'data_source': ..., 'prompt': [...], 'reward_model': "
+       "{'style': 'rule', 'ground_truth': ...}}\n# a data_source of your own: "
+       "custom_reward_function.path=my_reward.py custom_reward_function.name=compute_score",
+       family="dataset-format-mismatch", title="verl's dataset fields missing",
+       requires=r"\bverl\b|main_ppo|ray_trainer|reward_manager|default_compute_score"),
     _f("framework-dataset-not-registered",
        r"Undefined dataset (?P<name>\S{1,200}) in dataset_info\.json",
        "--dataset names no key of dataset_info.json in dataset_dir: a file name or path given "
