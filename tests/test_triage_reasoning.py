@@ -1051,3 +1051,27 @@ def test_a_reporter_pointing_at_the_check_in_the_library_source() -> None:
     # control: the same link without words blaming the code
     plain = paste.replace("It appears the bf16 check is verifing cuda packaging", "I use")
     assert _t(plain).verdict != "possible-library-bug"
+
+
+def test_a_launcher_reporting_its_childs_exit() -> None:
+    for line in ("subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py', '--lr', "
+                 "'1e-4']' returned non-zero exit status 1.",
+                 "[2023-04-21 03:07:25,713] [ERROR] [launch.py:434:sigkill_handler] "
+                 "['/opt/conda/bin/python3.9', '-u', 'main.py', '--local_rank=1'] exits with "
+                 "return code = 1",
+                 "RuntimeError: Step 1 exited with non-zero status 1"):
+        assert _t(line).primary.signature.id == "distributed-child-failed", line
+    # killed by the kernel: out of RAM
+    killed = "[launch.py:434:sigkill_handler] ['python', 'main.py'] exits with return code = -9"
+    assert _t(killed).primary.signature.id == "host-memory-exhausted"
+    # controls: pip or a build failing is no launch; the child's own error, when pasted, answers
+    assert _t("subprocess.CalledProcessError: Command '['/usr/bin/python3', '-m', 'pip', "
+              "'install', 'x']' returned non-zero exit status 1.").primary is None
+    child = ("Traceback (most recent call last):\n"
+             '  File "train.py", line 5, in <module>\n    trainer.train()\n'
+             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+             "Traceback (most recent call last):\n"
+             '  File "/usr/bin/accelerate", line 8, in <module>\n    sys.exit(main())\n'
+             "subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py']' returned "
+             "non-zero exit status 1.")
+    assert _t(child).cause_id == "out-of-memory"

@@ -28,6 +28,14 @@ def refine_precision_device(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                    "--tf32 False --fp16 True"}
 
 
+def refine_launcher_report(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The launcher's line is the answer only when the child's own error is not in the paste:
+    an exception printed before it is the error to read (its signature, or its own triage)."""
+    if any(c.exc_type for c in parsed.chain):
+        return {"reject": True}
+    return None
+
+
 _d = signature_maker(11)
 
 
@@ -269,14 +277,23 @@ DEVICE_SIGNATURES: list[Signature] = [
        '"zero_force_ds_cpu_optimizer": false', priority=14,
        title="ZeRO-Offload with a torch optimizer"),
     _d("distributed-child-failed",
-       r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError|ChildFailedError:",
-       "One process of the distributed launch failed; this line only reports it: the cause is "
-       "that process's own traceback, printed above it (the first 'Traceback' of a rank).",
-       "torchrun/accelerate launch collect the exit of every rank and raise this at the end.",
+       r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError|ChildFailedError:|"
+       # accelerate launch re-raising its Python child's exit; the DeepSpeed launcher's handler;
+       # a driver script running the training steps (DeepSpeed-Chat's train.py)
+       r"CalledProcessError: Command '\['[^'\n]*python[\d.]*'(?!, '-m', 'pip')(?!, 'setup\.py')"
+       r"[^\n]{0,3000}?returned non-zero exit status (?!-9\b)-?\d+|"
+       r"sigkill_handler\][^\n]{0,3000}? exits with return code = (?!-9\b)-?\d+|"
+       r"\bStep \d+ exited with non-zero status \d+",
+       "A process the launcher started failed; this line only reports it: the cause is that "
+       "process's own traceback, printed above it (the first 'Traceback' of a rank) or in its "
+       "log file.",
+       "torchrun, accelerate launch and the deepspeed launcher collect the exit of every process "
+       "they start and report it at the end.",
        ["environment.device"],
        "accelerate launch --num_processes 1 train.py   # one process: its error is the first "
        "one printed\n# or scroll up to the first 'Traceback (most recent call last)' of a rank",
-       priority=2, title="A process of the launch failed (its error is above)"),
+       priority=2, title="A process of the launch failed (its error is above)",
+       refine=refine_launcher_report),
     _d("disk-full",
        # torch.save cut short by a full volume
        r"PytorchStreamWriter failed writing file [\w/.-]{0,200}: file write failed|"

@@ -61,6 +61,7 @@ RUN_SIGNATURES: list[Signature] = [
     _m("host-memory-exhausted",
        r"(?m)^\W{0,4}Killed\s*$|<Signals\.SIGKILL: 9>|exit(?:ed with)? ?code[ \t]*:?[ \t]*-9\b|"
        r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID|"
+       r"exits with return code = -9\b|"
        # an IDE's or a container's exit status (128 + 9), Colab's notice
        r"exit(?:ed with)? code 137\b|Your session crashed after using all available RAM",
        "The operating system killed the process for lack of RAM (not GPU memory): a model "
