@@ -1075,3 +1075,44 @@ def test_a_launcher_reporting_its_childs_exit() -> None:
              "subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py']' returned "
              "non-zero exit status 1.")
     assert _t(child).cause_id == "out-of-memory"
+
+
+def test_a_package_installed_for_another_python_or_hidden_by_pip_build_isolation() -> None:
+    build = ("pip install flash-attn\n  Getting requirements to build wheel ... error\n"
+             "  ModuleNotFoundError: No module named 'torch'")
+    t = _t(build)
+    assert t.cause_id == "pip-build-isolation" and "--no-build-isolation" in t.primary.fix
+    stated = _t("ModuleNotFoundError: No module named 'torch'\n\ntorch actually installed")
+    assert stated.cause_id == "env-missing-package"
+    assert "another interpreter" in stated.primary.cause and "sys.executable" in stated.primary.fix
+    # controls: nothing said about it, or said not installed: the plain missing package
+    for paste in ("ModuleNotFoundError: No module named 'peft'",
+                  "ModuleNotFoundError: No module named 'peft'\npeft is not installed"):
+        t = _t(paste)
+        assert t.cause_id == "env-missing-package" and "another interpreter" not in t.primary.cause
+
+
+def test_older_and_other_wordings_of_known_errors() -> None:
+    script = ("ValueError: Loading super_glue requires you to execute the dataset script in that "
+              "repo on your local machine. Make sure you have read the code there to avoid "
+              "malicious use, then set the option `trust_remote_code=True` to remove this error.")
+    assert _t(script).cause_id == "dataset-trust-remote-code-required"
+    model = script.replace("super_glue", "THUDM/chatglm-6b").replace("dataset script",
+                                                                     "configuration file")
+    assert _t(model).cause_id == "trust-remote-code-required"
+    assert _t("UnexpectedStatusException: Error for Training job x: Failed. Reason: ClientError: "
+              "Artifact upload failed:Insufficient disk space").cause_id == "disk-full"
+    assert _t("MPS does not support cumsum op with int64 input").cause_id == \
+        "mps-op-not-implemented"
+
+
+def test_flash_attn_prebuilt_wheel_not_downloaded() -> None:
+    log = ("running bdist_wheel\nGuessing wheel URL:  https://github.com/Dao-AILab/flash-attention"
+           "/releases/download/v2.2.3.post2/flash_attn-2.2.3.post2+cu118torch2.0cxx11abiFALSE-"
+           "cp311-cp311-linux_x86_64.whl\nerror: Remote end closed connection without response\n"
+           "ERROR: Failed building wheel for flash-attn")
+    assert _t(log).cause_id == "flash-attn-wheel-download-failed"
+    # control: no wheel for that combination (a 404), then the build: not a download problem
+    missing = log.replace("Remote end closed connection without response",
+                          "HTTP Error 404: Not Found")
+    assert _t(missing).cause_id != "flash-attn-wheel-download-failed"

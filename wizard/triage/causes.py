@@ -164,6 +164,14 @@ CAUSES: tuple[Cause, ...] = (
           "A library's example or conversion script handles fewer architectures than the "
           "model it is given (an old LLaMA-only converter, an example written for one family).",
           ("example-script-unsupported-model", "gguf-legacy-convert-script")),
+    Cause("pip-build-isolation",
+          "pip builds a package in an isolated environment without the packages its setup.py "
+          "imports (torch), so the build fails although they are installed.",
+          ("pip-build-isolation", "build-isolation-hides-torch")),
+    Cause("flash-attn-wheel-download-failed",
+          "flash-attn's installer could not download its prebuilt wheel (network), and the "
+          "build it fell back to failed.",
+          ("flash-attn-wheel-download-failed", "prebuilt-wheel-download-failed")),
     Cause("dataset-argument-none",
           "A dataset argument is None: no train_dataset (or eval_dataset) was passed, or the "
           "variable holding it was never assigned.",

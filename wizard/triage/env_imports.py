@@ -125,6 +125,27 @@ _NAMESPACES = frozenset({"google", "azure", "nvidia", "backports", "zope", "jara
                          "sphinxcontrib", "mpl_toolkits"})
 
 
+# packages whose setup.py imports the build's dependencies (torch) while pip builds them
+_BUILD_DEPENDENCIES = frozenset({"torch", "numpy", "packaging", "setuptools", "wheel", "Cython",
+                                 "pybind11", "psutil"})
+_PIP_BUILD = re.compile(r"Getting requirements to build (?:wheel|editable)|Preparing metadata "
+                        r"\(setup\.py\)|setup\.py (?:egg_info|bdist_wheel|develop)|Building wheels? "
+                        r"for|pip3? install\b[^\n]*(?:flash[-_]attn|xformers|mamba[-_]ssm|"
+                        r"causal[-_]conv1d|auto[-_]gptq|deepspeed|apex|bitsandbytes)")
+
+
+def _says_installed(top: str, pkg: str, text: str) -> bool:
+    """The paste states the package is installed ("torch actually installed", "I have already
+    installed peft", pip's "Requirement already satisfied: torch")."""
+    name = rf"(?:{re.escape(top)}|{re.escape(pkg)})"
+    return bool(re.search(rf"\b{name}\b[^.\n]{{0,30}}?\b(?:is|was|are|has been)? ?(?:actually |"
+                          rf"already |definitely |clearly |properly )?installed\b(?! in (?:a|another))"
+                          rf"|\b(?:have|has|had) (?:already |successfully )?installed \W?{name}\b|"
+                          rf"Requirement already satisfied: {name}\b", text, re.I)) and \
+        not re.search(rf"\b{name}\b[^.\n]{{0,30}}\b(?:not|isn't|wasn't|never) (?:been )?installed",
+                      text, re.I)
+
+
 def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     module = str(ev.get("module", "")).strip(".")
     clone = _local_clone(parsed)
@@ -196,7 +217,23 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                       f"added or moved that module), or a folder named {top} shadows the package.",
                       f"pip show {pkg}   # the installed release; the code's needs another: "
                       f"{upgrade(top)}", ev)
+    if top in _BUILD_DEPENDENCIES and _PIP_BUILD.search(parsed.text):
+        building = _PIP_BUILD.search(parsed.text)
+        return {"id": "pip-build-isolation",
+                "cause": f"pip builds the package it installs in an isolated, empty environment, "
+                         f"and that package's setup.py imports {top} while it is built: your "
+                         f"installed {pkg} is not there (\"{building.group(0).strip()[:60]}\").",
+                "fix": f"pip install packaging ninja wheel   # the build tools, beside {pkg}\n"
+                       "pip install <the package> --no-build-isolation   # build against your "
+                       f"installed {pkg}\n# or a prebuilt wheel for your torch/CUDA/Python"}
     cause = f"The package {pkg} is not installed in the Python environment that runs the code."
+    if _says_installed(top, pkg, parsed.text):
+        cause = (f"{pkg} is installed, as the paste says, but not in the Python environment that "
+                 "runs the code: pip installed it for another interpreter (another venv or conda "
+                 "env, the system Python, a notebook kernel started before the install).")
+        return answer(MISSING, module, cause, "python -c \"import sys; print(sys.executable)\"   "
+                      f"# the Python that runs the code\npython -m pip install {pkg}   # with "
+                      "that python; then restart the kernel", ev)
     if top in ("torch", "tensorflow", "flax", "jax"):
         cause += " transformers needs it for the model classes of that framework."
     if installed_version(module):

@@ -57,7 +57,10 @@ DATA_SIGNATURES: list[Signature] = [
        r"contains custom code which must be executed to correctly load the dataset|passing the argument `?trust_remote_code=True`?\. Passing `?trust_remote_code=True`? will be mandatory to load this dataset|"
        r"Loading this dataset requires you to execute custom code contained in the dataset "
        r"repository|Please set the option `?trust_remote_code=True`? to permit loading of this "
-       r"dataset",
+       r"dataset|"
+       # datasets 2.20-2.21: "Loading super_glue requires you to execute the dataset script in
+       # that repo"
+       r"requires you to execute the dataset script in that repo",
        "The dataset is a loading script (Python code in its repository), which datasets runs only "
        "when allowed.",
        "datasets 2.16 to 3.x ask for trust_remote_code=True before running a dataset's script; "

@@ -79,7 +79,10 @@ DEVICE_SIGNATURES: list[Signature] = [
     _d("mps-op-not-implemented",
        # torch 1.12's typo
        r"The operator '(?P<op2>aten::[\w.]+)' is not current implemented for the MPS device|"
-       r"The operator '(?P<op>aten::[\w.]+)' is not currently implemented for the MPS device",
+       r"The operator '(?P<op>aten::[\w.]+)' is not currently implemented for the MPS device|"
+       # an operator MPS has, but not for that dtype: "MPS does not support cumsum op with int64
+       # input" (macOS 13.3 and a newer torch add it)
+       r"MPS does not support (?P<op3>\w+) op with (?P<dtype>\w+) input",
        "The PyTorch release installed has no Apple-GPU (MPS) kernel for an operator the model "
        "uses.",
        "Each operator needs a kernel per device; newer PyTorch releases add MPS kernels.",
@@ -87,6 +90,20 @@ DEVICE_SIGNATURES: list[Signature] = [
        "export PYTORCH_ENABLE_MPS_FALLBACK=1   # run that operator on the CPU\n"
        "pip install -U torch   # newer releases implement more operators on MPS",
        title="An operator without an MPS kernel"),
+    _d("flash-attn-wheel-download-failed",
+       r"Guessing wheel URL:\s*(?P<url>https://\S+\.whl)",
+       "flash-attn's setup.py first downloads the prebuilt wheel that matches your torch, CUDA "
+       "and Python from its GitHub releases, and that download failed (no network, a proxy or "
+       "firewall, GitHub closing the connection), so pip went on to a build that failed too.",
+       "Installing flash-attn from PyPI fetches a prebuilt wheel by URL; only without one does "
+       "it compile (an hour, and nvcc).", ["environment.package-versions"],
+       "wget <the wheel URL the log guessed>   # from a machine that reaches github.com\n"
+       "pip install ./flash_attn-*.whl   # or retry: pip install flash-attn --no-build-isolation",
+       title="flash-attn's prebuilt wheel could not be downloaded",
+       # the download itself failed (not the build after a 404 for a combination without wheel)
+       requires=r"Remote end closed connection|Connection (?:reset|refused|aborted|timed out)|"
+                r"urlopen error|timed? ?out|Temporary failure in name resolution|SSL|"
+                r"ProxyError|Network is unreachable", priority=14),
     _d("flash-attention-needs-ampere",
        r"FlashAttention only supports Ampere GPUs or newer|"
        # flash-attn 1/2 before 2.3: the backward of large heads only on A100/H100 (sm80/sm90)
@@ -297,7 +314,9 @@ DEVICE_SIGNATURES: list[Signature] = [
     _d("disk-full",
        # torch.save cut short by a full volume
        r"PytorchStreamWriter failed writing file [\w/.-]{0,200}: file write failed|"
-       r"\[Errno 28\] No space left on device|No space left on device \(os error 28\)",
+       r"\[Errno 28\] No space left on device|No space left on device \(os error 28\)|"
+       # SageMaker's training job packing its artifacts
+       r"\bInsufficient disk space\b",
        "The disk (or the partition of the Hugging Face cache or /tmp) is full: a download, a "
        "dataset cache or a checkpoint could not be written.",
        "Models, datasets (Arrow caches) and checkpoints are written under HF_HOME, the dataset "
