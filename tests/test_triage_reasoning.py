@@ -1116,3 +1116,19 @@ def test_flash_attn_prebuilt_wheel_not_downloaded() -> None:
     missing = log.replace("Remote end closed connection without response",
                           "HTTP Error 404: Not Found")
     assert _t(missing).cause_id != "flash-attn-wheel-download-failed"
+
+
+def test_the_childs_error_is_the_subject_of_a_launchers_report() -> None:
+    child = ("Traceback (most recent call last):\n"
+             '  File "train.py", line 5, in <module>\n    x = foo()\n'
+             "ZeroDivisionError: division by zero\n"
+             "Traceback (most recent call last):\n"
+             '  File "/usr/bin/accelerate", line 8, in <module>\n    sys.exit(main())\n')
+    p = parse_traceback(child + "subprocess.CalledProcessError: Command '['/usr/bin/python3', "
+                                "'train.py']' returned non-zero exit status 1.")
+    assert p.exc_name == "ZeroDivisionError" and p.innermost_user_frame.code == "x = foo()"
+    assert [c.exc_name for c in p.chain] == ["CalledProcessError"]
+    # control: pip failing after an earlier error is itself the subject
+    pip = parse_traceback(child + "subprocess.CalledProcessError: Command '['/usr/bin/python3', "
+                                  "'-m', 'pip', 'install', 'x']' returned non-zero exit status 1.")
+    assert pip.exc_name == "CalledProcessError"

@@ -419,6 +419,25 @@ def _unwrap_graph(err: ParsedError) -> None:
     err.message = msg
 
 
+# a launcher re-raising the exit of the Python process it started (torchrun's ChildFailedError,
+# accelerate launch's CalledProcessError): the child's own error is the one to read
+_LAUNCHER_REPORT = re.compile(r"(?:\w+\.)*ChildFailedError$|(?:\w+\.)*CalledProcessError$")
+_PYTHON_CHILD = re.compile(r"Command '\['[^'\n]*python[\d.]*'(?!, '-m', 'pip')(?!, 'setup\.py')")
+
+
+def _launched_error(errors: list[ParsedError]) -> int:
+    """The index of the error a paste is about: the last one, unless it is a launcher's report
+    of a Python child whose own exception is printed before it (then that one)."""
+    last = errors[-1]
+    report = bool(last.exc_type and _LAUNCHER_REPORT.match(last.exc_type)) and (
+        "ChildFailedError" in last.exc_type or bool(_PYTHON_CHILD.search(last.message or "")))
+    if not report:
+        return len(errors) - 1
+    child = [i for i, e in enumerate(errors[:-1])
+             if e.exc_type and not _LAUNCHER_REPORT.match(e.exc_type)]
+    return child[-1] if child else len(errors) - 1
+
+
 def _parse(text: Any) -> ParsedError:
     norm = normalize(text)
     if not norm.strip():
@@ -430,8 +449,9 @@ def _parse(text: Any) -> ParsedError:
         err.relation = relation
         errors.append(err)
         loose_all.extend(loose)
-    final = errors[-1]
-    final.chain = errors[:-1]
+    at = _launched_error(errors)
+    final = errors[at]
+    final.chain = errors[:at] + errors[at + 1:]
     final.text = norm
     final.loose_text = "\n".join(loose_all)
     return final
