@@ -2,7 +2,8 @@
 reports in tests/data/real_errors/ (see its README).
 
 The answer and the key are compared by cause (`wizard/triage/causes.py`: tags that name one root
-cause in different words count as one). The split is fixed by thread: a report is "held" when the
+cause in different words count as one); a signature inside a family (audio-backend-missing, of
+env-missing-package) names its own cause as well as the family's. The split is fixed by thread: a report is "held" when the
 SHA-256 of its address starts with a hex digit below 5 (about a third), else "dev". Tune on dev (its misses are listed); only score
 held. Besides top-1, each split prints how often triage names a cause at all and how often it is
 right when it does (the trust an answer deserves; the rest are told no known cause matches). The corpus grew in rounds (a report's `batch`); held is also printed per round.
@@ -53,19 +54,29 @@ def load() -> list[dict[str, Any]]:
     return reports
 
 
-def answer(paste: str) -> tuple[str, str]:
-    """(the cause id triage names, its verdict); 'library-bug' for a possible library bug.
+def answer(paste: str) -> tuple[str, str, str | None]:
+    """(the cause id triage names, its verdict, the precise signature); 'library-bug' for a
+    possible library bug.
 
     The cause id is the primary signature's id, or for the environment family the family id
-    (env-missing-package, env-version-too-old, ...) that its rule decided: `cause_id`."""
+    (env-missing-package, env-version-too-old, ...) that its rule decided: `cause_id`. A
+    signature of a family names its own cause too (audio-backend-missing, of
+    env-missing-package): its id is the third value, unless a refinement named another cause."""
     result = triage(paste)
     if result.error:
-        return "crash", result.error
-    if result.primary is not None:
-        return result.primary.cause_id, result.verdict
+        return "crash", result.error, None
+    m = result.primary
+    if m is not None:
+        own = m.signature.id if m.cause_id == m.signature.cause_id != m.signature.id else None
+        return m.cause_id, result.verdict, own
     if result.verdict == "possible-library-bug":
-        return "library-bug", result.verdict
-    return "unknown", result.verdict
+        return "library-bug", result.verdict, None
+    return "unknown", result.verdict, None
+
+
+def names_cause(got: tuple[str, str, str | None], key: str) -> bool:
+    """Whether an answer names the key's cause: its cause id, or its precise signature."""
+    return same_cause(got[0], key) or (got[2] is not None and same_cause(got[2], key))
 
 
 def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -75,9 +86,10 @@ def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
     misses = []
     crashes = named = 0
     for r in reports:
-        got, verdict = answer(r["paste"])
+        full = answer(r["paste"])
+        got = full[0]
         crashes += got == "crash"
-        ok = same_cause(got, r["cause_id"])
+        ok = names_cause(full, r["cause_id"])
         right += ok
         named += got not in ("unknown", "crash")
         per_category[r["category"]][0] += ok
@@ -101,8 +113,8 @@ def score_fresh(threads: list[dict[str, Any]]) -> dict[str, Any]:
     """Named right on threads confirming the cause; named anyway where a thread found another."""
     same = [t for t in threads if t["verdict"] == "same"]
     other = [t for t in threads if t["verdict"] == "other"]
-    right = sum(same_cause(answer(t["paste"])[0], t["cause_id"]) for t in same)
-    claimed = sum(same_cause(answer(t["paste"])[0], t["cause_id"]) for t in other)
+    right = sum(names_cause(answer(t["paste"]), t["cause_id"]) for t in same)
+    claimed = sum(names_cause(answer(t["paste"]), t["cause_id"]) for t in other)
     return {"threads": len(threads), "errors": len({t["cause_id"] for t in threads}),
             "confirming": len(same), "right": right, "top1": right / len(same) if same else None,
             "other_cause": len(other), "claimed_anyway": claimed}

@@ -1132,3 +1132,67 @@ def test_the_childs_error_is_the_subject_of_a_launchers_report() -> None:
     pip = parse_traceback(child + "subprocess.CalledProcessError: Command '['/usr/bin/python3', "
                                   "'-m', 'pip', 'install', 'x']' returned non-zero exit status 1.")
     assert pip.exc_name == "CalledProcessError"
+
+
+def test_a_traceback_flattened_onto_one_line() -> None:
+    flat = ("Traceback (most recent call last): File \"train_ner.py\", line 49, in <module> "
+            "main(sys.argv) File \"/root/ner/ner.py\", line 205, in evaluate "
+            "names[self.tag_map[category]] = category IndexError: list assignment index out of "
+            "range")
+    p = parse_traceback(flat)
+    assert p.exc_name == "IndexError" and [f.line for f in p.frames] == [49, 205]
+    assert p.frames[-1].code == "names[self.tag_map[category]] = category"
+    one = ("File \"train.py\", line 23, in <module> from transformers import "
+           "DeformableDetrForObjectDetection ModuleNotFoundError: No module named 'transformers'")
+    assert _t(one).cause_id == "env-missing-package"
+    cell = 'File "/tmp/ipython-input-1.py", line 1, in <cell line: 0> x = 1 / 0 ZeroDivisionError: x'
+    assert parse_traceback(cell).frames[0].code == "x = 1 / 0"
+    # control: a traceback printed line by line stays as it is
+    plain = parse_traceback('  File "train.py", line 23, in <module>\n    x = 1\nValueError: bad')
+    assert plain.frames[0].code == "x = 1" and plain.exc_name == "ValueError"
+
+
+def test_more_wordings_of_a_missing_or_outdated_package() -> None:
+    assert _t("I get this error `The package optimum is required to use Better Transformer.`"
+              ).cause_id == "env-missing-package"
+    t = _t("Using `timm-0.3.2` is throwing `ImportError: cannot import name 'container_abcs'`. "
+           "Upgrading to `timm-0.4.12` fixed it.")
+    assert t.cause_id == "env-version-too-old" and "timm>=0.4.12" in t.primary.fix
+    said = _t("AttributeError: module 'timm.data' has no attribute 'resolve_model_data_config' "
+              "is raised because this function is only available in future versions of timm, "
+              "not 0.6.12 as specified in the requirements.")
+    assert said.cause_id == "env-version-too-old" and "0.6.12" in said.primary.cause
+    # control: the same error of an untracked package, nothing said: no version claim
+    assert _t("AttributeError: module 'timm.data' has no attribute 'resolve_model_data_config'"
+              ).primary is None
+
+
+def test_audio_symlinks_and_presets() -> None:
+    mp3 = _t("RuntimeError: Failed to load audio from ./assets/bach.mp3")
+    assert mp3.primary.signature.id == "audio-backend-missing"
+    assert _t("RuntimeError: Failed to load audio from ./a.wav").primary is None
+    assert _t("OSError: [WinError 1314] A required privilege is not held by the client"
+              ).cause_id == "windows-symlink-not-permitted"
+    preset = _t("ValueError: Unknown preset identifier. A preset must be a one of:\n"
+                "1) a built in preset identifier like `'bert_base_en'`\n"
+                "Received: preset='mistral_base_en'")
+    assert preset.cause_id == "keras-preset-unknown" and "presets.keys()" in preset.primary.fix
+
+
+def test_a_tokenizer_of_one_kind_loaded_with_the_class_of_another() -> None:
+    msg = ("OSError: Model name './m' was not found in tokenizers model name list (roberta-base). "
+           "We assumed './m' was a path, a model identifier, or url to a directory containing "
+           "vocabulary files named ['vocab.json', 'merges.txt'] but couldn't find such vocabulary "
+           "files at this path or url.")
+    t = _t("I trained a BertWordPieceTokenizer and saved it.\n" + msg)
+    assert t.cause_id == "tokenizer-class-mismatch" and "BertTokenizerFast" in t.primary.fix
+    # control: nothing says which tokenizer was saved: the folder lacks the files
+    assert _t(msg).cause_id == "local-file-missing"
+
+
+def test_a_reporter_about_to_send_the_fix() -> None:
+    paste = ("When you run `run_lm_finetuning.py` with a custom tokenizer you need to resize the "
+             "model embedding, otherwise you get `CUDA runtime error (59) : device-side assert "
+             "triggered`.\nI fixed this issue and going to create a PR if it's okay?")
+    assert _t(paste).verdict == "possible-library-bug"
+    assert _t(paste.split("\nI fixed")[0]).verdict != "possible-library-bug"

@@ -99,9 +99,9 @@ CAUSES: tuple[Cause, ...] = (
           "invalid token in use.",
           ("hub-gated-repo", "hub-invalid-token", "hub-not-logged-in", "hub-write-refused")),
     Cause("hub-repo-not-found",
-          "The Hub has no repository of that id and type (misspelt, private, or a dataset "
-          "looked up as a model).",
-          ("model-id-not-found", "hub-wrong-repo-type")),
+          "The Hub (or a library's preset registry) has no model of that id and type "
+          "(misspelt, renamed, private, or a dataset looked up as a model).",
+          ("model-id-not-found", "hub-wrong-repo-type", "keras-preset-unknown")),
     Cause("no-chat-template",
           "The tokenizer has no chat template (a base model's), so apply_chat_template, or a "
           "trainer that formats conversations with it, has nothing to format with.",

@@ -44,6 +44,19 @@ def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
     return "." in module and bool(lib) and lib[-1].package == top
 
 
+# the reporter's own reading of the release history: "this function is only available in future
+# versions of timm", "was added in 0.9"
+_SAID_NEWER = re.compile(r"\b(?:only (?:available|exists?|present|defined|introduced) (?:in|from|"
+                         r"since) (?:the )?(?:future|newer|later|recent|latest|new)\b|(?:was|were|is|"
+                         r"got) (?:only )?(?:added|introduced) in (?:a )?(?:later|newer|recent|"
+                         r"version|v?\d+\.\d+))(?:[^.\n]|\.(?=\w)){0,60}", re.I)
+
+
+def _said_newer(text: str) -> str | None:
+    m = _SAID_NEWER.search(text)
+    return m.group(0).strip()[:100] if m else None
+
+
 def _not_in_stated_release(what: str, top: str, stated: str, ev: dict) -> dict[str, Any]:
     """`what` is missing from the release of `top` the paste states: the code (or its tutorial)
     was written for another release."""
@@ -517,6 +530,11 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     if top not in LIBRARIES and stated and module == top and \
             re.search(rf"(?<![\w.]){re.escape(top)}\.{re.escape(name)}\b", parsed.text):
         return _not_in_stated_release(f"{top}.{name}", top, stated, ev)
+    said = _said_newer(parsed.text) if top not in LIBRARIES else None
+    if said:
+        return answer(OLD, top, f"{module}.{name} is not in the installed {pip_name(top)}; as the "
+                      f"paste says (\"{said}\"), a newer release has it: the code was written for "
+                      "it.", f"{upgrade(top)}   # then restart the runtime", ev)
     if top not in LIBRARIES:
         return {"reject": True}
     change = api_change(name, pip_name(top)) or api_change(f"{module}.{name}") or \

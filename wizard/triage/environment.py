@@ -615,6 +615,9 @@ ENV_SIGNATURES: list[Signature] = [
          r"v?(?P<ver>\d+\.\d+[\w.]*))?`?(?![\w.-])|"
          r"\b(?:upgrad|updat)\w* `?(?P<pkg2>[A-Za-z][\w.-]*?)`? to (?:version )?`?v?(?P<ver2>\d+"
          r"\.\d+[\w.]*)`? (?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)|"
+         # "Upgrading to `timm-0.4.12` fixed it": pip's name-version spelling
+         r"\b(?:upgrad|updat)\w* to `?(?P<pkg5>[A-Za-z][\w.]*?)-v?(?P<ver5>\d+\.\d+[\w.]*)`? "
+         r"(?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)|"
          r"\b(?:once|after) (?:I )?(?:updat|upgrad)\w* (?:to )?(?:the )?(?:latest |newest )?(?:version "
          r"(?:of )?)?`?(?P<pkg3>[A-Za-z][\w.-]*?)`?,? (?:this |the )?(?:problem|issue|error) "
          r"(?:is|was|went) (?:gone|away|solved|fixed|resolved)|"
@@ -984,7 +987,9 @@ ENV_SIGNATURES: list[Signature] = [
          # a model repository's own code (trust_remote_code) imports it
          r"requires the following packages that were not found in your environment: "
          r"(?P<pkg12>[A-Za-z][\w.-]*)|"
-         r"(?<![\w-])(?P<pkg13>[A-Za-z][\w-]*) is not available => install it using `pip install",
+         r"(?<![\w-])(?P<pkg13>[A-Za-z][\w-]*) is not available => install it using `pip install|"
+         # transformers' "The package optimum is required to use Better Transformer."
+         r"\bThe package `?(?P<pkg14>[A-Za-z][\w-]*)`? is required to use\b",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

@@ -106,8 +106,10 @@ _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Fixing|Closes|Resolves)\s+(?:#\d+
                             r"^\s*(?:This )?(?:pull request|PR) (?:in order |is )?to fix\b|"
                             r"^\s*(?:This PR |It )?(?:prevents|avoids) the following (?:error|bug|"
                             r"crash)|"
-                            r"\bI(?:'ll| will|'ve| have)? (?:open|opened|submit|submitted|send|"
-                            r"sent|make|made) (?:a|the) (?:PR|pull request)\b|"
+                            r"\bI(?:'ll| will|'ve| have|'m going to| am going to)? (?:open|opened|"
+                            r"submit|submitted|send|sent|make|made|create|created) (?:a|the) "
+                            r"(?:PR|pull request)\b|\bgoing to (?:open|create|submit|send|make) "
+                            r"(?:a|the) (?:PR|pull request)\b|"
                             # a dependency the library forgot to declare
                             r"\b(?:add|adding) (?:it|this|`?[\w-]+`?) (?:to|in) (?:the )?`?(?:setup\.py|"
                             r"install_requires|pyproject\.toml)`?(?: requirements)?\b", re.I | re.M)

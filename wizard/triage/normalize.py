@@ -38,6 +38,33 @@ _BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,500}?)(?<=[^\s*])\*\*(?![
 _ESCAPED_TB = re.compile(r'\\n\s*(?:File \\?"|Traceback|[A-Z]\w*(?:Error|Exception)\b)')
 
 
+# a traceback flattened onto one line (a forum's or a title's reflow): frame headers with their
+# code after them, the exception at the end
+_FUNC = r"(?:<[^>\n]{1,40}>|[\w.]+)"         # main, Trainer.train, <module>, <cell line: 0>
+_FLAT_HEADER = re.compile(rf'(File "[^"\n]+", line \d+, in {_FUNC})[ \t]+(?=\S)')
+_FLAT_SPLIT = re.compile(rf'[ \t]+(?=File "[^"\n]+", line \d+, in {_FUNC})')
+_FLAT_EXC = re.compile(r'(?:[ \t]+|(?<=[)\]\'"]))(?=(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|'
+                       r'Exception|Exit|Interrupt)(?::|$))')
+
+
+def _unflatten(line: str) -> str:
+    """One line holding frame headers followed by their code, as a traceback's lines."""
+    if not _FLAT_HEADER.search(line):
+        return line
+    pieces = _FLAT_SPLIT.split(line)
+    out = []
+    for k, piece in enumerate(pieces):
+        m = _FLAT_HEADER.match(piece)
+        if m is None:
+            out.append(piece)
+            continue
+        code = piece[m.end():]
+        if k == len(pieces) - 1:      # the last frame's code, then the exception
+            code = _FLAT_EXC.sub("\n", code, count=1)
+        out.append(f"  {m.group(1)}\n    {code}")
+    return "\n".join(out)
+
+
 def normalize(text: Any) -> str:
     """Plain text of a paste: no ANSI colours, \\n line ends, no rank prefixes, dedented."""
     if text is None:
@@ -62,6 +89,8 @@ def normalize(text: Any) -> str:
     text = unbox(text)
     text = _IMAGE.sub("", text)
     text = _WRAPPED_HEADER.sub(r"\1 \2", text)
+    if 'File "' in text:
+        text = "\n".join(_unflatten(ln) for ln in text.split("\n"))
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
     text = _BOLD.sub(r"\1", text)

@@ -311,6 +311,17 @@ DEVICE_SIGNATURES: list[Signature] = [
        "one printed\n# or scroll up to the first 'Traceback (most recent call last)' of a rank",
        priority=2, title="A process of the launch failed (its error is above)",
        refine=refine_launcher_report),
+    _d("windows-symlink-not-permitted",
+       r"\[WinError 1314\]|A required privilege is not held by the client",
+       "Windows refuses to create a symbolic link without administrator rights or Developer "
+       "Mode, and the library links files into its cache or save folder (a pretrained model's "
+       "files).",
+       "Creating symlinks on Windows needs the SeCreateSymbolicLinkPrivilege.",
+       ["environment.package-versions"],
+       "# Settings > For developers > Developer Mode: On (then a new terminal)\n# or the "
+       "library's copy option instead of links (SpeechBrain: local_strategy=LocalStrategy.COPY; "
+       "huggingface_hub falls back to copies by itself)", priority=12,
+       title="Windows refuses to create a symlink"),
     _d("disk-full",
        # torch.save cut short by a full volume
        r"PytorchStreamWriter failed writing file [\w/.-]{0,200}: file write failed|"

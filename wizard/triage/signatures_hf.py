@@ -282,12 +282,39 @@ def refine_unreadable_weights(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     return None
 
 
+# the vocabulary files a tokenizer class asks for, and the words of a tokenizer of the other kind
+_BPE_FILES = re.compile(r"vocabulary files named \[?'vocab\.json', 'merges\.txt'\]?")
+_WORDPIECE_FILES = re.compile(r"vocabulary files named \[?'vocab\.txt'\]?")
+_WORDPIECE = re.compile(r"\bWordPiece|BertWordPieceTokenizer|\bvocab\.txt\b(?! but)")
+_BPE = re.compile(r"ByteLevelBPETokenizer|\bByte[- ]?Level BPE\b|\bmerges\.txt\b")
+
+
+def _other_tokenizer_kind(text: str) -> tuple[str, str, str] | None:
+    """(files asked for, the saved kind, its class) when the class asks for BPE files and the
+    paste trained or saved a WordPiece tokenizer, or the other way round."""
+    asked = text
+    if _BPE_FILES.search(asked) and _WORDPIECE.search(_BPE_FILES.sub("", asked)):
+        return "BPE (vocab.json, merges.txt)", "WordPiece (vocab.txt)", "BertTokenizerFast"
+    if _WORDPIECE_FILES.search(asked) and _BPE.search(_WORDPIECE_FILES.sub("", asked)):
+        return "WordPiece (vocab.txt)", "BPE (vocab.json, merges.txt)", "RobertaTokenizerFast"
+    return None
+
+
 def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A path (./x, /x, ~/x, C:\\x, several folders deep) is a local folder without the files;
     an org/name id is a Hub repository that cannot be found."""
     path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or
                ev.get("path5") or ev.get("path6") or "")
     if is_local_path(path):
+        other = _other_tokenizer_kind(parsed.text)
+        if other:
+            return {"id": "tokenizer-class-mismatch",
+                    "cause": f"The tokenizer class looks for {other[0]} files, and the "
+                             f"tokenizer saved in {path} is {other[1]}: a tokenizer trained with "
+                             "one algorithm is loaded with the class of another.",
+                    "fix": f"tokenizer = PreTrainedTokenizerFast(tokenizer_file='{path}/"
+                           "tokenizer.json')   # the trained tokenizer saved with .save(); or "
+                           f"the class of its kind ({other[2]})"}
         if ev.get("path2") or ev.get("path6"):   # PeftModel.from_pretrained / AutoPeftModel
             return {"id": "local-file-missing",
                     "cause": f"The folder {path} holds no adapter_config.json: no adapter was "

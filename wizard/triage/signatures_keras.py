@@ -121,6 +121,16 @@ def refine_predict_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 KERAS_SIGNATURES: list[Signature] = [
+    _k("keras-preset-unknown",
+       r"Unknown preset identifier\.[\s\S]{0,600}?Received: preset=['\"]?(?P<preset>[^'\"\s]+)",
+       "from_preset got a name that is no registered preset of that class: misspelt, renamed in "
+       "a later release (presets are renamed when a family gains sizes), or of another model "
+       "family.",
+       "KerasHub presets are looked up by name in the class's registry, or loaded from a Kaggle "
+       "handle or a local folder.", ["environment.model-not-found"],
+       "print(keras_hub.models.CausalLM.presets.keys())   # the names it knows (the class you "
+       "call)\n# or a Kaggle handle: kaggle://keras/<model>/keras/<preset>",
+       title="Unknown KerasHub preset"),
     _k("keras-fit-unsupported-input",
        r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
        r"Unrecognized data type: x=(?P<x>[^\n]{1,120})|"

@@ -94,7 +94,9 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
     _v("audio-backend-missing",
        r"Couldn't find appropriate backend to handle uri|audioread\.(?:exceptions\.)?"
        r"NoBackendError|\bNoBackendError\b|No audio I/O backend is available|Backend "
-       r"\"?\w{1,20}\"? is not one of available backends",
+       r"\"?\w{1,20}\"? is not one of available backends|"
+       # torchaudio 2.x on a compressed format its backend cannot decode
+       r"Failed to load audio from \S+\.(?:mp3|m4a|aac|ogg|opus|webm|mp4|wma)\b",
        "No audio backend can decode the file: torchaudio finds neither soundfile nor FFmpeg, or "
        "librosa's audioread fallback finds no FFmpeg for the format (mp3, m4a).",
        "Audio loaders delegate decoding to soundfile or FFmpeg.",
