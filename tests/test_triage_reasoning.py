@@ -1196,3 +1196,34 @@ def test_a_reporter_about_to_send_the_fix() -> None:
              "triggered`.\nI fixed this issue and going to create a PR if it's okay?")
     assert _t(paste).verdict == "possible-library-bug"
     assert _t(paste.split("\nI fixed")[0]).verdict != "possible-library-bug"
+
+
+def test_numpys_removed_names_read_from_its_wheels() -> None:
+    bufsize = _t("ImportError: cannot import name 'BUFSIZE' from 'numpy' "
+                 "(/root/env/lib/python3.10/site-packages/numpy/__init__.py)")
+    assert bufsize.cause_id == "env-version-too-new" and "2.0.0" in bufsize.primary.cause
+    trapz = _t("AttributeError: module 'numpy' has no attribute 'trapz'")
+    assert "2.4.0" in trapz.primary.cause and "np.trapezoid" in trapz.primary.fix
+    assert "1.24.0" in _t("AttributeError: module 'numpy' has no attribute 'float'").primary.cause
+    # controls: numpy's bare names are common words elsewhere; a name numpy 2 still serves
+    assert _t("TypeError: foo() got an unexpected keyword argument 'source'").primary is None
+    assert _t("AttributeError: module 'numpy' has no attribute 'chararray'").cause_id != \
+        "env-version-too-new"
+
+
+def test_an_attribute_named_without_its_quotes() -> None:
+    t = _t("Attribute Error: 'LoraModel' object has no attribute _get_submodules(). I suspect "
+           "this might be because of latest changes in peft as previously it was working.")
+    assert t.cause_id == "env-version-too-new" and "_get_submodules" in t.primary.cause
+
+
+def test_a_pull_request_offered_does_not_outweigh_the_installation() -> None:
+    paste = ("1. `ImportError: cannot import name 'BUFSIZE' from 'numpy' "
+             "(/root/env/lib/python3.10/site-packages/numpy/__init__.py)`\n"
+             "I was able to figure these out by changing a few versions of some dependencies, I "
+             "will open a PR soon")
+    assert _t(paste).cause_id == "env-version-too-new"
+    # control: beside a user-error signature, the offered fix still points at the library
+    assert _t("When you run the example with a custom tokenizer you get `CUDA runtime error (59) "
+              ": device-side assert triggered`. I will open a PR to resize the embeddings."
+              ).verdict == "possible-library-bug"

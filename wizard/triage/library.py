@@ -106,13 +106,15 @@ _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Fixing|Closes|Resolves)\s+(?:#\d+
                             r"^\s*(?:This )?(?:pull request|PR) (?:in order |is )?to fix\b|"
                             r"^\s*(?:This PR |It )?(?:prevents|avoids) the following (?:error|bug|"
                             r"crash)|"
-                            r"\bI(?:'ll| will|'ve| have|'m going to| am going to)? (?:open|opened|"
-                            r"submit|submitted|send|sent|make|made|create|created) (?:a|the) "
-                            r"(?:PR|pull request)\b|\bgoing to (?:open|create|submit|send|make) "
-                            r"(?:a|the) (?:PR|pull request)\b|"
                             # a dependency the library forgot to declare
                             r"\b(?:add|adding) (?:it|this|`?[\w-]+`?) (?:to|in) (?:the )?`?(?:setup\.py|"
                             r"install_requires|pyproject\.toml)`?(?: requirements)?\b", re.I | re.M)
+# the reporter about to send a fix: evidence against a signature of the error, not against the
+# installation's answer (the pull request may only pin a requirement)
+_FIX_OFFERED = re.compile(r"\bI(?:'ll| will|'ve| have|'m going to| am going to)? (?:open|opened|"
+                          r"submit|submitted|send|sent|make|made|create|created) (?:a|the) "
+                          r"(?:PR|pull request)\b|\bgoing to (?:open|create|submit|send|make) "
+                          r"(?:a|the) (?:PR|pull request)\b", re.I)
 _DEV_BUILD = re.compile(r"\b\d+\.\d+\.\d+\.?dev\d*\b|\b(?:install\w*|built|using) (?:`?[\w-]+`? )?"
                         r"from (?:master|main|source)\b", re.I)
 # the failing code is the library's own: its official example scripts or notebooks, run as given
@@ -378,6 +380,9 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
     if _FIX_DESCRIBED.search(text) or (_SOURCE_LINE.search(text) and _EDITED.search(text)):
         reasons.append("the paste describes a fix of library code")
         strong = True
+    elif _FIX_OFFERED.search(text):
+        reasons.append("the reporter offers a fix of the library's code (a pull request)")
+        strong = True
     if _OFFICIAL_EXAMPLE.search(text) and not _OWN_SCRIPT.search(text):
         reasons.append("the failing code is the library's own example (its script or notebook, "
                        "as given): nothing of yours is in the way")
@@ -574,7 +579,8 @@ def assess_library_bug(parsed: ParsedError, matches: Sequence[Any]) -> LibraryBu
                        "config's auto_map lacks that class, a fault of the repository")
     if not reasons:
         return None
-    stated = any(r.startswith(("a regression", "the paste describes")) for r in reasons)
+    stated = any(r.startswith(("a regression", "the paste describes", "the reporter offers"))
+                 for r in reasons)
     if real and (not stated or real[0].signature.behaviour_change and not fixed_here):
         return None                   # a signature explains the error (or the regression)
     package = _package(parsed)

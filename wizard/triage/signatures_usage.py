@@ -196,7 +196,8 @@ def refine_object_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
     when the innermost frame is yours (library code failing on its own object is another
     matter) and the class is not one the paste defines. A member another release had is a
     version answer."""
-    cls, attr = str(ev.get("cls") or ev.get("cls2") or ""), str(ev.get("attr") or ev.get("attr2") or "")
+    cls = str(ev.get("cls") or ev.get("cls2") or ev.get("cls3") or "")
+    attr = str(ev.get("attr") or ev.get("attr2") or ev.get("attr3") or "")
     ev.update(cls=cls, attr=attr)
     relevant = [f for f in parsed.frames if f.kind != "other"]
     if cls in _NOT_INTERFACES:
@@ -373,6 +374,9 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("library-object-missing-attribute",
        # (a reporter's retyped quotes may not pair: "Config' object has no attribute 'x")
        r"[\"'](?:[a-z_]\w*\.)*(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)[\"']|"
+       # retyped without the attribute's quotes: "'LoraModel' object has no attribute
+       # _get_submodules()"
+       r"'(?P<cls3>[A-Z]\w+)' object has no attribute (?P<attr3>[A-Za-z_]\w*)(?:\(\))?(?=[\s.,;:]|$)|"
        # transformers 5's tokenizers: "BertTokenizer has no attribute batch_encode_plus"
        r"\b(?P<cls2>[A-Z]\w*Tokenizer\w*) has no attribute (?P<attr2>\w+)",
        "Your code reads an attribute that an object of a library does not have.",

@@ -5,10 +5,12 @@ between releases (what was added, removed or moved, and in which version).
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import re
 from dataclasses import dataclass
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterator
 
 from wizard.triage import api_history
@@ -144,6 +146,8 @@ class ApiChange:
         """Whether the name is an internal of its package, which a release may change at will."""
         return self.internal or any(p.startswith("_") for p in re.split(r"[.:]", self.name))
 
+
+_NUMPY_REMOVED = Path(__file__).with_name("numpy_removed.json")
 
 API_CHANGES: tuple[ApiChange, ...] = (
     # huggingface_hub
@@ -293,10 +297,10 @@ API_CHANGES: tuple[ApiChange, ...] = (
     # numpy: aliases removed in 1.24 and 2.0
     *(ApiChange("numpy", n, removed="1.24.0", replacement=f"{n} (the Python builtin)")
       for n in ("float", "int", "bool", "object", "str", "long", "complex", "unicode")),
-    *(ApiChange("numpy", n, removed="2.0.0", replacement=r)
-      for n, r in (("NaN", "np.nan"), ("Inf", "np.inf"), ("float_", "np.float64"),
-                   ("unicode_", "np.str_"), ("string_", "np.bytes_"), ("NINF", "-np.inf"),
-                   ("PINF", "np.inf"), ("product", "np.prod"), ("cumproduct", "np.cumprod"))),
+    # numpy 2: every name of 1.26's namespace a 2.x release no longer serves, read from the
+    # wheels (scripts/build_numpy_removed.py)
+    *(ApiChange("numpy", n, removed=removed, replacement=r)
+      for n, (removed, r) in json.loads(_NUMPY_REMOVED.read_text(encoding="utf-8")).items()),
 )
 
 
@@ -308,6 +312,8 @@ def api_change(name: str, package: str | None = None) -> ApiChange | None:
     for c in API_CHANGES:
         if want and dist_key(c.package) != want and not c.name.startswith(want.split("-")[0]):
             continue
+        if c.package == "numpy" and want != "numpy":
+            continue                  # its bare names (cast, source, product) are common words
         if name == c.name or (("." in c.name) and (name == c.name or name.startswith(c.name + "."))):
             return c
     return history_change(name, package)
