@@ -1227,3 +1227,17 @@ def test_a_pull_request_offered_does_not_outweigh_the_installation() -> None:
     assert _t("When you run the example with a custom tokenizer you get `CUDA runtime error (59) "
               ": device-side assert triggered`. I will open a PR to resize the embeddings."
               ).verdict == "possible-library-bug"
+
+
+def test_tflite_flex_ops_and_legacy_packages_without_hub_ids() -> None:
+    assert _t("RuntimeError: Regular TensorFlow ops are not supported by this interpreter. Make "
+              "sure you apply/link the Flex delegate before inference.Node number 0 (FlexShape) "
+              "failed to prepare.").cause_id == "tflite-select-tf-ops-needed"
+    legacy = ("from pytorch_transformers.modeling_bert import BertModel\n"
+              "BertModel.from_pretrained('aubmindlab/bert-base-arabertv01')\n"
+              "OSError: file aubmindlab/bert-base-arabertv01 not found")
+    t = _t(legacy)
+    assert t.cause_id == "env-version-too-old" and "pip install -U transformers" in t.primary.fix
+    # control: the same words without the legacy package are a missing file of another kind
+    assert _t("OSError: file aubmindlab/bert-base-arabertv01 not found").cause_id != \
+        "env-version-too-old"

@@ -950,6 +950,14 @@ ENV_SIGNATURES: list[Signature] = [
          "transformers 4.38.2 wrapped rotary embeddings in torch.autocast(device_type=...), which "
          "the installed PyTorch does not offer for 'mps'.",
          'pip install -U "transformers>=4.39"   # or pin transformers==4.38.1', priority=17),
+    _sig("env-legacy-package-hub-id", OLD,
+         r"(?:OSError|EnvironmentError): file (?P<id>[\w.-]+/[\w.-]+) not found",
+         "pytorch_transformers and pytorch_pretrained_bert, transformers' predecessors, know only "
+         "their own shortcut names (bert-base-uncased ...): they predate the Hub's namespaced "
+         "ids (organisation/model), so they look for a local file of that name.",
+         "pip install -U transformers   # then: from transformers import BertModel; "
+         "BertModel.from_pretrained(\"organisation/model\")",
+         requires=r"pytorch_transformers|pytorch_pretrained_bert", priority=15),
     _sig("env-autogptq-kernels-missing", BINARY,
          r"auto_gptq[\w.]*:CUDA extension not installed|(?<![\w-])CUDA extension not installed\b|"
          r"name '?autogptq_cuda_(?:64|256)'? (?:is )?not defined",

@@ -87,6 +87,21 @@ EXPORT_SIGNATURES: list[Signature] = [
        title="llama.cpp's LLaMA-only convert.py on another architecture",
        # the legacy script by name (not convert_hf_to_gguf.py), converting to GGUF
        requires=r"(?s)(?=.*(?<![\w-])convert\.py\b)(?=.*(?:gguf|llama\.cpp))", priority=4),
+    _x("tflite-select-tf-ops-needed",
+       r"Regular TensorFlow ops are not supported by this interpreter|Make sure you apply/link "
+       r"the Flex delegate before inference|Select TensorFlow op\(s\), included in the given "
+       r"model, is\(are\) not supported by this interpreter",
+       "The converted TFLite model still holds regular TensorFlow ops (Flex ops such as "
+       "FlexShape), which only an interpreter linked with the Select TF ops (Flex delegate) can "
+       "run; the interpreter used has TFLite's builtin ops only.",
+       "Transformer graphs use ops outside TFLite's builtins; the converter keeps them as Flex "
+       "ops when SELECT_TF_OPS is allowed, and the runtime must bring their kernels.",
+       ["environment.package-versions"],
+       "converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS, "
+       "tf.lite.OpsSet.SELECT_TF_OPS]\ninterpreter = tf.lite.Interpreter(model_path=path)   # "
+       "full TensorFlow links the Flex delegate (tflite_runtime does not)\n# Android: add "
+       "org.tensorflow:tensorflow-lite-select-tf-ops to the app's dependencies",
+       title="TFLite model needs the Select TF ops (Flex delegate)"),
     _x("added-tokens-vocab-mismatch",
        r"Vocab size mismatch \(model has (?P<model>\d+), but [^\n]{0,200}?has (?P<tokens>\d+)\)|"
        r"Vocabulary has size (?P<tokens2>\d+) but the model expected a vocabulary of size "
