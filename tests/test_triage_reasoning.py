@@ -1083,7 +1083,7 @@ def test_a_package_installed_for_another_python_or_hidden_by_pip_build_isolation
     t = _t(build)
     assert t.cause_id == "pip-build-isolation" and "--no-build-isolation" in t.primary.fix
     stated = _t("ModuleNotFoundError: No module named 'torch'\n\ntorch actually installed")
-    assert stated.cause_id == "env-missing-package"
+    assert stated.cause_id == "pip-and-python-different-environments"
     assert "another interpreter" in stated.primary.cause and "sys.executable" in stated.primary.fix
     # controls: nothing said about it, or said not installed: the plain missing package
     for paste in ("ModuleNotFoundError: No module named 'peft'",
@@ -1241,3 +1241,32 @@ def test_tflite_flex_ops_and_legacy_packages_without_hub_ids() -> None:
     # control: the same words without the legacy package are a missing file of another kind
     assert _t("OSError: file aubmindlab/bert-base-arabertv01 not found").cause_id != \
         "env-version-too-old"
+
+
+def test_a_reinstall_that_did_not_help_is_another_environment() -> None:
+    error = "ImportError: cannot import name 'Qwen2VLForConditionalGeneration' from 'transformers'"
+    t = _t(error + "\npip install -U transformers\nstill the same error")
+    assert t.cause_id == "pip-and-python-different-environments"
+    # controls: nothing reinstalled (the release question); a pin below the release adding it
+    assert _t(error).cause_id == "env-version-too-old"
+    assert _t(error + "\npip install transformers==4.40.0\nstill the same error").cause_id == \
+        "env-version-too-old"
+
+
+def test_the_projects_own_package_run_from_inside_it() -> None:
+    paste = ('  File "C:/Users/h/llama-models/models/llama3_1/scripts/example_chat_completion.py", '
+             "line 14, in <module>\n    from models.llama3_1.api.datatypes import (\n"
+             "ModuleNotFoundError: No module named 'models'")
+    t = _t(paste)
+    assert t.cause_id == "env-setup-step-skipped" and "PYTHONPATH=C:/Users/h/llama-models" in \
+        t.primary.fix
+    # control: the same module missing, run from elsewhere: a package to install
+    assert _t("ModuleNotFoundError: No module named 'models'").cause_id == "env-missing-package"
+
+
+def test_prose_wordings_of_memory_and_of_a_none_tokenizer() -> None:
+    assert _t("I finetuned with 2 A100 cards and got error CUDA OOM.").cause_id == \
+        "out-of-memory"
+    t = _t("tokenizer = AlbertTokenizer.from_pretrained('Rostlab/prot_albert')\nand checking the "
+           "type with type(tokenizer), it returns a NoneType object.")
+    assert t.primary.signature.id == "env-sentencepiece-none"

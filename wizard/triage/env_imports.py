@@ -18,6 +18,7 @@ from wizard.triage.env_answers import (
     NEW,
     OLD,
     QUOTE,
+    SETUP,
     answer,
     answer_from_change,
     fold_groups,
@@ -147,6 +148,35 @@ _PIP_BUILD = re.compile(r"Getting requirements to build (?:wheel|editable)|Prepa
                         r"causal[-_]conv1d|auto[-_]gptq|deepspeed|apex|bitsandbytes)")
 
 
+def _project_package_folder(top: str, parsed: ParsedError) -> str | None:
+    """The folder holding a package `top` of the project's own, when a frame of the failing
+    script runs from inside it (C:/repo/models/llama3_1/scripts/x.py importing `models`)."""
+    for f in parsed.frames:
+        path = (f.file or "").replace("\\", "/")
+        if f.is_library or re.search(r"(?:site|dist)-packages|/lib/python\d", path):
+            continue
+        m = re.search(rf"^(?P<root>.*?)/{re.escape(top)}/", path)
+        if m and m.group("root"):
+            return m.group("root")
+    return None
+
+
+_IN_VAIN = re.compile(r"\bstill\b|same (?:error|problem|issue)|(?:did ?n[o']t|does ?n[o']t|not) "
+                      r"(?:help|work|fix|solve)|no (?:luck|change)|仍然|还是|依然|没有解决|未解决")
+
+
+def _reinstalled_in_vain(package: str, added: str, text: str) -> bool:
+    """The paste installs (or upgrades) the package, not pinned below the release that added
+    the name, and says the error stays."""
+    name = re.escape(pip_name(package)).replace("\\-", "[-_]")
+    line = re.search(rf"\bpip3? install\b[^\n]*(?:\b{name}\b|/{name}(?:\.git)?\b)(?P<pin>"
+                     r"\s*==\s*v?\d+(?:\.\d+)*)?", text, re.I)
+    if line is None or not _IN_VAIN.search(text):
+        return False
+    pinned = re.sub(r"[\s=v]", "", line.group("pin") or "")
+    return not (pinned and version_lt(pinned, added))
+
+
 def _says_installed(top: str, pkg: str, text: str) -> bool:
     """The paste states the package is installed ("torch actually installed", "I have already
     installed peft", pip's "Requirement already satisfied: torch")."""
@@ -230,6 +260,15 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                       f"added or moved that module), or a folder named {top} shadows the package.",
                       f"pip show {pkg}   # the installed release; the code's needs another: "
                       f"{upgrade(top)}", ev)
+    project = _project_package_folder(top, parsed) if len(parts) == 1 else None
+    if project:
+        return {"id": SETUP,
+                "cause": f"{top} is the project's own package (the folder {project}/{top}, where "
+                         f"the script runs from), not one to install: Python finds it only when "
+                         f"{project} is on sys.path, and the script was started without it.",
+                "fix": f"cd {project} && python -m <the script's module path>   # or: "
+                       f"PYTHONPATH={project} python <the script>, as the project's README runs "
+                       "it"}
     if top in _BUILD_DEPENDENCIES and _PIP_BUILD.search(parsed.text):
         building = _PIP_BUILD.search(parsed.text)
         return {"id": "pip-build-isolation",
@@ -244,9 +283,10 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         cause = (f"{pkg} is installed, as the paste says, but not in the Python environment that "
                  "runs the code: pip installed it for another interpreter (another venv or conda "
                  "env, the system Python, a notebook kernel started before the install).")
-        return answer(MISSING, module, cause, "python -c \"import sys; print(sys.executable)\"   "
-                      f"# the Python that runs the code\npython -m pip install {pkg}   # with "
-                      "that python; then restart the kernel", ev)
+        return answer("pip-and-python-different-environments", module, cause,
+                      "python -c \"import sys; print(sys.executable)\"   # the Python that runs "
+                      f"the code\npython -m pip install {pkg}   # with that python; then restart "
+                      "the kernel", ev)
     if top in ("torch", "tensorflow", "flax", "jax"):
         cause += " transformers needs it for the model classes of that framework."
     if installed_version(module):
@@ -404,6 +444,18 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     near = _misspelt(top, name, ev) if change is None and module == top else None
     if near:
         return near
+    if change is not None and change.added and not change.removed and \
+            _reinstalled_in_vain(change.package, change.added, parsed.text):
+        pkg = pip_name(change.package)
+        return {"id": "pip-and-python-different-environments",
+                "cause": f"{name} is in {pkg} from {change.added} on, and the paste says "
+                         f"installing {pkg} again did not help: pip installs into another Python "
+                         "environment than the one that runs the code (another venv or conda "
+                         "env, the system Python, a notebook kernel started before).",
+                "fix": f"python -m pip install -U \"{pkg}>={change.added}\"   # with the python "
+                       "that runs the code\npython -c \"import sys, "
+                       f"{top_of(change.package)}; print(sys.executable, "
+                       f"{top_of(change.package)}.__file__)\""}
     if change is not None:
         return answer_from_change(change, f"{name} ({module or change.package})", parsed, ev,
                             importer_of(parsed))

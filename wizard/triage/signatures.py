@@ -132,7 +132,7 @@ SIGNATURES: list[Signature] = [
         r"CUDA out of memory|OutOfMemoryError|OOM when allocating tensor|ResourceExhaustedError|"
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
         r"DefaultCPUAllocator: (?:can't allocate|not enough) memory|CUDA (?:memory|OOM) (?:exception|error)|"
-        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|"
+        r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|\bCUDA OOM\b|"
         r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
         r"ran out of memory trying to allocate|"
         # Apple silicon: Metal's command buffer (MLX, MPS) on unified memory

@@ -978,8 +978,8 @@ HF_SIGNATURES: list[Signature] = [
        priority=7, title="Cannot load from that name", refine=refine_load_path),
     _s("env-sentencepiece-none",
        r"'NoneType' object has no attribute '(?:encode|batch_encode_plus|encode_plus|tokenize|"
-       r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad|from_pretrained)'|\btype\(tokenizer\)\W+"
-       r"NoneType|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable|"
+       r"decode|convert_tokens_to_ids|prepare_seq2seq_batch|pad|from_pretrained)'|\btype\(tokenizer\)"
+       r"[^\n]{0,60}?\bNoneType\b|tokenizer (?:is|returns?) None\b|'NoneType' object is not callable|"
        r"Tokenizer(?:\.from_pretrained\([^)\n]{0,200}\))? (?:is|returns?|gives?|was) None\b|"
        # transformers 4.0 stopped installing sentencepiece: "Not able to load T5 tokenizer"
        r"\b(?:not able|unable|can(?:no|')t|fail(?:s|ed)?) to (?:load|import|create|use) (?:the |a |"
