@@ -1270,3 +1270,20 @@ def test_prose_wordings_of_memory_and_of_a_none_tokenizer() -> None:
     t = _t("tokenizer = AlbertTokenizer.from_pretrained('Rostlab/prot_albert')\nand checking the "
            "type with type(tokenizer), it returns a NoneType object.")
     assert t.primary.signature.id == "env-sentencepiece-none"
+
+
+def test_a_library_taking_an_accelerators_path_the_machine_lacks() -> None:
+    lib = (f'/usr/local/lib/python3.6/dist-packages/transformers/modeling_utils.py')
+    paste = ("Traceback (most recent call last):\n"
+             '  File "qa.py", line 4, in <module>\n'
+             '    model = AutoModelWithLMHead.from_pretrained("mrm8488/t5-base-finetuned-squadv2")\n'
+             f'  File "{lib}", line 798, in from_pretrained\n'
+             "    import torch_xla.core.xla_model as xm\n"
+             "ModuleNotFoundError: No module named 'torch_xla'")
+    t = _t(paste)
+    assert t.verdict == "possible-library-bug" and t.bug.package == "transformers"
+    # control: the user's own import of the backend is a package to install
+    own = ("Traceback (most recent call last):\n"
+           '  File "train.py", line 2, in <module>\n    import torch_xla.core.xla_model as xm\n'
+           "ModuleNotFoundError: No module named 'torch_xla'")
+    assert _t(own).cause_id == "env-missing-package"

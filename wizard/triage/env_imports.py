@@ -45,6 +45,27 @@ def own_submodule_missing(parsed: ParsedError, module: str) -> bool:
     return "." in module and bool(lib) and lib[-1].package == top
 
 
+# packages that exist only for one kind of accelerator: a library importing one has decided the
+# machine has that hardware
+_HARDWARE_BACKENDS = frozenset({"torch_xla", "torch_npu", "torch_mlu", "habana_frameworks",
+                                "intel_extension_for_pytorch", "oneccl_bindings_for_pytorch",
+                                "torch_musa"})
+
+
+def hardware_path_taken(parsed: ParsedError, module: str) -> str | None:
+    """The library whose own line imports a hardware backend this machine lacks (torch_xla on a
+    GPU machine): its device detection took that accelerator's path (a flag saved in a config, an
+    environment variable), so the fix is the detection, not installing the backend."""
+    lib = [f for f in parsed.frames if f.kind != "other"]
+    if top_of(module) not in _HARDWARE_BACKENDS or not lib or not lib[-1].is_library:
+        return None
+    code = lib[-1].code or ""
+    if not re.search(rf"\bimport\s+{re.escape(top_of(module))}\b|from\s+{re.escape(top_of(module))}"
+                     r"[\w.]*\s+import\b", code):
+        return None
+    return pip_name(top_of(lib[-1].package or "")) or None
+
+
 # the reporter's own reading of the release history: "this function is only available in future
 # versions of timm", "was added in 0.9"
 _SAID_NEWER = re.compile(r"\b(?:only (?:available|exists?|present|defined|introduced) (?:in|from|"
@@ -260,6 +281,8 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                       f"added or moved that module), or a folder named {top} shadows the package.",
                       f"pip show {pkg}   # the installed release; the code's needs another: "
                       f"{upgrade(top)}", ev)
+    if hardware_path_taken(parsed, module):
+        return {"reject": True}       # the library's device detection: see library.py
     project = _project_package_folder(top, parsed) if len(parts) == 1 else None
     if project:
         return {"id": SETUP,

@@ -32,7 +32,7 @@ from wizard.triage.env_answers import (
     removed_internal_user,
     top_of,
 )
-from wizard.triage.env_imports import own_submodule_missing
+from wizard.triage.env_imports import hardware_path_taken, own_submodule_missing
 from wizard.triage.frames import Frame
 from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
@@ -503,6 +503,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        f"not have: the library relied on an internal (its fix: a release that "
                        f"stops using it; until then the {top} release it was written for)")
     missing = _NO_MODULE.search(parsed.message or "")
+    hardware = hardware_path_taken(parsed, missing.group("module")) if missing else None
+    if hardware:
+        reasons.append(f"{hardware}'s own code imports {missing.group('module')}, a backend of "
+                       "an accelerator this machine does not have: its device detection took that "
+                       "accelerator's path (a flag saved in the checkpoint's config, such as "
+                       "xla_device, or an environment variable), whatever your code does")
     if missing and own_submodule_missing(parsed, missing.group("module")):
         module = missing.group("module")
         reasons.append(f"{module.split('.')[0]}'s own code imports {module}, which the installed "
