@@ -1287,3 +1287,20 @@ def test_a_library_taking_an_accelerators_path_the_machine_lacks() -> None:
            '  File "train.py", line 2, in <module>\n    import torch_xla.core.xla_model as xm\n'
            "ModuleNotFoundError: No module named 'torch_xla'")
     assert _t(own).cause_id == "env-missing-package"
+
+
+def test_an_installed_command_line_tool_refusing_an_option() -> None:
+    t = _t("there is an error, it says: \u201chelm-run: error: unrecognized arguments: "
+           "--enable-huggingface-models stanford-crfm/BioMedLM\u201d")
+    assert t.cause_id == "env-version-too-old" and "helm-run --help" in t.primary.fix
+    # controls: a script's own arguments, and a project's module run with python -m
+    assert _t("run_clm.py: error: unrecognized arguments: --foo 1").primary is None
+    assert _t("python -m gpt2 train --iterations 10\n"
+              "gpt2: error: unrecognized arguments: --iterations 10").primary is None
+
+
+def test_ollama_given_a_file_that_is_not_gguf() -> None:
+    paste = ("> ollama create test -f Modelfile\ntransferring model data\ncreating model layer\n"
+             "Error: invalid file magic")
+    assert _t(paste).cause_id == "ollama-file-not-gguf"
+    assert _t("Error: invalid file magic").primary is None

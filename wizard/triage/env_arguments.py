@@ -449,6 +449,26 @@ def refine_cli_subcommand(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                   upgrade(package), ev)
 
 
+def refine_cli_option(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An installed command-line tool (a console script, not a .py file of the project) refusing
+    an option: the installed release predates it (the documentation followed a newer one). A
+    script's own arguments (train.py: error: ...) are the script's question."""
+    prog, options = str(ev.get("prog", "")), str(ev.get("options", "")).split()
+    flags = [o for o in options if o.startswith("--")]
+    if not flags or prog.lower() in ("python", "python3", "ipykernel_launcher") or \
+            re.search(r"\.py\w?$", prog):
+        return {"reject": True}
+    package = _CLIS.get(prog.lower())
+    if package is None and re.search(rf"\bpython[\d.]*\s+-m\s+{re.escape(prog)}\b", parsed.text):
+        return {"reject": True}       # a project's module run from its folder, not a release
+    what = pip_name(package) if package else f"the package that provides {prog}"
+    return answer(OLD, package or prog, f"The installed {prog} does not know "
+                  f"{', '.join(flags)}: the release installed predates that option (the "
+                  "documentation or example follows a newer release, often the main branch).",
+                  f"{prog} --help   # the options of the installed release\n"
+                  f"pip install -U {package and pip_name(package) or '<' + what + '>'}", ev)
+
+
 _CALL_KWARG = re.compile(r"[(,]\s*(?P<arg>[a-z_]\w*)\s*=(?!=)")
 
 

@@ -29,6 +29,7 @@ from wizard.triage.env_answers import (
     upgrade,
 )
 from wizard.triage.env_arguments import (
+    refine_cli_option,
     refine_cli_subcommand,
     refine_kwarg_newer_than_stated,
     refine_keras_kwargs,
@@ -603,6 +604,11 @@ ENV_SIGNATURES: list[Signature] = [
          r"'(?P<command>[\w-]+)' \(choose from (?P<choices>[^)\n]{1,400})\)",
          "The library's command-line tool has no such command in the installed release.",
          "pip install -U <the package>", refine=refine_cli_subcommand, priority=15),
+    _sig("env-cli-option-unknown", OLD,
+         r"(?m)(?:^|[\s\"'`:\u201c\uff1a])(?P<prog>[A-Za-z][\w.-]*): error: unrecognized "
+         r"arguments: (?P<options>[^\n]+)",
+         "The library's command-line tool has no such option in the installed release.",
+         "pip install -U <the package>", refine=refine_cli_option, priority=14),
     _sig("env-kwarg-newer-than-release", OLD,
          r"missing \d+ required positional arguments?: '\w+'",
          "The code passes a keyword that a later release introduced.", "pip install -U <package>",

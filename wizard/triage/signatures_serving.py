@@ -57,6 +57,17 @@ _r = signature_maker(14)
 
 
 SERVING_SIGNATURES: list[Signature] = [
+    _r("ollama-file-not-gguf",
+       r"Error: invalid file magic",
+       "ollama create read the file FROM names as GGUF and it is not one: a safetensors or "
+       "PyTorch checkpoint of an architecture this ollama release cannot convert itself (its "
+       "converter knows a few families), or an adapter that is not GGUF.",
+       "ollama runs GGUF files; it converts only the safetensors architectures its release "
+       "supports.", ["environment.package-versions"],
+       "python llama.cpp/convert_hf_to_gguf.py ./model --outfile model.gguf   # then in the "
+       "Modelfile: FROM ./model.gguf\n# or a newer ollama, which converts more architectures",
+       title="ollama was given a file that is not GGUF",
+       requires=r"(?i)ollama|Modelfile"),
     _r("container-path-not-mounted",
        r"Repo id must be in the form 'repo_name' or 'namespace/repo_name': '(?P<path>/[^'\n]+)'|"
        r"No such file or directory: '(?P<path2>/[^'\n]+)'|"
