@@ -101,7 +101,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause("hub-repo-not-found",
           "The Hub (or a library's preset registry) has no model of that id and type "
           "(misspelt, renamed, private, or a dataset looked up as a model).",
-          ("model-id-not-found", "hub-wrong-repo-type", "keras-preset-unknown")),
+          ("model-id-not-found", "hub-wrong-repo-type", "keras-preset-unknown",
+           "hub-repo-private")),
     Cause("no-chat-template",
           "The tokenizer has no chat template (a base model's), so apply_chat_template, or a "
           "trainer that formats conversations with it, has nothing to format with.",
@@ -172,6 +173,10 @@ CAUSES: tuple[Cause, ...] = (
           "flash-attn's installer could not download its prebuilt wheel (network), and the "
           "build it fell back to failed.",
           ("flash-attn-wheel-download-failed", "prebuilt-wheel-download-failed")),
+    Cause("ollama-file-not-gguf",
+          "ollama was given a file that is not GGUF (a safetensors model or adapter it cannot "
+          "convert), and reads it as one.",
+          ("ollama-file-not-gguf", "ollama-adapter-requires-gguf")),
     Cause("dataset-argument-none",
           "A dataset argument is None: no train_dataset (or eval_dataset) was passed, or the "
           "variable holding it was never assigned.",
