@@ -1273,7 +1273,7 @@ def test_prose_wordings_of_memory_and_of_a_none_tokenizer() -> None:
 
 
 def test_a_library_taking_an_accelerators_path_the_machine_lacks() -> None:
-    lib = (f'/usr/local/lib/python3.6/dist-packages/transformers/modeling_utils.py')
+    lib = '/usr/local/lib/python3.6/dist-packages/transformers/modeling_utils.py'
     paste = ("Traceback (most recent call last):\n"
              '  File "qa.py", line 4, in <module>\n'
              '    model = AutoModelWithLMHead.from_pretrained("mrm8488/t5-base-finetuned-squadv2")\n'
