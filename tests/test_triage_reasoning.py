@@ -1304,3 +1304,24 @@ def test_ollama_given_a_file_that_is_not_gguf() -> None:
              "Error: invalid file magic")
     assert _t(paste).cause_id == "ollama-file-not-gguf"
     assert _t("Error: invalid file magic").primary is None
+
+
+def test_a_fix_only_on_the_main_branch_and_a_skipped_download_step() -> None:
+    main = ("You will get the error:\nConfigValidationError: labels str type expected\n"
+            "```\npip install spacy-llm --upgrade\n```\nThis installs 0.2.0 but it does not add the "
+            "change.\n\nInstalling from github resolves the issue.")
+    t = _t(main)
+    assert t.cause_id == "env-version-too-old" and "spacy-llm" in t.primary.fix
+    # control: installing from GitHub that did not help is no such statement
+    assert _t(main.replace("resolves the issue", "does not change anything")).cause_id != \
+        "env-version-too-old"
+    asked = _t("At TrainingArguments('test-trainer') the colab fails and asks to run pip install "
+               "accelerate.")
+    assert asked.cause_id == "env-missing-package" and "accelerate" in asked.primary.fix
+    data = _t("OSError: Can't load config for '/root/.camel_tools/data/ner/arabert'. Make sure "
+              "that:")
+    assert data.cause_id == "env-setup-step-skipped"
+    # controls: the Hugging Face cache and a folder of the user's are no library data folder
+    for path in ("/root/.cache/huggingface/hub/x", "./my-model"):
+        assert _t(f"OSError: Can't load config for '{path}'. Make sure that:").cause_id == \
+            "local-file-missing"

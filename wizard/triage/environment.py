@@ -104,6 +104,18 @@ _REMOTE_CODE_IMPORTS = re.compile(r"This modeling file requires the following pa
                                   r"[\w.-]+)*)")
 
 
+def refine_fixed_on_main(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The reporter's release of a package lacks a change its main branch has: installing from
+    the repository fixed it."""
+    pkg = str(ev.get("pkg", ""))
+    if pkg.lower() in NOT_NAMES or pkg.startswith(("git+", "-")) or pkg in ("pip", "."):
+        return {"reject": True}
+    return answer(OLD, pkg, f"The change the code needs is on {pip_name(pkg)}'s main branch and "
+                  "not in the release installed: installing from the repository fixed it, as "
+                  "the reporter found.", f"pip install git+<{pip_name(pkg)}'s repository URL>   "
+                  f"# until a release has it; then: {upgrade(pkg)}", ev)
+
+
 def refine_upgrade_fixed_it(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The reporter says upgrading a package fixed it: the release installed was too old."""
     fold_groups(ev, ("pkg", "ver"))
@@ -613,6 +625,15 @@ ENV_SIGNATURES: list[Signature] = [
          r"missing \d+ required positional arguments?: '\w+'",
          "The code passes a keyword that a later release introduced.", "pip install -U <package>",
          refine=refine_kwarg_newer_than_stated, priority=9),
+    _sig("env-fixed-on-main-branch", OLD,
+         # "pip install spacy-llm --upgrade ... does not add the change. Installing from github
+         # resolves the issue"
+         r"\bpip3? install (?:-U |--upgrade )?(?P<pkg>[A-Za-z][\w.-]*)[^\n]*(?:\n[^\n]*){0,12}?\n"
+         r"[^\n]*\b(?:install\w*|build\w*) (?:it |them )?from (?:the )?(?:github|git|source|"
+         r"main(?: branch)?|master(?: branch)?)\b[^\n]{0,40}?\b(?:resolv\w*|fix\w*|solv\w*|works?|"
+         r"worked)\b",
+         "The fix is on the package's main branch, not in a release yet.",
+         "pip install git+<the package's repository>", refine=refine_fixed_on_main, priority=14),
     _sig("env-upgrade-fixed-it", OLD,
          # "I was able to fix this by upgrading to `datasets>=2.6.0`", "upgrading peft to 0.5
          # solved it" (not "upgrading did not help")
@@ -1003,7 +1024,10 @@ ENV_SIGNATURES: list[Signature] = [
          r"(?P<pkg12>[A-Za-z][\w.-]*)|"
          r"(?<![\w-])(?P<pkg13>[A-Za-z][\w-]*) is not available => install it using `pip install|"
          # transformers' "The package optimum is required to use Better Transformer."
-         r"\bThe package `?(?P<pkg14>[A-Za-z][\w-]*)`? is required to use\b",
+         r"\bThe package `?(?P<pkg14>[A-Za-z][\w-]*)`? is required to use\b|"
+         # the reporter's words for it: "the colab fails and asks to run pip install accelerate"
+         r"\b(?:asks?|asked|tells?|told|says?|said) (?:me |you |us )?to (?:run )?[`'\"]?!?pip "
+         r"install (?:-U )?(?P<pkg15>[A-Za-z][\w\[\].-]*)",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

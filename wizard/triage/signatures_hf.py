@@ -289,6 +289,14 @@ _WORDPIECE = re.compile(r"\bWordPiece|BertWordPieceTokenizer|\bvocab\.txt\b(?! b
 _BPE = re.compile(r"ByteLevelBPETokenizer|\bByte[- ]?Level BPE\b|\bmerges\.txt\b")
 
 
+# a library's own data folder in the home directory (~/.camel_tools/data/..., ~/.stanza/...), not
+# a cache or config folder of the system
+_LIBRARY_DATA_DIR = re.compile(r"(?P<dir>(?:~|/root|/home/[^/\s]+|/Users/[^/\s]+|[A-Za-z]:\\Users\\"
+                               r"[^\\\s]+)[/\\]\.(?!cache\b|local\b|config\b|conda\b|"
+                               r"virtualenvs\b|pyenv\b|keras\b)[\w-]+[/\\](?:data|models?|"
+                               r"resources?|pretrained)\b)")
+
+
 def _other_tokenizer_kind(text: str) -> tuple[str, str, str] | None:
     """(files asked for, the saved kind, its class) when the class asks for BPE files and the
     paste trained or saved a WordPiece tokenizer, or the other way round."""
@@ -306,6 +314,14 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     path = str(ev.get("path") or ev.get("path2") or ev.get("path3") or ev.get("path4") or
                ev.get("path5") or ev.get("path6") or "")
     if is_local_path(path):
+        data = _LIBRARY_DATA_DIR.search(path)
+        if data:
+            return {"id": "env-setup-step-skipped",
+                    "cause": f"{path} is inside {data.group('dir')}, the data folder a library "
+                             "fills with its own download step (models, resources): that step was "
+                             "not run (or was cut short), so the folder lacks the files.",
+                    "fix": f"# run the library's data download (its README names it, e.g. "
+                           f"`<tool> download` / `<lib>_data -i all`), then: ls {path}"}
         other = _other_tokenizer_kind(parsed.text)
         if other:
             return {"id": "tokenizer-class-mismatch",
