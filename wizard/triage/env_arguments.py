@@ -461,12 +461,12 @@ def refine_cli_option(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     package = _CLIS.get(prog.lower())
     if package is None and re.search(rf"\bpython[\d.]*\s+-m\s+{re.escape(prog)}\b", parsed.text):
         return {"reject": True}       # a project's module run from its folder, not a release
-    what = pip_name(package) if package else f"the package that provides {prog}"
+    target = pip_name(package) if package else f"<the package that provides {prog}>"
     return answer(OLD, package or prog, f"The installed {prog} does not know "
                   f"{', '.join(flags)}: the release installed predates that option (the "
                   "documentation or example follows a newer release, often the main branch).",
                   f"{prog} --help   # the options of the installed release\n"
-                  f"pip install -U {package and pip_name(package) or '<' + what + '>'}", ev)
+                  f"pip install -U {target}", ev)
 
 
 _CALL_KWARG = re.compile(r"[(,]\s*(?P<arg>[a-z_]\w*)\s*=(?!=)")

@@ -300,10 +300,9 @@ _LIBRARY_DATA_DIR = re.compile(r"(?P<dir>(?:~|/root|/home/[^/\s]+|/Users/[^/\s]+
 def _other_tokenizer_kind(text: str) -> tuple[str, str, str] | None:
     """(files asked for, the saved kind, its class) when the class asks for BPE files and the
     paste trained or saved a WordPiece tokenizer, or the other way round."""
-    asked = text
-    if _BPE_FILES.search(asked) and _WORDPIECE.search(_BPE_FILES.sub("", asked)):
+    if _BPE_FILES.search(text) and _WORDPIECE.search(_BPE_FILES.sub("", text)):
         return "BPE (vocab.json, merges.txt)", "WordPiece (vocab.txt)", "BertTokenizerFast"
-    if _WORDPIECE_FILES.search(asked) and _BPE.search(_WORDPIECE_FILES.sub("", asked)):
+    if _WORDPIECE_FILES.search(text) and _BPE.search(_WORDPIECE_FILES.sub("", text)):
         return "WordPiece (vocab.txt)", "BPE (vocab.json, merges.txt)", "RobertaTokenizerFast"
     return None
 
