@@ -422,7 +422,8 @@ def _unwrap_graph(err: ParsedError) -> None:
 # a launcher re-raising the exit of the Python process it started (torchrun's ChildFailedError,
 # accelerate launch's CalledProcessError): the child's own error is the one to read
 _LAUNCHER_REPORT = re.compile(r"(?:\w+\.)*ChildFailedError$|(?:\w+\.)*CalledProcessError$")
-_PYTHON_CHILD = re.compile(r"Command '\['[^'\n]*python[\d.]*'(?!, '-m', 'pip')(?!, 'setup\.py')")
+# a command line that runs a Python program (not pip, not a build): a launcher's child
+PYTHON_CHILD = re.compile(r"Command '\['[^'\n]*python[\d.]*'(?!, '-m', 'pip')(?!, 'setup\.py')")
 
 
 def _launched_error(errors: list[ParsedError]) -> int:
@@ -430,7 +431,7 @@ def _launched_error(errors: list[ParsedError]) -> int:
     of a Python child whose own exception is printed before it (then that one)."""
     last = errors[-1]
     report = bool(last.exc_type and _LAUNCHER_REPORT.match(last.exc_type)) and (
-        "ChildFailedError" in last.exc_type or bool(_PYTHON_CHILD.search(last.message or "")))
+        "ChildFailedError" in last.exc_type or bool(PYTHON_CHILD.search(last.message or "")))
     if not report:
         return len(errors) - 1
     child = [i for i, e in enumerate(errors[:-1])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wizard.triage.parse import ParsedError
+from wizard.triage.parse import PYTHON_CHILD, ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
 # a CUDA GPU without bfloat16 shown in the paste: its name, or its compute capability below 8
@@ -297,7 +297,7 @@ DEVICE_SIGNATURES: list[Signature] = [
        r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError|ChildFailedError:|"
        # accelerate launch re-raising its Python child's exit; the DeepSpeed launcher's handler;
        # a driver script running the training steps (DeepSpeed-Chat's train.py)
-       r"CalledProcessError: Command '\['[^'\n]*python[\d.]*'(?!, '-m', 'pip')(?!, 'setup\.py')"
+       rf"CalledProcessError: {PYTHON_CHILD.pattern}"
        r"[^\n]{0,3000}?returned non-zero exit status (?!-9\b)-?\d+|"
        r"sigkill_handler\][^\n]{0,3000}? exits with return code = (?!-9\b)-?\d+|"
        r"\bStep \d+ exited with non-zero status \d+",
