@@ -2,7 +2,7 @@
 install, the pin, the upgrade), the versions installed here, the direction of a version change,
 and whose code calls what (the importer of a name, a library's call of its own function, a
 library using another package's removed internal). Its public names serve the family's rule
-modules: environment.py, env_imports.py and env_arguments.py.
+modules: signatures_env_*.py and the env_*.py refine modules.
 """
 from __future__ import annotations
 

@@ -1,0 +1,453 @@
+"""Environment rules whose cause is a release: too old for the code (env-version-too-old) or too
+new for it (env-version-too-new, an API a release removed or changed)."""
+from __future__ import annotations
+
+from wizard.triage.env_answers import (
+    NEW,
+    OLD,
+    QUOTE,
+)
+from wizard.triage.env_arguments import (
+    refine_cli_option,
+    refine_cli_subcommand,
+    refine_hook_arity,
+    refine_keras_kwargs,
+    refine_kwarg_newer_than_stated,
+    refine_release_removed,
+    refine_removed_argument_in_code,
+    refine_unexpected_kwarg,
+)
+from wizard.triage.env_imports import (
+    refine_cannot_import,
+    refine_import_line,
+    refine_module_attribute,
+    refine_name_not_defined,
+)
+from wizard.triage.env_refines import (
+    refine_fixed_on_main,
+    refine_model_type_key,
+    refine_output_unpacked,
+    refine_peft_config_dict,
+    refine_requirement_violated,
+    refine_requires_version,
+    refine_tokenizer_class,
+    refine_tokenizers_format,
+    refine_upgrade_fixed_it,
+)
+from wizard.triage.env_releases import (
+    refine_constructor_argument,
+    refine_dataset_script_release,
+    refine_example_script,
+    refine_not_supported_yet,
+)
+from wizard.triage.env_signature import env_signature as _sig
+from wizard.triage.env_skew import (
+    refine_installed_conflict,
+    refine_pins_conflict,
+    refine_unbatched_input,
+)
+from wizard.triage.python_syntax import refine_python_too_old
+from wizard.triage.signature import Signature
+
+VERSION_SIGNATURES: list[Signature] = [
+    _sig("env-tiktoken-encoding-unknown", OLD,
+         r"Unknown encoding (?P<encoding>\w+)\. Plugins found",
+         "The installed tiktoken does not know that encoding: encodings arrive with tiktoken "
+         "releases (o200k_base, GPT-4o's, came in 0.7.0).",
+         'pip install -U tiktoken   # then restart the runtime', priority=14),
+    _sig("env-lazy-module-without-spec", NEW,
+         r"\b(?P<module>(?:transformers|diffusers|datasets)(?:\.\w+)+)\.__spec__ is None",
+         "Another installed package probes (importlib.util.find_spec) a module of a release that "
+         "loads its modules lazily without a __spec__: a newer prober (torchmetrics 0.7 and "
+         "later, pytorch-lightning, ...) against an older transformers.",
+         'pip install -U transformers   # lazy modules carry a __spec__ in later releases\n'
+         '# or keep the prober at the release before it probed: pip install "torchmetrics<0.7"',
+         priority=14),
+    _sig("env-state-dict-position-ids", NEW,
+         r"Unexpected key\(s\) in state_dict:[^\n]*position_ids|"
+         # load_state_dict(strict=False)'s return value
+         r"_IncompatibleKeys\([^\n]{0,300}?unexpected_keys=\[[^\]\n]*position_ids",
+         "The state dict was saved by a transformers older than 4.31, which stored position_ids "
+         "as a buffer; the installed release no longer has it, so a strict load_state_dict "
+         "refuses the extra key.",
+         "model.load_state_dict(state_dict, strict=False)   # position_ids is rebuilt\n"
+         '# or: pip install "transformers<4.31"', priority=16),
+    _sig("env-state-dict-position-ids-missing", OLD,
+         r"Missing key\(s\) in state_dict: (?:\"[\w.]*position_ids\",? ?)+\.?[ \t]*(?:\n|$)",
+         "The state dict was saved by transformers 4.31 or later, which no longer stores "
+         "position_ids; the transformers loading it is older and expects the buffer.",
+         "pip install -U transformers   # or: model.load_state_dict(state_dict, strict=False)",
+         priority=16),
+    _sig("env-torch-dtype-itemsize", OLD,
+         r"'torch\.dtype' object has no attribute 'itemsize'",
+         "A library (transformers, accelerate, peft) reads torch.dtype.itemsize, which torch "
+         "added in 2.1; the installed torch is older.",
+         'pip install -U "torch>=2.1"   # or pin the library to a release that supports your '
+         "torch", priority=16),
+    _sig("env-rouge-scores-are-floats", NEW,
+         r"'numpy\.float64' object has no attribute '(?:mid|low|high|fmeasure)'",
+         "The code reads ROUGE scores as the AggregateScore tuples (.mid.fmeasure) of the old "
+         "datasets.load_metric; evaluate's rouge returns plain floats.",
+         "result = rouge.compute(predictions=preds, references=refs)\n"
+         "result = {k: round(v * 100, 4) for k, v in result.items()}   # already the F-measures",
+         priority=16),
+    _sig("env-peft-config-dict", NEW,
+         r"'dict' object has no attribute '(?P<attr>\w+)'",
+         "The code reads model.peft_config as one config object; since peft 0.3 it is a dict of "
+         "configs keyed by adapter name ('default'), so the code was written for an older peft.",
+         "model.peft_config['default'].save_pretrained(path)   # or model.save_pretrained(path)\n"
+         "# or: pip install the peft release the project pins", refine=refine_peft_config_dict,
+         priority=16),
+    _sig("env-empty-adapter-state-dict-override", NEW,
+         # a size in bytes, not a model's (Qwen2-VL-72B)
+         r"adapter_model\.(?:bin|safetensors)[^\n]{0,200}?\b(?:(?:only|just) )?(?:(?:4\d\d|"
+         r"[1-9]\d?) ?bytes?|4\d\d ?B)\b|\b(?:(?:4\d\d|[1-9]\d?) ?bytes?|4\d\d ?B)\b[^\n]{0,120}?"
+         r"adapter_model|"
+         r"adapter_model\.(?:bin|safetensors)[^\n]{0,120}?\b(?:is )?empty\b",
+         "The saved adapter is empty: the training script (alpaca-lora's finetune.py and the "
+         "scripts copied from it) replaces model.state_dict with get_peft_model_state_dict, and "
+         "the peft release installed applies it again in save_pretrained, filtering out every "
+         "key: the script was written for an older peft.",
+         "# delete the override in the script:\n#   model.state_dict = (lambda self, *_, **__: "
+         "get_peft_model_state_dict(self, old_state_dict())).__get__(model, type(model))\n"
+         "# or: pip install the peft release the script pins", priority=16),
+    _sig("env-non-consecutive-added-token", OLD,
+         r"Non-consecutive added token '[^'\n]*' found",
+         "The tokenizer was saved by a newer transformers (added tokens are stored "
+         "differently since 4.34) than the one loading it.", 'pip install -U transformers',
+         priority=16),
+    _sig("env-rope-scaling-llama3", OLD,
+         r"[`']rope_scaling[`'] must be a dictionary with (?:two|with two) fields, [`']type[`'] "
+         r"and [`']factor[`']",
+         "The checkpoint's rope_scaling (Llama 3.1 and later: rope_type 'llama3') is newer than "
+         "the installed transformers, which knows only {type, factor}.",
+         'pip install -U "transformers>=4.43"', priority=17),
+    _sig("env-bnb-4bit-serialization", OLD,
+         r"You are calling `save_pretrained` on a 4-bit converted model",
+         "Saving a 4-bit model needs a newer bitsandbytes (and transformers) than installed.",
+         'pip install -U "bitsandbytes>=0.41.3" transformers   # or save only the adapter: '
+         "model.save_pretrained(dir) on the PeftModel", priority=16),
+    _sig("env-torch-weights-only", NEW,
+         r"Weights only load failed\. In PyTorch 2\.6, we changed the default value of the "
+         r"`weights_only` argument",
+         "PyTorch 2.6 loads checkpoints with weights_only=True by default; this file (an "
+         "optimizer state, a pickled object of an older library) needs the old behaviour.",
+         "torch.load(path, weights_only=False)   # only for files you trust\n"
+         "# or: pip install -U transformers accelerate   # releases that load these files",
+         priority=17),
+    _sig("env-torch-load-needs-2-6", OLD,
+         r"Due to a serious vulnerability issue in `torch\.load`, even with `weights_only=True`, "
+         r"we now require users to upgrade torch to at least v2\.6",
+         "transformers refuses torch.load of .bin checkpoints with torch older than 2.6.",
+         'pip install -U "torch>=2.6"   # or load a .safetensors copy of the weights',
+         priority=17),
+    _sig("env-requires-version", OLD,
+         r"(?<![\w-])(?P<pkg>[A-Za-z][\w-]*)\s*(?:>=\s*(?P<low>\d[\w.]*)(?:,\s*!=\s*[\d.]+)*(?:,\s*<\s*"
+         r"(?P<high>\d[\w.]*))?|<\s*(?P<below>\d[\w.]*)) is required for a normal functioning of "
+         r"this module, but found "
+         r"[\w-]+==(?P<found>\d[\w.]*)|"
+         r"requires?\s+(?:the\s+)?`?(?:package\s+)?`?(?P<pkg2>[A-Za-z][\w-]*)`?\s*(?:version\s*)?"
+         r"(?:>=|>|~=)\s*`?(?P<low2>\d[\w.]*)|"
+         r"make sure (?:that )?you have installed `(?P<pkg3>[A-Za-z][\w-]*)>=(?P<low3>\d[\w.]*)`|"
+         # "longlora.py requires transformers between 4.41.2 and 4.45.0"
+         r"requires?\s+`?(?P<pkg4>[A-Za-z][\w-]*)`?\s+(?:version\s+)?between\s+v?"
+         r"(?P<low4>\d[\w.]*\d)\s+and\s+v?(?P<high4>\d[\w.]*\d)|"
+         # "Please either install transformers<5.0.0 or create ..."
+         r"\b(?:please |either |pip )install `?['\"]?(?P<pkg5>[A-Za-z][\w-]*)\s*<\s*"
+         r"(?P<below5>\d[\w.]*\d)",
+         "A package is older (or newer) than the code requires.", "pip install -U <package>",
+         refine=refine_requires_version, priority=17),
+    _sig("env-protobuf-too-new", NEW,
+         r"Descriptors cannot (?:not )?be created directly|'MessageFactory' object has no attribute "
+         r"'GetPrototype'",
+         "The installed protobuf is newer than the generated code of a package that uses it "
+         "(protobuf 4 rejects code generated by protoc < 3.19; protobuf 5 removed "
+         "MessageFactory.GetPrototype).",
+         'pip install "protobuf<=3.20.3"   # or: upgrade the package whose _pb2 files fail\n'
+         "# or: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python", priority=17),
+    _sig("env-bnb-training", OLD,
+         r"is quantized with QuantizationMethod\.BITS_AND_BYTES but that quantization method do "
+         r"not support training",
+         "transformers allows training an 8-bit bitsandbytes model only with bitsandbytes 0.37.0 "
+         "or later; the installed bitsandbytes is older.",
+         'pip install -U "bitsandbytes>=0.37.0"   # then restart the runtime', priority=18),
+    _sig("env-cli-command-unknown", OLD,
+         r"error: argument (?:command|subcommand|\{[\w,-]+\}|[\w_]+): invalid choice: "
+         r"'(?P<command>[\w-]+)' \(choose from (?P<choices>[^)\n]{1,400})\)",
+         "The library's command-line tool has no such command in the installed release.",
+         "pip install -U <the package>", refine=refine_cli_subcommand, priority=15),
+    _sig("env-cli-option-unknown", OLD,
+         r"(?m)(?:^|[\s\"'`:\u201c\uff1a])(?P<prog>[A-Za-z][\w.-]*): error: unrecognized "
+         r"arguments: (?P<options>[^\n]+)",
+         "The library's command-line tool has no such option in the installed release.",
+         "pip install -U <the package>", refine=refine_cli_option, priority=14),
+    _sig("env-kwarg-newer-than-release", OLD,
+         r"missing \d+ required positional arguments?: '\w+'",
+         "The code passes a keyword that a later release introduced.", "pip install -U <package>",
+         refine=refine_kwarg_newer_than_stated, priority=9),
+    _sig("env-fixed-on-main-branch", OLD,
+         # "pip install spacy-llm --upgrade ... does not add the change. Installing from github
+         # resolves the issue"
+         r"\bpip3? install (?:-U |--upgrade )?(?P<pkg>[A-Za-z][\w.-]*)[^\n]*(?:\n[^\n]*){0,12}?\n"
+         r"[^\n]*\b(?:install\w*|build\w*) (?:it |them )?from (?:the )?(?:github|git|source|"
+         r"main(?: branch)?|master(?: branch)?)\b[^\n]{0,40}?\b(?:resolv\w*|fix\w*|solv\w*|works?|"
+         r"worked)\b",
+         "The fix is on the package's main branch, not in a release yet.",
+         "pip install git+<the package's repository>", refine=refine_fixed_on_main, priority=14),
+    _sig("env-upgrade-fixed-it", OLD,
+         # "I was able to fix this by upgrading to `datasets>=2.6.0`", "upgrading peft to 0.5
+         # solved it" (not "upgrading did not help")
+         r"\b(?:fix(?:ed)?|solved?|resolved?) (?:it |this |that |the (?:issue|problem|error) )?by "
+         r"(?:upgrad|updat)\w* (?:to )?`?(?P<pkg>[A-Za-z][\w.-]*?)`?(?:\s*(?:>=|==|to|version)\s*"
+         r"v?(?P<ver>\d+\.\d+[\w.]*))?`?(?![\w.-])|"
+         r"\b(?:upgrad|updat)\w* `?(?P<pkg2>[A-Za-z][\w.-]*?)`? to (?:version )?`?v?(?P<ver2>\d+"
+         r"\.\d+[\w.]*)`? (?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)|"
+         # "Upgrading to `timm-0.4.12` fixed it": pip's name-version spelling
+         r"\b(?:upgrad|updat)\w* to `?(?P<pkg5>[A-Za-z][\w.]*?)-v?(?P<ver5>\d+\.\d+[\w.]*)`? "
+         r"(?:fixe[sd]|solve[sd]|resolve[sd]) (?:it|this|the)|"
+         r"\b(?:once|after) (?:I )?(?:updat|upgrad)\w* (?:to )?(?:the )?(?:latest |newest )?(?:version "
+         r"(?:of )?)?`?(?P<pkg3>[A-Za-z][\w.-]*?)`?,? (?:this |the )?(?:problem|issue|error) "
+         r"(?:is|was|went) (?:gone|away|solved|fixed|resolved)|"
+         # "trl == 0.14.0 would get error: ...\nupgrade to 0.15.0 is ok."
+         r"\b(?P<pkg4>[A-Za-z][\w.-]*) ?==? ?v?\d+\.\d+[\w.]*\b[^\n]{0,60}?\b(?:errors?|fails?)\b"
+         r"[^\n]*\n[^\n]{0,40}?\bupgrad\w* to (?:version )?v?(?P<ver4>\d+\.\d+[\w.]*),? (?:is "
+         r"(?:ok|okay|fine)|works?|fixe[sd] it|solve[sd] it)\b",
+         "The reporter found that upgrading a package fixed it.", "pip install -U <the package>",
+         refine=refine_upgrade_fixed_it, priority=14),
+    _sig("env-pins-conflict", OLD,
+         r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
+         r"dependencies",
+         "Pinned versions cannot be installed together.", "loosen one of the pins",
+         refine=refine_pins_conflict, priority=18),
+    # pip after an install: "trl 0.12.0 requires transformers>=4.46.0, but you have
+    # transformers 4.44.2 which is incompatible" (older pip: "has requirement ... you'll have")
+    _sig("env-installed-conflict", NEW,
+         r"(?P<who>[A-Za-z][\w.-]{0,60}) (?:\d[\w.]* )?(?:requires|has requirement) "
+         r"(?P<pkg>[A-Za-z][\w.-]{0,60})(?:\[[\w,-]{1,60}\])?(?P<spec>[<>=!~][^,\s]{1,30}(?:,"
+         r"[<>=!~][^,\s]{1,30}){0,4}), but you(?:'ll)? have (?:(?P=pkg) )?(?P<found>\d[\w.+]*) "
+         r"which is incompatible",
+         "An installed package sits beside a release of its dependency outside the range it "
+         "requires.", "pip install <the range it requires>", refine=refine_installed_conflict,
+         priority=17),
+    _sig("env-dataset-scripts", NEW,
+         r"Dataset scripts are no longer supported|`?trust_remote_code`? is not supported "
+         r"anymore\.\s*Please check that the Hugging Face dataset",
+         "datasets 4 removed loading scripts; this dataset is still a script on the Hub.",
+         'pip install "datasets<4.0.0"   # or load a script-free (parquet) revision:\n'
+         "# load_dataset(name, revision='refs/convert/parquet')", priority=18),
+    _sig("env-fsspec-glob", OLD,
+         r"Invalid pattern: '\*\*' can only be an entire path component|"
+         r"Loading a (?:streaming )?dataset cached in a LocalFileSystem is not supported",
+         "The installed datasets is older than the installed fsspec: fsspec 2023.10 changed how "
+         "'**' globs are read and how its local file system is named, which datasets before "
+         "2.14.6 does not handle.",
+         'pip install -U "datasets>=2.14.6"   # or: pip install "fsspec<=2023.9.2"',
+         priority=18),
+    _sig("env-tokenizer-not-callable", OLD,
+         r"'(?P<cls>\w*Tokenizer(?:Fast)?)' object is not callable",
+         "Calling the tokenizer itself (tokenizer(texts, ...)) needs transformers 3.0 or later; "
+         "an older transformers (2.x, often pinned by another package) is installed.",
+         'pip install -U "transformers>=3.0.0"   # or, on 2.x: tokenizer.encode_plus(...) / '
+         "tokenizer.batch_encode_plus(...)", priority=16),
+    _sig("env-datasets-map-tensors", OLD,
+         r"Provided `function` which is applied to all elements of table returns a `dict` of "
+         r"types\s+\[<class '(?:torch\.Tensor|tensorflow)",
+         "Dataset.map before datasets 2.5.0 takes only lists and NumPy arrays from the function; "
+         "this one returns tensors (tokenizer(..., return_tensors='pt')).",
+         'pip install -U "datasets>=2.5.0"   # or return lists: tokenizer(batch["text"]) and '
+         'ds.set_format("torch") afterwards', priority=16),
+    _sig("env-datasets-parquet-splits", OLD,
+         r"NonMatchingSplitsSizesError[\s\S]{0,600}?'recorded': SplitInfo\([^)]{0,300}?"
+         r"dataset_name='parquet'",
+         "The Hub now serves this dataset as parquet files, whose split sizes differ from the "
+         "ones its old loading script recorded; the installed datasets still verifies against "
+         "the script's numbers.",
+         'pip install -U datasets   # reads the parquet export with its own split info',
+         priority=16),
+    _sig("env-numpy-symbolic-tensor", NEW,
+         r"Cannot convert a symbolic Tensor \([^)\n]*\) to a numpy array",
+         "NumPy 1.20 or later with TensorFlow 2.4 or older: that TensorFlow's RNN layers call a "
+         "NumPy function NumPy 1.20 no longer accepts tensors in.",
+         'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
+    _sig("env-keras-tf-mismatch", NEW,
+         r"Another metric with the same name already exists",
+         "The standalone keras package is of another release than TensorFlow (keras 2.7 "
+         "installed beside TensorFlow 2.6): both register the same metrics on import.",
+         'pip install "keras==2.6.*"   # the keras of your TensorFlow release (TensorFlow 2.6 -> '
+         'keras 2.6)', priority=16),
+    _sig("env-keras-new-optimizer", NEW,
+         r"(?:decay|lr) is deprecated in the new Keras optimizer|is not a legacy optimizer|"
+         r"Could not interpret optimizer identifier: <keras\.optimizers\.legacy",
+         "TensorFlow 2.11 made the new Keras optimizers the default; code written for the "
+         "older ones passes their arguments (decay=, lr=) or mixes the two kinds.",
+         "tf.keras.optimizers.legacy.Adam(learning_rate=3e-5, decay=...)   # the older "
+         "optimizer\n# or the new one without decay: tf.keras.optimizers.Adam(learning_rate="
+         "tf.keras.optimizers.schedules.PolynomialDecay(...))", priority=16),
+    _sig("env-model-output-tuple", NEW,
+         r"argument '\w+' \(position \d+\) must be Tensor, not str|"
+         # the TensorFlow form: the key names of a ModelOutput reach a Keras layer
+         r"Inputs to a layer should be tensors\. Got: (?:last_hidden_state|pooler_output|logits|"
+         r"hidden_states)\b|"
+         # the loss unpacked from the output is its first key's name: loss.item() on "loss"
+         r"'str' object has no attribute '(?:item|backward)'|"
+         # the pooled output unpacked as `_, pooled = bert(...)` meets a tensor method
+         r"'str' object has no attribute '(?P<tensor_attr>size|dim|shape)'",
+         "Since transformers 4 models return a ModelOutput (a dict), not a tuple: unpacking it "
+         "(`_, pooled = bert(...)`) gives the key names (strings), which the next layer gets.",
+         "outputs = self.bert(input_ids, attention_mask=mask)\npooled = outputs.pooler_output\n"
+         "# or: self.bert(..., return_dict=False)", priority=16, refine=refine_output_unpacked),
+    _sig("env-unknown-architecture", OLD,
+         r"does not recognize this architecture|model type `?(?P<model_type>[\w-]+)`? but "
+         r"Transformers does not recognize",
+         "The checkpoint's model type is newer than the installed transformers.",
+         'pip install -U transformers', priority=17),
+    _sig("env-model-type-key", OLD,
+         r"(?m)^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'`{0,3}\s*$",
+         "The checkpoint's model type is newer than the installed transformers.",
+         "pip install -U transformers", refine=refine_model_type_key, priority=16),
+    _sig("env-tokenizer-class", OLD,
+         r"Tokenizer class (?P<cls>\w+) does not exist or is not currently imported",
+         "The tokenizer class the checkpoint names is not in the installed transformers.",
+         "pip install -U transformers sentencepiece", refine=refine_tokenizer_class),
+    _sig("env-tokenizers-format", OLD,
+         r"data did not match any variant of untagged enum (?:ModelWrapper|PyPreTokenizerTypeWrapper"
+         r"|PyNormalizerTypeWrapper|PyDecoderWrapper|PreTokenizerWrapper|NormalizerWrapper)",
+         "tokenizer.json was written by a newer tokenizers than the one installed (rarely: a "
+         "tokenizer saved in a form it cannot read back, e.g. BPE merges containing spaces).",
+         'pip install -U tokenizers transformers', refine=refine_tokenizers_format, priority=16),
+    _sig("env-keras-no-loss-tf2", OLD,
+         r"The model cannot be compiled because it has no loss to optimize",
+         "compile() without a loss, with the loss computed in a custom train_step, needs "
+         "TensorFlow >= 2.2.", 'pip install -U "tensorflow>=2.2"'),
+    _sig("env-keras3-kwargs", NEW,
+         r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
+         "Keras 3 no longer accepts an argument of Keras 2.", "pip install tf-keras",
+         refine=refine_keras_kwargs, priority=16),
+    _sig("env-python-too-old", OLD,
+         r"SyntaxError: (?:invalid syntax|f-string)|'type' object is not subscriptable|"
+         r"unsupported operand type\(s\) for \|: '|"
+         # no exception line (prose may follow): a traceback cut at the line that does not parse
+         r"\A(?![\w.]*(?:Error|Exception)\b)",
+         "A library needs a newer Python than the one running it.",
+         "# use a newer Python (a new environment)", refine=refine_python_too_old, priority=16),
+    _sig("env-requirement-violated", OLD,
+         r"(?-i:\b(?:trl|peft|transformers|datasets|accelerate|huggingface[-_]hub|Huggingface_hub))"
+         r"`?(?:==|:|\s+v?|\s+version:?\s*)\s*\d+\.\d+",
+         "A library runs beside a release of its dependency that it does not support.",
+         "pip install -U <the library> <the dependency>   # together", priority=3,
+         refine=refine_requirement_violated),
+    _sig("env-release-removed-argument", NEW,
+         r"(?-i:\b(?P<pkg>trl|peft|transformers|datasets|accelerate))(?:==|\s+v?|\s+version\s+)"
+         r"(?P<ver>\d+\.\d+(?:\.\d+)?)\b",
+         "A release took out an argument the code passes.", "pip install \"<package><release>\"",
+         refine=refine_release_removed, priority=4),
+    _sig("env-dataset-script-release", OLD,
+         r"Couldn't find file (?:locally )?at (?P<name>[\w.-]+)/[\w.-]+\.py,? or remotely at "
+         r"https://raw\.githubusercontent\.com/huggingface/(?:datasets|nlp)/(?P<release>[\w.]+)/",
+         "The installed datasets predates the dataset's loading script.",
+         "pip install -U datasets", refine=refine_dataset_script_release, priority=16),
+    _sig("env-dataset-script-on-hub", OLD,
+         r"Couldn't find file at https?://huggingface\.co/datasets/[\w.-]+/(?P<name>[\w.-]+)/"
+         r"resolve/[\w.%-]+/(?P=name)\.py",
+         "The installed datasets looks for a loading script named after the dataset in its Hub "
+         "repository, as datasets 1.x did; a repository of data files only (parquet, csv, json) "
+         "loads with a newer datasets. (If the repository is private or gated, the same lookup "
+         "fails without a token.)",
+         "pip install -U datasets\n# private or gated: huggingface-cli login first",
+         priority=16),
+    _sig("env-example-script-release", OLD,
+         r"(?P<script>\brun_\w+\.py)\b[\s\S]{0,800}?\b(?:ImportError|cannot import name)\b|"
+         r"\b(?:ImportError|cannot import name)\b[\s\S]{0,800}?(?P<script2>\brun_\w+\.py)\b",
+         "An example script of the main branch runs against an older installed release.",
+         "pip install git+https://github.com/huggingface/transformers",
+         refine=refine_example_script, priority=9),
+    _sig("env-not-supported-yet", OLD,
+         r"\bnot (?:yet )?supported yet\b|\bnot yet supported\b",
+         "The library does not support this yet in the installed release.",
+         "pip install -U <package>", refine=refine_not_supported_yet, priority=8),
+    _sig("env-constructor-argument", NEW,
+         r"(?<!\w)(?P<cls>[A-Z]\w{0,80})\.__init__\(\) missing \d+ required positional arguments?: "
+         r"'(?P<arg>\w+)'",
+         "A library class now requires an argument the code does not pass.",
+         "pip install \"<package><installed>\"", refine=refine_constructor_argument, priority=12),
+    _sig("env-cannot-import", OLD,
+         rf"cannot import name {QUOTE}(?P<name>\w+){QUOTE}(?: from (?P<partial>partially initialized "
+         rf"module )?{QUOTE}(?P<module>[\w.]+){QUOTE}(?: \(most likely due to a circular import\))?"
+         r"(?P<loc> \([^)\n]*\))?)?",
+         "A name cannot be imported from a package.", "pip install -U <package>",
+         refine=refine_cannot_import),
+    _sig("env-import-line", OLD,
+         r"(?m)^\s*`*from (?P<module>[A-Za-z_][\w.]*) import (?P<name>[A-Z]\w*)`*\s*$",
+         "A class is imported from a library it does not belong to.", "from <its library> import "
+         "<name>", refine=refine_import_line, priority=5),
+    _sig("env-module-attribute", OLD,
+         rf"(?P<kind>module|type object) ?{QUOTE}(?P<module>[A-Za-z_][\w.]*){QUOTE} has no "
+         rf"attribute {QUOTE}(?P<name>\w+)",
+         "A module of a library lacks a name the code uses.", "pip install -U <package>",
+         refine=refine_module_attribute, priority=12),
+    _sig("env-unexpected-kwarg", OLD,
+         r"(?<![A-Za-z0-9_.])(?P<callee>[A-Za-z_][\w.]*)\(\) ?got an unexpected keyword argument"
+         r" ?['\"](?P<arg>\w+)['\"]",
+         "A function got an argument the installed release does not have.",
+         "pip install -U <package>", refine=refine_unexpected_kwarg, priority=11),
+    _sig("env-hook-arity", NEW,
+         r"(?<![\w.])(?:\w{1,80}\.)?(?P<hook>training_step|compute_loss|prediction_step|"
+         r"evaluation_loop|train_step|test_step|_prepare_inputs|log|create_optimizer)\(\) takes "
+         r"(?:from \d+ to )?(?P<takes>\d+) positional arguments? but (?P<given>\d+) (?:were|was) "
+         r"given",
+         "A Trainer hook is overridden with fewer parameters than the library now passes.",
+         "def <hook>(self, *args, **kwargs)", refine=refine_hook_arity, priority=11),
+    _sig("env-unbatched-input", NEW,
+         r"Wrong shape for input_ids(?P<flat> \(shape (?:torch\.Size\(\[\d+\]\)|\(\d+,?\))\))?",
+         "A transformers model got input_ids without a batch dimension.",
+         "input_ids.unsqueeze(0)", refine=refine_unbatched_input, priority=12),
+    _sig("env-removed-argument-in-code", NEW,
+         # or the reporter tells of an error without pasting it
+         r"\bTypeError\b|\b(?:getting|get|got|facing|having|encounter\w*) (?:this|the following|an?|"
+         r"the same) error\b",
+         "The code passes an argument the installed release removed.",
+         "drop or rename the argument", refine=refine_removed_argument_in_code, priority=2),
+    _sig("env-name-not-defined", OLD,
+         r"name '(?P<name>[A-Z]\w*|flash_attn_\w+)' is not defined|"
+         # the same in a reporter's words: 'The function or method "Partial State" is not defined'
+         r"[\"'`](?P<name2>[A-Z][\w ]{0,40}?)[\"'`] is not defined",
+         "A name imported only when an optional package is recent enough is undefined.",
+         "pip install -U <package>", refine=refine_name_not_defined, priority=12),
+    _sig("env-bitsandbytes-4bit-version", OLD,
+         r"You have a version of `?bitsandbytes`? that is not compatible with (?:4|8)bit",
+         "transformers found a bitsandbytes too old for 4/8-bit loading, or a broken or duplicate "
+         "install whose metadata reports another version.",
+         "pip install -U --force-reinstall bitsandbytes   # then restart the runtime",
+         priority=17),
+    _sig("env-datasets-list-feature", OLD,
+         r"Feature type '(?:List|Json)' not found",
+         "The data (its dataset_info or parquet metadata) was written by datasets 4, whose List "
+         "feature type the installed datasets 3 or older does not know.",
+         'pip install -U "datasets>=4.0"   # the release that wrote it; or write the data again '
+         "with the release you train with", priority=17),
+    _sig("env-dynamo-python-too-new", OLD,
+         r"Dynamo is not supported on Python 3\.1\d\+",
+         "torch.compile supports Python 3.12 only from PyTorch 2.4 (3.13 from 2.6); the "
+         "installed torch is older than the interpreter.",
+         'pip install -U "torch>=2.4"   # or Python 3.11, or TrainingArguments(torch_compile=False)',
+         priority=17),
+    _sig("env-mps-autocast-unsupported", NEW,
+         r"User specified an unsupported autocast device_type 'mps'",
+         "transformers 4.38.2 wrapped rotary embeddings in torch.autocast(device_type=...), which "
+         "the installed PyTorch does not offer for 'mps'.",
+         'pip install -U "transformers>=4.39"   # or pin transformers==4.38.1', priority=17),
+    _sig("env-legacy-package-hub-id", OLD,
+         r"(?:OSError|EnvironmentError): file (?P<id>[\w.-]+/[\w.-]+) not found",
+         "pytorch_transformers and pytorch_pretrained_bert, transformers' predecessors, know only "
+         "their own shortcut names (bert-base-uncased ...): they predate the Hub's namespaced "
+         "ids (organisation/model), so they look for a local file of that name.",
+         "pip install -U transformers   # then: from transformers import BertModel; "
+         "BertModel.from_pretrained(\"organisation/model\")",
+         requires=r"pytorch_transformers|pytorch_pretrained_bert", priority=15),
+    _sig("env-quantization-method-unknown", OLD,
+         r"Unknown quantization type, got (?P<method>\w+) - supported types are",
+         "The checkpoint's quantization_config names a quant_method the installed transformers "
+         "does not know (fp8 checkpoints such as DeepSeek-V3 need 4.50 or later).",
+         'pip install -U transformers   # knows more quantization methods\n# or load a bf16 '
+         "conversion of the checkpoint", priority=17),
+]
