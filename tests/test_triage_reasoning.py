@@ -1325,3 +1325,76 @@ def test_a_fix_only_on_the_main_branch_and_a_skipped_download_step() -> None:
     for path in ("/root/.cache/huggingface/hub/x", "./my-model"):
         assert _t(f"OSError: Can't load config for '{path}'. Make sure that:").cause_id == \
             "local-file-missing"
+
+
+def test_a_pip_installed_package_lacking_a_module_attribute_is_an_older_release() -> None:
+    paste = ("```bash\n!pip install ray -q -U\n```\n```python\nimport ray\nfrom ray import tune\n"
+             "all_trials = tune.run(tune_wrapper)\n```\n"
+             "AttributeError: module 'ray.tune' has no attribute 'run'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and "pip install -U \"ray\"" in t.primary.fix
+    # control: without a sign that the module is an installed package it may be the project's
+    assert _t(paste.split("```python\n")[1]).cause_id != "env-version-too-old"
+
+
+def test_a_converter_given_an_architecture_it_does_not_know() -> None:
+    paste = ("python inference/convert_composer_to_hf.py --composer_path ckpt.pt "
+             "--hf_output_path out\n"
+             "    attn_config['attn_pdrop'] = hf_config_dict['attn_pdrop']\n"
+             "KeyError: 'attn_pdrop'")
+    assert _t(paste).cause_id == "converter-unsupported-architecture"
+    table = _t("ValueError: No conversion is registered for the model configuration MllamaConfig "
+               "(supported configurations are: BartConfig, BertConfig)\n"
+               "ct2-transformers-converter --model ./llama-vision --output_dir ct2")
+    assert table.cause_id == "converter-unsupported-architecture"
+    # control: the same KeyError in a training script is not a converter's
+    assert _t(paste.replace("python inference/convert_composer_to_hf.py --composer_path ckpt.pt "
+                            "--hf_output_path out", "python train.py")).cause_id != \
+        "converter-unsupported-architecture"
+
+
+def test_a_library_calling_a_private_function_whose_signature_changed() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             f'  File "{SITE}/yunchang/ring/ring_flash_attn.py", line 33, in '
+             "ring_flash_attn_forward\n"
+             "    block_out, _, _, _, _, block_lse, _, _ = _flash_attn_forward(\n"
+             "TypeError: _flash_attn_forward() missing 1 required positional argument: 'softcap'")
+    t = _t(paste)
+    assert t.bug is not None and t.bug.package == "yunchang"
+    # control: the user's own code calling its own private helper wrongly is no library's bug
+    own = paste.replace(f"{SITE}/yunchang/ring/ring_flash_attn.py", "train.py")
+    assert _t(own).bug is None
+
+
+def test_nccl_failing_between_the_nodes_of_a_multi_node_run() -> None:
+    error = ("[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to "
+             "the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+             "corrupted/incomplete data.")
+    multi = _t("$ torchrun --nproc_per_node=8 --nnodes=2 --node_rank=0 --master_addr=10.0.0.1 "
+               "train.py\n" + error)
+    assert multi.cause_id == "nccl-internode-transport" and "NCCL_IB_DISABLE=1" in multi.primary.fix
+    # control: one machine's run has no inter-node transport to blame
+    assert _t("$ torchrun --nproc_per_node=8 train.py\n" + error).cause_id != \
+        "nccl-internode-transport"
+
+
+def test_an_input_shorter_than_a_convolutions_kernel() -> None:
+    paste = ('  File "/usr/local/lib/python3.6/dist-packages/torch/nn/functional.py", line 83, in '
+             "conv1d\n    return f(input, weight, bias)\n"
+             "RuntimeError: Given input size: (8 x 1 x 4). Calculated output size: (50 x 1 x 0). "
+             "Output size is too small at /pytorch/torch/lib/THNN/generic/SpatialConvolutionMM.c:45")
+    assert _t(paste).cause_id == "input-shorter-than-cnn-filter"
+    # control: today's wording in a speech model keeps the audio answer
+    assert _t("wav2vec2 on short audio clips:\nRuntimeError: Calculated padded input size per "
+              "channel: (1). Kernel size: (10). Kernel size can't be greater than actual input "
+              "size").cause_id == "audio-clip-too-short"
+
+
+def test_a_framework_feature_asserting_the_model_type() -> None:
+    paste = ("when I finetune llava-1.6-mistral-7b using longlora, an error occured:\n\n"
+             "assert LongLoRAModelType.LLAMA in args.model_type\n"
+             "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nAssertionError")
+    assert _t(paste).cause_id == "feature-unsupported-model-type"
+    # control: another assertion says nothing about model types
+    assert _t(paste.replace("LongLoRAModelType.LLAMA in args.model_type",
+                            "len(batch) == 2")).cause_id != "feature-unsupported-model-type"

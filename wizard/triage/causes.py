@@ -164,7 +164,16 @@ CAUSES: tuple[Cause, ...] = (
     Cause("example-script-unsupported-model",
           "A library's example or conversion script handles fewer architectures than the "
           "model it is given (an old LLaMA-only converter, an example written for one family).",
-          ("example-script-unsupported-model", "gguf-legacy-convert-script")),
+          ("example-script-unsupported-model", "gguf-legacy-convert-script",
+           "converter-unsupported-architecture")),
+    Cause("nccl-internode-transport",
+          "NCCL's transport between the machines of a multi-node run fails (InfiniBand the "
+          "nodes lack, the wrong network interface).",
+          ("nccl-internode-transport", "nccl-infiniband-unavailable")),
+    Cause("feature-unsupported-model-type",
+          "A framework feature (a tuner, an attention patch) is implemented only for some model "
+          "types, and the model is of another.",
+          ("feature-unsupported-model-type", "longlora-model-unsupported")),
     Cause("pip-build-isolation",
           "pip builds a package in an isolated environment without the packages its setup.py "
           "imports (torch), so the build fails although they are installed.",

@@ -343,6 +343,27 @@ def private_override_arity(parsed: ParsedError) -> tuple[str, str] | None:
     return m.group("cls"), m.group("method")
 
 
+_PRIVATE_CALL = re.compile(r"(?<![\w.])(?P<fn>_[A-Za-z]\w{0,80})\(\) (?:missing \d+ required "
+                           r"(?:positional|keyword-only) arguments?|takes (?:from )?\d+ (?:to \d+ )?"
+                           r"positional arguments? but \d+ (?:were|was) given|got an unexpected "
+                           r"keyword argument)")
+
+
+def private_call_mismatch(parsed: ParsedError) -> tuple[str, str] | None:
+    """(library, function) when a library's own line calls a private function
+    (`_flash_attn_forward`) with arguments its installed definition does not take, not one of
+    the user's functions: an internal whose signature changed under the library."""
+    m = _PRIVATE_CALL.search(parsed.message or "")
+    inner = parsed.frames[-1] if parsed.frames else None
+    if m is None or inner is None or not inner.is_library or not inner.package:
+        return None
+    fn = m.group("fn")
+    if not re.search(rf"(?<![\w.]){re.escape(fn)}\b", inner.code or "") or \
+            any(f.is_user and f.function == fn for f in parsed.frames):
+        return None
+    return pip_name(inner.package), fn
+
+
 def importer_of(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""

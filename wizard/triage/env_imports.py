@@ -79,6 +79,14 @@ def _said_newer(text: str) -> str | None:
     return m.group(0).strip()[:100] if m else None
 
 
+def _pip_installed(top: str, text: str) -> bool:
+    """The paste installs `top` with pip, or its issue form says how it was installed ("Ray
+    installed from: binary"): a package, not a module of the project's own."""
+    names = "|".join(re.escape(n) for n in {top, pip_name(top)})
+    return re.search(rf"(?im)\bpip3? install\b[^\n]*?(?<![\w.-])(?:{names})(?![\w-])|"
+                     rf"^\W*(?:{names}) installed from\b", text) is not None
+
+
 def _not_in_stated_release(what: str, top: str, stated: str, ev: dict) -> dict[str, Any]:
     """`what` is missing from the release of `top` the paste states: the code (or its tutorial)
     was written for another release."""
@@ -611,6 +619,12 @@ def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                       f"paste says (\"{said}\"), a newer release has it: the code was written for "
                       "it.", f"{upgrade(top)}   # then restart the runtime", ev)
     if top not in LIBRARIES:
+        importer = importer_of(parsed)
+        if _pip_installed(top, parsed.text) and importer in (None, pip_name(top)):
+            return answer(OLD, top, f"{module} has no {name} in the installed {pip_name(top)}: "
+                          "the code (or the documentation it follows) was written for a newer "
+                          "release.", f"{upgrade(top)}   # or follow the documentation of the "
+                          f"installed release (pip show {pip_name(top)})", ev)
         return {"reject": True}
     change = api_change(name, pip_name(top)) or api_change(f"{module}.{name}") or \
         api_change(module)

@@ -21,6 +21,7 @@ from wizard.triage import api_history
 from wizard.triage.env_answers import (
     FAMILY,
     foreign_private,
+    private_call_mismatch,
     import_within_declared,
     importer_of,
     LIBRARIES,
@@ -488,6 +489,13 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        "extends, which a newer release calls with more arguments: the project "
                        "relied on an internal (its fix: accept the new arguments; until then pin "
                        "the older release)")
+    call = private_call_mismatch(parsed)
+    if call:
+        reasons.append(f"{call[0]}'s own line calls {call[1]}(), a private function, with "
+                       "arguments its installed definition does not take: an internal changed "
+                       "its signature under the library (its fix: a release that follows the "
+                       "change; until then the release of the package defining it that the "
+                       "library was written for)")
     internal = removed_internal_user(parsed)
     if internal:
         lib, change, what = internal

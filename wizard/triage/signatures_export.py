@@ -87,6 +87,29 @@ EXPORT_SIGNATURES: list[Signature] = [
        title="llama.cpp's LLaMA-only convert.py on another architecture",
        # the legacy script by name (not convert_hf_to_gguf.py), converting to GGUF
        requires=r"(?s)(?=.*(?<![\w-])convert\.py\b)(?=.*(?:gguf|llama\.cpp))", priority=4),
+    _x("converter-unsupported-architecture",
+       # a converter's own table of architectures
+       r"No conversion is registered for the model configuration (?P<config>\w+)|"
+       # MLX's model class built by an example script, given weights it has no place for
+       r"Received parameters not in model|"
+       # a conversion script looking up a weight or config name of the architecture it knows
+       r"KeyError: '(?P<key>[A-Za-z_]\w*(?:[._]\w+)+)'",
+       "The conversion (or example) script handles fewer architectures than the model it was "
+       "given: it looks up the weight and config names, or the model class, of the "
+       "architectures it was written for (a converter for one family, an example that "
+       "implements a few), and this checkpoint is another architecture or layout.",
+       "A converter maps each tensor and config key of the architectures it supports by name; "
+       "a checkpoint of another family has names it does not know.",
+       ["environment.package-versions"],
+       "python -c \"import json; print(json.load(open('MODEL_DIR/config.json'))"
+       "['architectures'])\"   # the architecture to convert\n# then the converter written for "
+       "it (the library's newer release or its supported-models list), or the library's own "
+       "export for a model transformers knows (save_pretrained, optimum export)",
+       title="The converter does not know this architecture",
+       # a converter's or example script's frames, file or command in the paste
+       requires=r"(?i)\bconvert\w*\.py\b|\bconvert_\w+|\bconvertor\b|-converter\b|"
+                r"\bexamples?[/\\]|mlx[-_]examples",
+       priority=3),
     _x("tflite-select-tf-ops-needed",
        r"Regular TensorFlow ops are not supported by this interpreter|Make sure you apply/link "
        r"the Flex delegate before inference|Select TensorFlow op\(s\), included in the given "

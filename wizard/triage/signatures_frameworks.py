@@ -43,6 +43,20 @@ def refine_dataset_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 FRAMEWORK_SIGNATURES: list[Signature] = [
+    _f("feature-unsupported-model-type",
+       # the framework's own assertion that the model's type is one the feature implements
+       r"(?m)^\W*assert [^\n]{0,120}\bin (?:[\w.]*\.)?model_type\b|"
+       r"^\W*assert (?:[\w.]*\.)?model_type (?:in|==) ",
+       "The feature you turned on (a tuner, an attention patch, a training mode) is implemented "
+       "only for some model types, which the framework asserts; this model's type is not one "
+       "of them.",
+       "Patches such as LongLoRA's shifted attention or a model-specific kernel are written per "
+       "architecture.",
+       ["model.forward"],
+       "# the asserted types are the ones the feature supports: use one of those models, or "
+       "train this model without the feature (e.g. plain LoRA instead of LongLoRA)",
+       title="A feature for other model types", priority=12,
+       requires=r"AssertionError"),
     _f("response-markers-not-in-text",
        r"All labels in your dataset are -100",
        "train_on_responses_only masked every token: the instruction_part / response_part strings "

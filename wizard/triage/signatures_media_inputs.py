@@ -122,6 +122,19 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        "ds = ds.filter(lambda a: len(a['audio']['array']) >= 16000 * 0.5)   # drop tiny clips\n"
        "# or pad short clips to the model's minimum length",
        title="A clip shorter than the encoder's window"),
+    _v("input-shorter-than-cnn-filter",
+       # torch < 1.0's wording of a convolution whose input is shorter than its kernel
+       r"Calculated output size: \([^)\n]{0,40}\)\. Output size is too small|"
+       r"Output size is too small",
+       "An input is shorter than a convolution's kernel, so the convolution has no output: a "
+       "word with fewer characters than a character CNN's widest filter, a text shorter than a "
+       "text CNN's window, a clip or image smaller than the first layer's kernel.",
+       "A convolution without padding needs at least one full kernel width of input.",
+       ["data.empty-text"],
+       "# pad every input to at least the widest kernel (e.g. AllenNLP's token_characters "
+       "indexer: min_padding_length = the largest ngram filter size)\n"
+       "# or filter out inputs shorter than it",
+       title="An input shorter than the convolution's kernel", priority=12),
     _v("stereo-audio-at-mono-model",
        r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of size: "
        r"\[[\d, ]{1,40}, 2\]",

@@ -134,6 +134,22 @@ RUN_SIGNATURES: list[Signature] = [
        # NCCL's own warning names the cause: two ranks on one GPU (nccl-duplicate-gpu)
        refine=lambda ev, parsed: {"reject": True}
        if re.search(r"Duplicate GPU detected", parsed.text) else None),
+    _m("nccl-internode-transport",
+       r"Some NCCL operations have failed or timed out|NCCL (?:operations|communicator) "
+       r"(?:have |has )?(?:failed|aborted)",
+       "The run spans several machines and NCCL's collectives between them fail: the transport "
+       "NCCL picked between the nodes (InfiniBand the nodes do not have, or the wrong network "
+       "interface) does not carry the traffic, while a run on one node works.",
+       "Within a node NCCL uses NVLink, PCIe or shared memory; between nodes InfiniBand or "
+       "sockets on an interface it guesses.",
+       ["environment.device"],
+       "NCCL_DEBUG=INFO torchrun ...   # shows the transport and interface per node\n"
+       "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=eth0 torchrun ...   # sockets on the interface "
+       "the nodes share (ip addr shows its name)",
+       title="NCCL between nodes failed",
+       # a launch over several machines
+       requires=r"--nnodes[= ]?(?:[2-9]|\d\d)|--num_machines[= ]?(?:[2-9]|\d\d)|"
+                r"--node_rank[= ]?[1-9]|\bmulti-?node\b", priority=10),
     _m("deepspeed-batch-size-mismatch",
        r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* "
        r"world_size",
