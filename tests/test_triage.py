@@ -1532,6 +1532,28 @@ def test_prose_fences_and_notebook_links_around_the_error() -> None:
     assert triage(colab).parsed.frames[0].package == "transformers"
 
 
+def test_a_message_ends_at_its_code_block_and_the_next_block_is_the_next_error() -> None:
+    paste = ("```\nTraceback (most recent call last):\n"
+             '  File "/x/site-packages/datasets/features/audio.py", line 172, in decode\n'
+             "    raise ImportError(\"To support decoding audio data, please install "
+             "'torchcodec'.\")\n"
+             "ImportError: To support decoding audio data, please install 'torchcodec'.\n```\n\n"
+             "After `pip install torchcodec` and run, got\n```\n"
+             '  File "/x/site-packages/torchcodec/_core/ops.py", line 69, in load_libraries\n'
+             "    raise RuntimeError(\n"
+             "RuntimeError: Could not load libtorchcodec. Likely causes:\n"
+             "          1. FFmpeg is not properly installed in your environment.\n```\n"
+             "I tried everything, please help")
+    t = triage(paste)
+    assert t.parsed.exc_type == "RuntimeError" and t.cause_id == "env-binary-incompatible"
+    assert "please help" not in t.parsed.message and "FFmpeg" in t.parsed.message
+    assert t.parsed.chain[0].message == \
+        "To support decoding audio data, please install 'torchcodec'."
+    # control: without fences the lines after an exception still belong to its message
+    plain = triage("ValueError: the config is wrong.\nIt needs a key 'x'.")
+    assert plain.parsed.message == "the config is wrong.\nIt needs a key 'x'."
+
+
 def test_error_inside_a_sentence_glued_fences_pytest_and_escaped_newlines() -> None:
     t = triage("When I build the layer it results in ValueError: Unrecognized keyword arguments "
                "passed to Embedding: {'input_length': 20} - why?")

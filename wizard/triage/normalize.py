@@ -23,6 +23,8 @@ _LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchru
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
 _GLUED_FENCE = re.compile(r"^(\s*)```+(?=\S)|(?<=\S)```+\s*$")
+_GLUED_OPEN = re.compile(r"^\s*```+(?=\S)")
+_GLUED_CLOSE = re.compile(r"(?<=\S)```+$")
 _PYTEST_E = re.compile(r"^E {2,}(?=\S)", re.M)
 _QUOTE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.M)
 _IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^)\s]{0,2000}\)")
@@ -67,8 +69,14 @@ def _unflatten(line: str) -> str:
 
 def normalize(text: Any) -> str:
     """Plain text of a paste: no ANSI colours, \\n line ends, no rank prefixes, dedented."""
+    return normalize_with_breaks(text)[0]
+
+
+def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
+    """`normalize`'s text, and the indices of its lines that follow a closing Markdown fence
+    (an error message pasted in a code block ends there; the prose after it is the reporter's)."""
     if text is None:
-        return ""
+        return "", frozenset()
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", errors="replace")
     elif not isinstance(text, str):
@@ -94,9 +102,25 @@ def normalize(text: Any) -> str:
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
     text = _BOLD.sub(r"\1", text)
-    lines = [_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip())
-             for ln in text.split("\n") if not _FENCE.match(ln)]
-    return textwrap.dedent("\n".join(lines)).strip("\n")
+    lines: list[str] = []
+    breaks: set[int] = set()
+    inside = False
+    for ln in text.split("\n"):
+        if _FENCE.match(ln):
+            if inside:
+                breaks.add(len(lines))
+            inside = not inside
+            continue
+        glued_open, glued_close = _GLUED_OPEN.match(ln), _GLUED_CLOSE.search(ln.rstrip())
+        lines.append(_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip()))
+        if glued_close and not glued_open:
+            breaks.add(len(lines))
+            inside = False
+        elif glued_open and not glued_close:
+            inside = True
+    out = textwrap.dedent("\n".join(lines))
+    lead = len(out) - len(out.lstrip("\n"))
+    return out.strip("\n"), frozenset(b - lead for b in breaks if b > lead)
 
 
 def to_int(value: Any) -> int | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.triage.frames import Frame, make_frame
-from wizard.triage.normalize import normalize, to_int
+from wizard.triage.normalize import normalize, normalize_with_breaks, to_int
 
 
 @dataclass
@@ -157,39 +157,47 @@ def _frame_header(line: str) -> Frame | None:
     return None
 
 
-def _split_segments(lines: list[str]) -> list[tuple[str | None, list[str]]]:
-    """Split at chain markers and at a new traceback header after an exception line."""
-    segments: list[tuple[str | None, list[str]]] = []
+def _split_segments(lines: list[str], breaks: frozenset[int] = frozenset()
+                    ) -> list[tuple[str | None, list[str], int]]:
+    """Split at chain markers, at a new traceback header after an exception line, and at frames
+    after an exception line and a closing code fence; each segment with the index of its first
+    line."""
+    segments: list[tuple[str | None, list[str], int]] = []
     cur: list[str] = []
+    at = 0                            # the index of cur's first line
     relation: str | None = None
     seen_header = False
     seen_exc = False                  # an exception line ended this segment's frames
-    for line in lines:
+    fenced = False                    # and a code block closed after it
+    for i, line in enumerate(lines):
         s = line.strip()
         if s in _CHAIN:
-            segments.append((relation, cur))
-            cur, relation, seen_header, seen_exc = [], _CHAIN[s], False, False
+            segments.append((relation, cur, at))
+            cur, at, relation, seen_header, seen_exc = [], i + 1, _CHAIN[s], False, False
+            fenced = False
             continue
-        if seen_exc and not line[:1].isspace() and _PY_FRAME.match(line):
-            # frames at the margin after an exception: the next of several errors pasted one
-            # after another without their "Traceback" headers
-            segments.append((relation, cur))
-            cur, relation, seen_header, seen_exc = [], "separate", True, False
+        fenced = fenced or (seen_exc and i in breaks)
+        if seen_exc and (not line[:1].isspace() or fenced) and _PY_FRAME.match(line):
+            # frames at the margin (or in the next code block) after an exception: the next of
+            # several errors pasted one after another without their "Traceback" headers
+            segments.append((relation, cur, at))
+            cur, at, relation, seen_header, seen_exc = [], i, "separate", True, False
+            fenced = False
         elif cur and not line[:1].isspace() and _EXC_STRICT.match(line) and \
                 any(_PY_FRAME.match(x) for x in cur):
             seen_exc = True
         if _TB_HEADER.match(line):
-            seen_exc = False
+            seen_exc = fenced = False
             if seen_header and cur:
                 # a second traceback in the same paste; keep a separator line with IPython's
                 prev = cur[-1] if cur else ""
                 carry = [cur.pop()] if re.fullmatch(r"-{5,}", prev.strip()) else []
-                segments.append((relation, cur))
-                cur, relation = carry, "separate"
+                segments.append((relation, cur, at))
+                cur, at, relation = carry, i - len(carry), "separate"
             seen_header = True
         cur.append(line)
-    segments.append((relation, cur))
-    return [(r, seg) for r, seg in segments if any(x.strip() for x in seg)] or [(None, [])]
+    segments.append((relation, cur, at))
+    return [seg for seg in segments if any(x.strip() for x in seg[1])] or [(None, [], 0)]
 
 
 def _parse_frames(lines: list[str], start: int, origin_hint: str | None = None,
@@ -242,8 +250,10 @@ def _parse_frames(lines: list[str], start: int, origin_hint: str | None = None,
     return frames, i
 
 
-def _parse_segment(lines: list[str]) -> tuple[ParsedError, list[str]]:
-    """One traceback (or a bare message) -> the error, and the lines that are not frames."""
+def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
+                   ) -> tuple[ParsedError, list[str]]:
+    """One traceback (or a bare message) -> the error, and the lines that are not frames.
+    `breaks`: indices of lines after a closing code fence, where a message ends."""
     err = ParsedError()
     header_type: str | None = None
     start: int | None = None
@@ -310,6 +320,10 @@ def _parse_segment(lines: list[str]) -> tuple[ParsedError, list[str]]:
         else:
             head = first
         tail = rest[exc_at + 1:]
+        first_at = len(lines) - len(rest) + exc_at      # the exception line's index in lines
+        end = next((b - first_at - 1 for b in sorted(breaks) if b > first_at), None)
+        if end is not None:
+            tail = tail[:end]
         err.raw_message = "\n".join([head, *tail]).strip("\n").strip()
         loose.extend(rest[exc_at:])
     elif start is None:
@@ -440,13 +454,13 @@ def _launched_error(errors: list[ParsedError]) -> int:
 
 
 def _parse(text: Any) -> ParsedError:
-    norm = normalize(text)
+    norm, breaks = normalize_with_breaks(text)
     if not norm.strip():
         return ParsedError(text=norm)
     errors: list[ParsedError] = []
     loose_all: list[str] = []
-    for relation, seg in _split_segments(norm.split("\n")):
-        err, loose = _parse_segment(seg)
+    for relation, seg, at in _split_segments(norm.split("\n"), breaks):
+        err, loose = _parse_segment(seg, frozenset(b - at for b in breaks if b > at))
         err.relation = relation
         errors.append(err)
         loose_all.extend(loose)
