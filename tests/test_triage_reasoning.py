@@ -1398,3 +1398,45 @@ def test_a_framework_feature_asserting_the_model_type() -> None:
     # control: another assertion says nothing about model types
     assert _t(paste.replace("LongLoRAModelType.LLAMA in args.model_type",
                             "len(batch) == 2")).cause_id != "feature-unsupported-model-type"
+
+
+def test_the_reporter_saying_an_older_release_works_sets_the_direction() -> None:
+    paste = ("pytorch: 0.4\ntorchtext: 0.3\n```\nTraceback (most recent call last):\n"
+             '  File "preprocess.py", line 191, in main\n'
+             "    fields = onmt.io.get_fields(opt.data_type, src_nfeats, tgt_nfeats)\n"
+             "TypeError: __init__() got an unexpected keyword argument 'tensor_type'\n```\n"
+             "But in torchtext 0.2.3, it works well.")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-new" and 'torchtext==0.2.3' in t.primary.fix
+    said = _t("Running Torch version 1.8.1 raises:\ncannot import name 'save_state_warning' from "
+              "'torch.optim.lr_scheduler'\nI downgraded PyTorch to 1.5.0 and it worked.")
+    assert said.cause_id == "env-version-too-new" and '"torch==1.5.0"' in said.primary.fix
+    # controls: a release that works but is newer than the one that ran is no downgrade; a
+    # downgrade only suggested is no outcome
+    newer = _t(paste.replace("torchtext: 0.3", "torchtext: 0.2")).primary
+    assert newer is None or "0.2.3" not in newer.fix
+    assert _t("AttributeError: module 'torch' has no attribute 'compile'\nseems it needs a "
+              "downgrade to torch 1.13").primary.signature.id != "env-older-release-works"
+
+
+def test_a_compiled_extension_of_a_package_that_was_never_built() -> None:
+    paste = ("I have installed fairseq by pip install. When I run \"from fairseq import libnat\" "
+             "it reports: ImportError: cannot import name 'libnat'..")
+    t = _t(paste)
+    assert t.cause_id == "env-setup-step-skipped" and "build_ext" in t.primary.fix
+    # control: a Python name a package lacks stays a release question
+    assert _t(paste.replace("libnat", "checkpoint_utils")).cause_id != "env-setup-step-skipped"
+
+
+def test_a_package_registering_a_model_type_transformers_now_ships() -> None:
+    frames = (f'  File "{SITE}/parler_tts/modeling_parler_tts.py", line 64, in <module>\n'
+              '    AutoConfig.register("dac", DACConfig)\n'
+              f'  File "{SITE}/transformers/models/auto/configuration_auto.py", line 737, in '
+              "register\n")
+    error = "ValueError: 'dac' is already used by a Transformers config, pick another name."
+    t = _t("Traceback (most recent call last):\n" + frames + error)
+    assert t.cause_id == "env-version-too-new" and "pip install -U parler-tts" in t.primary.fix
+    # control: the user's own config registered under a taken name is theirs to rename
+    own = _t('Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
+             '    AutoConfig.register("dac", MyConfig)\n' + frames.split("\n", 2)[2] + error)
+    assert own.cause_id == "model-type-name-taken"

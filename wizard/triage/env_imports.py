@@ -79,6 +79,11 @@ def _said_newer(text: str) -> str | None:
     return m.group(0).strip()[:100] if m else None
 
 
+# the names of compiled extension modules inside a Python package (fairseq's libnat, a
+# package's _C, foo_cuda, bar_ext, baz_cpp): built from C++/CUDA sources by its build step
+_COMPILED_NAME = re.compile(r"^(?:lib[a-z]\w*|_C|\w+_(?:cuda|ext|cpp|kernels?))$")
+
+
 def _pip_installed(top: str, text: str) -> bool:
     """The paste installs `top` with pip, or its issue form says how it was installed ("Ray
     installed from: binary"): a package, not a module of the project's own."""
@@ -400,6 +405,12 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                 "fix": f'python -c "import {top}; print({top}.__file__)"   # must be the installed '
                        f"package\n# rename your {top}.py (and delete __pycache__), or run a "
                        f"module of the package as: python -m {top}.<module>"}
+    if top and _COMPILED_NAME.match(name) and api_history.top_name(pip_name(top), name) is None:
+        return answer(SETUP, top, f"{name} is a compiled (C++/CUDA) extension of {top}, built "
+                      "from its source by the package's build step; an install or checkout that "
+                      "skipped that step has the Python files only.",
+                      f"cd <the {top} source folder> && pip install -e .   # compiles the "
+                      "extensions\n# or: python setup.py build_ext --inplace", ev)
     if "unknown location" in str(ev.get("loc", "")) and top in LIBRARIES and top != "transformers":
         pkg = pip_name(top)
         return {"id": "broken-package-install",

@@ -84,6 +84,50 @@ def refine_upgrade_fixed_it(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                   "release installed was older than the code needs.", upgrade(pkg, version), ev)
 
 
+def refine_older_release_works(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The reporter found that an older release of a package works: the one that failed was
+    newer than the code supports. A release named only as working ("in X 1.2 it works") counts
+    when the paste runs a newer one; a downgrade that worked counts by itself."""
+    downgraded = bool(ev.get("pkg2") or ev.get("pkg3"))
+    fold_groups(ev, ("pkg", "ver"))
+    pkg, version = str(ev.get("pkg") or ""), str(ev.get("ver") or "")
+    if not re.fullmatch(r"[A-Za-z][\w.-]*", pkg) or pkg.lower() in NOT_NAMES | {"back", "down"}:
+        return {"reject": True}
+    named = [m.group(1) for m in re.finditer(rf"(?<![\w.-]){re.escape(pkg)}`?(?:\s*[:=]=?\s*|\s+v?)"
+                                             r"(\d+\.\d+[\w.]*?)(?![\w.])", parsed.text, re.I)]
+    ran = next((v for v in [stated_version(parsed, pkg), *named]
+                if v and version_lt(version, v)), None)
+    if not downgraded and ran is None:
+        return {"reject": True}
+    return answer(NEW, pkg, f"The reporter found that {pip_name(pkg)} {version} works: the "
+                  + (f"{ran} that failed" if ran else "release that failed") + " is newer than "
+                  "the code supports (it changed or removed something the code uses).",
+                  f'pip install "{pip_name(pkg)}=={version}"   # the release that works; or the '
+                  "code's release written for the newer one", ev)
+
+
+def refine_model_type_taken(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A package registers its own config under a model type that the installed transformers
+    now ships itself: the package was written for an older transformers. Registered by the
+    user's code, it is the user's name to change."""
+    key = str(ev.get("key", ""))
+    caller = next((f for f in reversed(parsed.frames)
+                   if f.package != "transformers" and f.kind != "other"), None)
+    if caller is not None and caller.is_library and caller.package:
+        lib = pip_name(caller.package)
+        return answer(NEW, "transformers", f"The installed transformers ships its own model type "
+                      f"'{key}', and {lib} registers its config under the same name: {lib} was "
+                      "written for an older transformers.",
+                      f"pip install -U {lib}   # a release written for this transformers\n"
+                      f"# or: {pin('transformers', stated_version(parsed, 'transformers'))}   "
+                      f"# the release {lib} requires (pip show {lib})", ev, (lib,))
+    return {"id": "model-type-name-taken",
+            "cause": f"Your config's model_type '{key}' is a name transformers already uses for "
+                     "one of its own models, so AutoConfig.register refuses it.",
+            "fix": f"class MyConfig(PretrainedConfig):\n    model_type = 'my-{key}'   # a name of "
+                   "your own"}
+
+
 def refine_peft_config_dict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A dict's missing attribute is peft's config dict only when the code reads it there."""
     attr = re.escape(str(ev.get("attr", "")))

@@ -139,6 +139,11 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
             break
     order_of = {s.id: i for i, s in enumerate(SIGNATURES)}
     matches.sort(key=lambda x: (-x.score, order_of[x.signature.id]))
+    said = next((m for m in matches if m.signature.outcome), None)
+    if said is not None and matches[0].cause_id in FAMILY and \
+            matches[0].cause_id != said.cause_id:
+        matches.remove(said)          # what fixed it, by the reporter, over the other answer
+        matches.insert(0, said)       # the error alone suggested (an upgrade, a pin, a setup)
     return matches
 
 

@@ -23,6 +23,7 @@ _LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchru
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
 _GLUED_FENCE = re.compile(r"^(\s*)```+(?=\S)|(?<=\S)```+\s*$")
+_TAGGED_FENCE = re.compile(r"^\s*```[\w+-]+\s*$")
 _GLUED_OPEN = re.compile(r"^\s*```+(?=\S)")
 _GLUED_CLOSE = re.compile(r"(?<=\S)```+$")
 _PYTEST_E = re.compile(r"^E {2,}(?=\S)", re.M)
@@ -107,9 +108,11 @@ def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
     inside = False
     for ln in text.split("\n"):
         if _FENCE.match(ln):
-            if inside:
+            if inside and not _TAGGED_FENCE.match(ln):     # "```python" always opens one
                 breaks.add(len(lines))
-            inside = not inside
+                inside = False
+            else:
+                inside = True
             continue
         glued_open, glued_close = _GLUED_OPEN.match(ln), _GLUED_CLOSE.search(ln.rstrip())
         lines.append(_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip()))

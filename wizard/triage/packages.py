@@ -31,6 +31,8 @@ def pip_name(module: str) -> str:
     for key in (".".join(parts[:n]) for n in range(len(parts), 0, -1)):   # longest prefix first
         if key in _PIP:
             return _PIP[key]
+        if key.lower() in _PIP:       # a reporter's capitals: "PyTorch", "Tensorflow"
+            return _PIP[key.lower()]
     return module.split(".", 1)[0].replace("_", "-")
 
 

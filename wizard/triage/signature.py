@@ -40,6 +40,8 @@ class Signature:
     family: str | None = None         # the cause id reported (environment family), else id
     behaviour_change: bool = False    # a release changed this on purpose: explains a regression
     requires: str | None = None       # a regex the whole paste must also contain
+    outcome: bool = False             # the reporter's account of what fixed it: outweighs
+                                      # another environment answer read from the error alone
 
     def regex(self) -> re.Pattern[str]:
         return compile_pattern(self.pattern)

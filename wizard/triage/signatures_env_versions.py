@@ -25,7 +25,9 @@ from wizard.triage.env_imports import (
 )
 from wizard.triage.env_refines import (
     refine_fixed_on_main,
+    refine_older_release_works,
     refine_model_type_key,
+    refine_model_type_taken,
     refine_output_unpacked,
     refine_peft_config_dict,
     refine_requirement_violated,
@@ -213,7 +215,27 @@ VERSION_SIGNATURES: list[Signature] = [
          r"[^\n]*\n[^\n]{0,40}?\bupgrad\w* to (?:version )?v?(?P<ver4>\d+\.\d+[\w.]*),? (?:is "
          r"(?:ok|okay|fine)|works?|fixe[sd] it|solve[sd] it)\b",
          "The reporter found that upgrading a package fixed it.", "pip install -U <the package>",
-         refine=refine_upgrade_fixed_it, priority=14),
+         refine=refine_upgrade_fixed_it, priority=14, outcome=True),
+    _sig("env-older-release-works", NEW,
+         # "in torchtext 0.2.3, it works well" (beside the newer release the paste runs)
+         r"\b(?:in|with|on|using|under) `?(?P<pkg>[A-Za-z][\w.-]*?)`?(?:\s*==\s*|\s+v?|-)"
+         r"(?P<ver>\d+(?:\.\d+)+)`?,? (?:it |everything |all |this |that |the (?:code|script) )?"
+         r"(?:works?|worked|runs?|ran)(?! not)\b|"
+         # "I downgraded PyTorch to 1.5.0 and it worked" (not "it needs a downgrade")
+         r"\b(?:downgrad|revert|roll(?:ed|ing)? back|went back|going back)\w*(?: \w+)? to `?"
+         r"(?P<pkg2>[A-Za-z][\w.-]*?)`?(?:\s*==\s*|\s+v?|-)(?P<ver2>\d+(?:\.\d+)+)`?"
+         r"[^\n.]{0,40}?\b(?:works?|worked|fixe[sd]|solve[sd]|resolve[sd])\b|"
+         r"\b(?:downgrad|revert|roll(?:ed|ing)? back)\w* `?(?P<pkg3>[A-Za-z][\w.-]*?)`? to (?:version )?"
+         r"`?v?(?P<ver3>\d+(?:\.\d+)+)`?[^\n.]{0,40}?\b(?:works?|worked|fixe[sd]|solve[sd]|"
+         r"resolve[sd])\b",
+         "The reporter found that an older release of a package works.",
+         "pip install \"<package>==<the release that works>\"",
+         refine=refine_older_release_works, priority=13, outcome=True),
+    _sig("env-model-type-taken", NEW,
+         r"'(?P<key>[\w-]+)' is already used by a Transformers config, pick another name",
+         "A package registers a model type that the installed transformers already has.",
+         "pip install -U <the package that registers it>", refine=refine_model_type_taken,
+         priority=14),
     _sig("env-pins-conflict", OLD,
          r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
          r"dependencies",
