@@ -1162,9 +1162,10 @@ def test_more_wordings_of_a_missing_or_outdated_package() -> None:
               "is raised because this function is only available in future versions of timm, "
               "not 0.6.12 as specified in the requirements.")
     assert said.cause_id == "env-version-too-old" and "0.6.12" in said.primary.cause
-    # control: the same error of an untracked package, nothing said: no version claim
+    # control: the same error of an untracked package, nothing said: no claim of a direction
+    # (only the guess that some release differs)
     assert _t("AttributeError: module 'timm.data' has no attribute 'resolve_model_data_config'"
-              ).primary is None
+              ).cause_id == "env-version-mismatch"
 
 
 def test_audio_symlinks_and_presets() -> None:
@@ -1206,7 +1207,8 @@ def test_numpys_removed_names_read_from_its_wheels() -> None:
     assert "2.4.0" in trapz.primary.cause and "np.trapezoid" in trapz.primary.fix
     assert "1.24.0" in _t("AttributeError: module 'numpy' has no attribute 'float'").primary.cause
     # controls: numpy's bare names are common words elsewhere; a name numpy 2 still serves
-    assert _t("TypeError: foo() got an unexpected keyword argument 'source'").primary is None
+    assert _t("TypeError: foo() got an unexpected keyword argument 'source'").cause_id not in \
+        ("env-version-too-new", "env-version-too-old")
     assert _t("AttributeError: module 'numpy' has no attribute 'chararray'").cause_id != \
         "env-version-too-new"
 
@@ -1440,3 +1442,27 @@ def test_a_package_registering_a_model_type_transformers_now_ships() -> None:
     own = _t('Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
              '    AutoConfig.register("dac", MyConfig)\n' + frames.split("\n", 2)[2] + error)
     assert own.cause_id == "model-type-name-taken"
+
+
+def test_an_argument_or_name_no_rule_knows_is_guessed_a_release_question() -> None:
+    paste = ("When I install the latest OpenNMT-py and pip install -r requirements.txt I get:\n"
+             "Traceback (most recent call last):\n"
+             '  File "OpenNMT-py/onmt/io/TextDataset.py", line 231, in get_fields\n'
+             "    postprocessing=make_src, sequential=False)\n"
+             "TypeError: __init__() got an unexpected keyword argument 'tensor_type'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-mismatch" and t.primary.guess
+    attr = _t("For the section with optuna: AttributeError: module 'ray.train' has no attribute "
+              "'RunConfig'")
+    assert attr.cause_id == "env-version-mismatch"
+    # controls: the paste's own function, and a module of the user's own project
+    own = paste + "\n\ndef __init__(self, text, postprocessing=None):\n    pass"
+    assert _t(own).cause_id != "env-version-mismatch"
+    mine = _t('Traceback (most recent call last):\n  File "/home/me/proj/helpers/io.py", line 3, '
+              "in <module>\n    helpers.load()\nAttributeError: module 'helpers' has no "
+              "attribute 'load'")
+    assert mine.cause_id != "env-version-mismatch"
+    # a rule that knows the case answers instead of the guess
+    known = _t("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
+               "'evaluation_strategy'")
+    assert known.cause_id == "env-version-too-new"

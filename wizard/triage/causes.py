@@ -73,7 +73,8 @@ CAUSES: tuple[Cause, ...] = (
           "Installed releases do not match what the code was written for: a name or argument "
           "was added in a later release or removed in a newer one, or Keras 3 stands where "
           "Keras 2 is needed.",
-          ("env-version-too-old", "env-version-too-new", "keras-3-installed",
+          ("env-version-too-old", "env-version-too-new", "env-version-mismatch",
+           "keras-3-installed",
            "keras-optimizer-identifier", "keras-tensor-with-keras-3",
            "remote-code-older-than-transformers")),
     Cause("package-missing",

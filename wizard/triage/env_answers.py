@@ -24,7 +24,8 @@ from wizard.triage.versions import (
 QUOTE = r"['\"`]?"                     # an optional quote around a name in a message
 MISSING, OLD, NEW = "env-missing-package", "env-version-too-old", "env-version-too-new"
 BINARY, SETUP = "env-binary-incompatible", "env-setup-step-skipped"
-FAMILY = (MISSING, OLD, NEW, BINARY, SETUP)
+MISMATCH = "env-version-mismatch"     # a release question whose direction the paste does not tell
+FAMILY = (MISSING, OLD, NEW, BINARY, SETUP, MISMATCH)
 
 LIBRARIES = frozenset({
     "transformers", "datasets", "tokenizers", "accelerate", "peft", "trl", "torch", "tensorflow",

@@ -9,6 +9,7 @@ from typing import Any
 from wizard.triage import api_history
 from wizard.triage.env_answers import (
     BINARY,
+    MISMATCH,
     MISSING,
     NEW,
     NOT_NAMES,
@@ -126,6 +127,34 @@ def refine_model_type_taken(ev: dict, parsed: ParsedError) -> dict[str, Any] | N
                      "one of its own models, so AutoConfig.register refuses it.",
             "fix": f"class MyConfig(PretrainedConfig):\n    model_type = 'my-{key}'   # a name of "
                    "your own"}
+
+
+def refine_release_skew_guess(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An argument or a module attribute that the called code does not have, when no rule knows
+    the package: most often the code follows another release of it than the one installed
+    (which way, the paste does not tell). A guess: the user's own function or module is left
+    alone, and any evidence of a library bug outweighs it."""
+    callee, module = str(ev.get("callee") or ""), str(ev.get("module") or "")
+    if callee:
+        base = callee.rpartition(".")[2]
+        if re.search(rf"^\s*def {re.escape(base)}\s*\(", parsed.text, re.M):
+            return {"reject": True}   # a function of the paste's own code
+        what = f"{callee}() and the code calling it disagree on its arguments"
+        package = ""
+    else:
+        top = module.split(".")[0]
+        if any(f.is_user and re.search(rf"(?:^|[/\\]){re.escape(top)}(?:\.py$|[/\\])", f.file)
+               for f in parsed.frames):
+            return {"reject": True}   # a module of the user's project
+        what = f"{module} has no {ev.get('name')} in the installed release"
+        package = top
+    result = answer(MISMATCH, package, f"{what}: most often the code was written for another "
+                    "release of the package that defines it than the one installed (an argument "
+                    "or name added or removed between releases).",
+                    "pip list   # the installed release of the package the call goes to\n"
+                    "# then the release the code was written for (its requirements or README "
+                    "name it): pip install \"<package>==<that release>\"", ev)
+    return {**result, "guess": True}
 
 
 def refine_peft_config_dict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

@@ -139,6 +139,8 @@ def match_signatures(parsed: ParsedError) -> list[SignatureMatch]:
             break
     order_of = {s.id: i for i, s in enumerate(SIGNATURES)}
     matches.sort(key=lambda x: (-x.score, order_of[x.signature.id]))
+    if any(not m.signature.fallback and not m.signature.benign for m in matches):
+        matches = [m for m in matches if not m.signature.fallback]
     said = next((m for m in matches if m.signature.outcome), None)
     if said is not None and matches[0].cause_id in FAMILY and \
             matches[0].cause_id != said.cause_id:

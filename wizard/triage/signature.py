@@ -42,6 +42,7 @@ class Signature:
     requires: str | None = None       # a regex the whole paste must also contain
     outcome: bool = False             # the reporter's account of what fixed it: outweighs
                                       # another environment answer read from the error alone
+    fallback: bool = False            # answers only when no other signature does
 
     def regex(self) -> re.Pattern[str]:
         return compile_pattern(self.pattern)

@@ -3,6 +3,7 @@ new for it (env-version-too-new, an API a release removed or changed)."""
 from __future__ import annotations
 
 from wizard.triage.env_answers import (
+    MISMATCH,
     NEW,
     OLD,
     QUOTE,
@@ -30,6 +31,7 @@ from wizard.triage.env_refines import (
     refine_model_type_taken,
     refine_output_unpacked,
     refine_peft_config_dict,
+    refine_release_skew_guess,
     refine_requirement_violated,
     refine_requires_version,
     refine_tokenizer_class,
@@ -236,6 +238,14 @@ VERSION_SIGNATURES: list[Signature] = [
          "A package registers a model type that the installed transformers already has.",
          "pip install -U <the package that registers it>", refine=refine_model_type_taken,
          priority=14),
+    _sig("env-release-skew-guess", MISMATCH,
+         r"(?<![\w.])(?P<callee>[A-Za-z_][\w.]*)\(\) (?:got an unexpected keyword argument|"
+         r"missing \d+ required (?:positional|keyword-only) arguments?:) ['\"`]?(?P<arg>\w+)|"
+         r"\bmodule ['\"`]?(?P<module>[A-Za-z_][\w.]*)['\"`]? has no attribute ['\"`]?"
+         r"(?P<name>\w+)",
+         "The code and the installed release of a package disagree on an argument or a name.",
+         "pip list   # then the release the code was written for",
+         refine=refine_release_skew_guess, priority=1, fallback=True),
     _sig("env-pins-conflict", OLD,
          r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
          r"dependencies",
