@@ -1466,3 +1466,12 @@ def test_an_argument_or_name_no_rule_knows_is_guessed_a_release_question() -> No
     known = _t("TypeError: TrainingArguments.__init__() got an unexpected keyword argument "
                "'evaluation_strategy'")
     assert known.cause_id == "env-version-too-new"
+
+
+def test_an_integration_split_out_into_its_own_package() -> None:
+    t = _t("ModuleNotFoundError: No module named 'llama_index.llms.huggingface'")
+    assert t.cause_id == "env-missing-package" and \
+        "pip install llama-index-llms-huggingface" in t.primary.fix
+    # control: the core package's own modules are no integration
+    assert "llama-index-core" not in (_t("ModuleNotFoundError: No module named "
+                                         "'llama_index.core.indices'").primary.fix or "")

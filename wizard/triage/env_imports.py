@@ -169,6 +169,9 @@ def _remote_code_module(name: str) -> dict[str, Any]:
 
 # namespace packages: their submodules come from separate distributions (google.protobuf is
 # protobuf's), so a missing one is a package to install
+# projects whose integrations became packages of their own: llama_index.llms.huggingface is
+# llama-index-llms-huggingface since llama-index 0.10
+_SPLIT_OUT = {"llama_index": ("llama-index", "0.10")}
 _NAMESPACES = frozenset({"google", "azure", "nvidia", "backports", "zope", "jaraco", "ruamel",
                          "sphinxcontrib", "mpl_toolkits"})
 
@@ -255,6 +258,12 @@ def refine_no_module(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     change = api_change(module)
     if change is not None:
         return answer_from_change(change, f"The module {module}", parsed, ev, importer_of(parsed))
+    split = _SPLIT_OUT.get(top)
+    if split and len(parts) >= 3 and parts[1] not in ("core", "legacy"):
+        dist = f"{split[0]}-" + "-".join(p.replace("_", "-") for p in parts[1:3])
+        return answer(MISSING, dist, f"{module} is an integration that {split[0]} {split[1]} split "
+                      f"out of the core into its own package, {dist}, which is not installed.",
+                      f"pip install {dist}   # then restart the runtime", ev)
     if len(parts) > 2 and parts[-2] == "models" and (top == "transformers"
                                                      or own_submodule_missing(parsed, module)):
         # a model-type registry (transformers, mlx_lm, vllm...): one module per architecture
