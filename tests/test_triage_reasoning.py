@@ -1475,3 +1475,51 @@ def test_an_integration_split_out_into_its_own_package() -> None:
     # control: the core package's own modules are no integration
     assert "llama-index-core" not in (_t("ModuleNotFoundError: No module named "
                                          "'llama_index.core.indices'").primary.fix or "")
+
+
+def test_runtimes_configs_and_caches_that_hold_other_files_than_expected() -> None:
+    onnx = _t('Error: Could not locate file: "https://huggingface.co/Upstage/SOLAR-10.7B-Instruct-'
+              'v1.0/resolve/main/onnx/decoder_model_merged_quantized.onnx".')
+    assert onnx.cause_id == "repo-missing-onnx-weights" and "optimum-cli export onnx" in \
+        onnx.primary.fix
+    # control: another file a runtime cannot find is no ONNX export question
+    assert _t('Error: Could not locate file: "https://huggingface.co/x/y/resolve/main/'
+              'tokenizer.json".').cause_id != "repo-missing-onnx-weights"
+    config = _t("ImportError: There is no such class as speechbrain.lobes.models.transformer."
+                "TransformerASR.EncoderWrapper")
+    assert config.cause_id == "env-version-too-old" and "speechbrain" in config.primary.fix
+    hub = ("torch.hub.load('pyannote/pyannote-audio', 'dia') failed with:\n"
+           "ImportError: cannot import name 'Pretrained' from 'pyannote.audio.features'\n"
+           "Using cache found in /Users/abc/.cache/torch/hub/pyannote_pyannote-audio_master")
+    t = _t(hub)
+    assert t.cause_id == "stale-torch-hub-cache" and "force_reload=True" in t.primary.fix
+    # control: without the cached copy it is the import question it looks like
+    assert _t(hub.rsplit("\n", 1)[0]).cause_id != "stale-torch-hub-cache"
+
+
+def test_sentence_transformers_evaluators_given_the_wrong_kind_of_model() -> None:
+    t = _t("test_evaluator(model, output_path='out')\n"
+           "AttributeError: 'DebertaV2Model' object has no attribute 'encode'")
+    assert t.cause_id == "evaluator-given-non-sentence-transformer"
+    ce = _t("model.evaluate(CEBinaryClassificationEvaluator(sentences, scores))\n"
+            "ModuleAttributeError: 'SentenceTransformer' object has no attribute 'predict'")
+    assert ce.cause_id == "cross-encoder-evaluator-on-bi-encoder"
+    # control: another missing attribute of a transformers model is not this
+    assert _t("AttributeError: 'DebertaV2Model' object has no attribute 'generate'").cause_id != \
+        "evaluator-given-non-sentence-transformer"
+
+
+def test_a_package_missing_its_own_data_file_is_a_packaging_bug() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             f'  File "{SITE}/mteb/abstasks/AbsTaskSpeedTask.py", line 35, in load_data\n'
+             '    with file_path.open("r") as f:\n'
+             '  File "/usr/lib/python3.12/pathlib.py", line 1013, in open\n'
+             "    return io.open(self, mode, buffering, encoding, errors, newline)\n"
+             "FileNotFoundError: [Errno 2] No such file or directory: "
+             f"'{SITE}/mteb/abstasks/the_ugly_duckling.txt'")
+    t = _t(paste)
+    assert t.bug is not None and t.bug.package == "mteb"
+    # control: the user's own code opening a path there is the user's path question
+    own = paste.replace(f'  File "{SITE}/mteb/abstasks/AbsTaskSpeedTask.py", line 35, in load_data',
+                        '  File "train.py", line 35, in main')
+    assert _t(own).bug is None

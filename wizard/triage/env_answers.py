@@ -365,6 +365,23 @@ def private_call_mismatch(parsed: ParsedError) -> tuple[str, str] | None:
     return pip_name(inner.package), fn
 
 
+_OWN_FILE = re.compile(r"No such file or directory: ['\"](?P<path>[^'\"\n]*?[/\\](?:site|dist)-packages"
+                       r"[/\\](?P<pkg>[A-Za-z_]\w*)[/\\][^'\"\n]+)['\"]")
+
+
+def own_data_file_missing(parsed: ParsedError) -> tuple[str, str] | None:
+    """(package, path) when a package's own code opens a file inside its own installed folder
+    that is not there: the release was packaged without it (or the install is incomplete)."""
+    m = _OWN_FILE.search(parsed.message or "") or _OWN_FILE.search(parsed.text)
+    if m is None:
+        return None
+    pkg = m.group("pkg")
+    relevant = [f for f in parsed.frames if f.kind != "other"]
+    if relevant and dist_key(relevant[-1].package or "") != dist_key(pkg):
+        return None                   # another package's or the user's code asked for it
+    return pip_name(pkg), m.group("path")
+
+
 def importer_of(parsed: ParsedError, besides: str | None = None) -> str | None:
     """The library whose code raised (the innermost library frame), if any; with `besides`,
     the innermost library frame of another package than that one (who called into it)."""

@@ -84,6 +84,23 @@ def _said_newer(text: str) -> str | None:
 _COMPILED_NAME = re.compile(r"^(?:lib[a-z]\w*|_C|\w+_(?:cuda|ext|cpp|kernels?))$")
 
 
+_HUB_CACHE = re.compile(r"Using cache found in (?P<cache>\S*?torch[/\\]hub[/\\](?P<repo>[\w.-]+))")
+
+
+def _stale_hub_cache(parsed: ParsedError) -> dict[str, Any] | None:
+    """torch.hub.load ran a clone of the repository cached by an earlier call: its code is the
+    branch as it was then, out of step with the packages installed since."""
+    m = _HUB_CACHE.search(parsed.text)
+    if m is None:
+        return None
+    return {"id": "stale-torch-hub-cache",
+            "cause": f"torch.hub.load used the copy of the repository it cached earlier "
+                     f"({m.group('cache')}): that code is the branch as it was when first "
+                     "loaded, and it does not match the packages installed now.",
+            "fix": "torch.hub.load(<repo>, <model>, force_reload=True)   # fetch the branch "
+                   f"again\n# or delete the cached copy: rm -rf {m.group('cache')}"}
+
+
 def _pip_installed(top: str, text: str) -> bool:
     """The paste installs `top` with pip, or its issue form says how it was installed ("Ray
     installed from: binary"): a package, not a module of the project's own."""
@@ -380,6 +397,9 @@ def _misspelt(top: str, name: str, ev: dict, attribute: bool = False) -> dict[st
 
 
 def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    stale = _stale_hub_cache(parsed)
+    if stale:
+        return stale
     name, module = str(ev.get("name", "")), str(ev.get("module", "") or "")
     if not module:                    # "cannot import name 'X'": the paste's own import line
         m = re.search(rf"from\s+([\w.]+)\s+import\s+[^\n]*\b{re.escape(name)}\b", parsed.text)
@@ -623,6 +643,9 @@ def _class_method_of_another_release(cls: str, name: str, parsed: ParsedError,
 
 
 def refine_module_attribute(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    stale = _stale_hub_cache(parsed)
+    if stale:
+        return stale
     module, name = str(ev.get("module", "")), str(ev.get("name", ""))
     if foreign_private(parsed):
         return {"reject": True}       # a library's use of another's internal: see library.py

@@ -157,6 +157,15 @@ def refine_release_skew_guess(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     return {**result, "guess": True}
 
 
+def refine_config_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The library whose class a saved configuration names, for the upgrade."""
+    path = str(ev.get("path", ""))
+    top = path.split(".")[0]
+    return answer(OLD, top, f"The model's saved configuration names {path}, which the installed "
+                  f"{pip_name(top)} does not have: the model was saved with a newer release.",
+                  f"{upgrade(top)}   # then load the model again", ev)
+
+
 def refine_peft_config_dict(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A dict's missing attribute is peft's config dict only when the code reads it there."""
     attr = re.escape(str(ev.get("attr", "")))

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from wizard.triage import api_history
-from wizard.triage.env_answers import MISSING, answer
+from wizard.triage.env_answers import MISSING, answer, own_data_file_missing
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.paths import LOCAL_PATH, PUBLIC_MODELS, is_local_path
@@ -246,6 +246,8 @@ def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     if relevant and relevant[-1].is_user:
         return {"reject": True}
     path = str(ev.get("path") or ev.get("path2") or "")
+    if own_data_file_missing(parsed):
+        return {"reject": True}       # the package's own file: see library.py
     if _CACHE_DIR.search(path):       # a file the library itself downloaded there
         return {"id": "incomplete-model-download",
                 "cause": f"{path} is inside the download cache, where the library put the "

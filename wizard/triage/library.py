@@ -28,6 +28,7 @@ from wizard.triage.env_answers import (
     blamed_library,
     internal_call_mismatch,
     lagging_override,
+    own_data_file_missing,
     private_override_arity,
     project_subclass,
     removed_internal_user,
@@ -496,6 +497,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        "its signature under the library (its fix: a release that follows the "
                        "change; until then the release of the package defining it that the "
                        "library was written for)")
+    packaged = own_data_file_missing(parsed)
+    if packaged:
+        reasons.append(f"{packaged[0]}'s own code opens {packaged[1]}, a file inside its installed "
+                       "package that is not there: the release was packaged without it (or the "
+                       f"install is incomplete: pip install --force-reinstall --no-cache-dir "
+                       f"{packaged[0]})")
     internal = removed_internal_user(parsed)
     if internal:
         lib, change, what = internal

@@ -25,6 +25,7 @@ from wizard.triage.env_imports import (
     refine_name_not_defined,
 )
 from wizard.triage.env_refines import (
+    refine_config_class,
     refine_fixed_on_main,
     refine_older_release_works,
     refine_model_type_key,
@@ -246,6 +247,12 @@ VERSION_SIGNATURES: list[Signature] = [
          "The code and the installed release of a package disagree on an argument or a name.",
          "pip list   # then the release the code was written for",
          refine=refine_release_skew_guess, priority=1, fallback=True),
+    _sig("env-config-names-missing-class", OLD,
+         # hyperpyyaml (SpeechBrain) resolving a class a model's saved config names
+         r"There is no such class as (?P<path>[A-Za-z_]\w*(?:\.\w+)+)",
+         "A saved configuration (a model's hyperparams.yaml on the Hub) names a class that the "
+         "installed release of its library does not have: the model was saved with a newer "
+         "release.", "pip install -U <the library>", refine=refine_config_class, priority=13),
     _sig("env-pins-conflict", OLD,
          r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
          r"dependencies",

@@ -10,6 +10,22 @@ _o = signature_maker(14)
 
 
 ONNX_SIGNATURES: list[Signature] = [
+    _o("repo-missing-onnx-weights",
+       # transformers.js (and other ONNX runtimes) fetch onnx/<file>.onnx from the repository
+       r"Could not locate file:? ['\"]?(?:https?://[^\s'\"]*?/resolve/[^/\s]+/)?(?:[^\s'\"]*/)?"
+       r"onnx/(?P<file>[\w.-]+\.onnx)|"
+       r"missing ['\"]?(?P<file2>(?:\w+_)?model(?:_\w+)?\.onnx)['\"]?",
+       "The runtime loads ONNX files from the repository's onnx/ folder (transformers.js: "
+       "onnx/model.onnx, or decoder_model_merged[_quantized].onnx in older exports), and this "
+       "repository has none of that name: it holds PyTorch or safetensors weights only, or an "
+       "export under other file names than the runtime's release looks for.",
+       "transformers.js runs ONNX exports, not the PyTorch weights; a release looks for the file "
+       "names of the exporter it was built with.",
+       ["environment.package-versions"],
+       "# a repository converted for the runtime (the Xenova/ or onnx-community/ copy of the "
+       "model), or convert it yourself:\noptimum-cli export onnx --model <model id> onnx/   # "
+       "then put the files under onnx/ in your repository",
+       title="The repository has no ONNX weights the runtime can load"),
     _o("onnx-export-unsupported-architecture",
        r"Trying to export a [\w-]{1,80} model, that is a custom or unsupported architecture",
        "The installed optimum has no ONNX export config for this model type (a new "

@@ -15,6 +15,26 @@ _LOSS_CALL = (r"\b(?:CrossEntropyLoss|BCEWithLogitsLoss|BCELoss|MSELoss|NLLLoss|
 
 
 TORCH_SIGNATURES: list[Signature] = [
+    _p("evaluator-given-non-sentence-transformer",
+       r"'(?P<cls>\w*(?:Model|For\w+))' object has no attribute 'encode'",
+       "A Sentence Transformers evaluator (or code written for one) calls model.encode(), which "
+       "only a SentenceTransformer has; it was given a plain transformers model (AutoModel).",
+       "Sentence Transformers wraps a transformers model with pooling and gives it encode(); "
+       "the bare model returns token states and has no encode().",
+       ["model.forward"],
+       "from sentence_transformers import SentenceTransformer\nmodel = SentenceTransformer("
+       "'<model id>')   # adds mean pooling to a plain checkpoint\nevaluator(model)",
+       title="A transformers model where a SentenceTransformer is expected"),
+    _p("cross-encoder-evaluator-on-bi-encoder",
+       r"'SentenceTransformer' object has no attribute 'predict'",
+       "A CrossEncoder evaluator (the CE... evaluators) calls model.predict(), which a "
+       "SentenceTransformer (a bi-encoder) does not have.",
+       "CE evaluators score sentence pairs with a CrossEncoder; bi-encoders are evaluated with "
+       "the embedding evaluators.",
+       ["model.forward"],
+       "from sentence_transformers.evaluation import EmbeddingSimilarityEvaluator   # for a "
+       "SentenceTransformer\n# or evaluate a CrossEncoder: CrossEncoder('<model id>')",
+       title="A CrossEncoder evaluator on a SentenceTransformer"),
     _p("scheduler-stepped-before-optimizer",
        r"Detected call of [`']?lr_scheduler\.step\(\)[`']? before [`']?optimizer\.step\(\)",
        "PyTorch saw scheduler.step() before any optimizer.step(). Under fp16 (AMP) that is "
