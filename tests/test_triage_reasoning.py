@@ -1523,3 +1523,29 @@ def test_a_package_missing_its_own_data_file_is_a_packaging_bug() -> None:
     own = paste.replace(f'  File "{SITE}/mteb/abstasks/AbsTaskSpeedTask.py", line 35, in load_data',
                         '  File "train.py", line 35, in main')
     assert _t(own).bug is None
+
+
+def test_checkpoints_of_a_wrapped_model_of_another_format_or_cut() -> None:
+    dp = _t('    model_ft.load_state_dict(checkpoint["state_dict"])\n'
+            "KeyError: 'unexpected key \"module.model.0.0.weight\" in state_dict'")
+    assert dp.cause_id == "state-dict-key-prefix" and "removeprefix('module.')" in dp.primary.fix
+    compiled = _t("RuntimeError: Error(s) in loading state_dict for GPT:\n\tMissing key(s) in "
+                  'state_dict: "wte.weight".\n\tUnexpected key(s) in state_dict: '
+                  '"_orig_mod.wte.weight".')
+    assert compiled.cause_id == "compiled-state-dict-prefix" and \
+        "torch.compile" in compiled.primary.cause
+    # control: keys that differ otherwise are no wrapper's prefix
+    assert _t("RuntimeError: Error(s) in loading state_dict for GPT:\n\tUnexpected key(s) in "
+              'state_dict: "lm_head.bias".').cause_id != "state-dict-key-prefix"
+    zipped = _t("RuntimeError: ./checkpoints/wild_gt_tcc.pth is a zip archive (did you mean to use "
+                "torch.jit.load()?)")
+    assert zipped.cause_id == "env-version-too-old" and "torch>=1.6" in zipped.primary.fix
+    cut = _t("loading the 14b model stops half way: Error while deserializing header: "
+             "MetadataIncompleteBuffer")
+    assert cut.cause_id == "incomplete-model-download"
+
+
+def test_webdataset_in_a_distributed_run_without_a_nodesplitter() -> None:
+    t = _t("ValueError: you need to add an explicit nodesplitter to your input pipeline for "
+           "multi-node training Webdataset.")
+    assert t.cause_id == "webdataset-nodesplitter-missing" and "split_by_node" in t.primary.fix

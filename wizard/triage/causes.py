@@ -175,6 +175,12 @@ CAUSES: tuple[Cause, ...] = (
           "A framework feature (a tuner, an attention patch) is implemented only for some model "
           "types, and the model is of another.",
           ("feature-unsupported-model-type", "longlora-model-unsupported")),
+    Cause("state-dict-key-prefix",
+          "A checkpoint saved from a wrapped model (DataParallel/DDP's module., torch.compile's "
+          "_orig_mod., a PEFT model's base_model.model.) is loaded into the bare one, or the "
+          "other way round: every key differs by the wrapper's prefix.",
+          ("state-dict-key-prefix", "dataparallel-state-dict-prefix",
+           "compiled-state-dict-prefix")),
     Cause("pip-build-isolation",
           "pip builds a package in an isolated environment without the packages its setup.py "
           "imports (torch), so the build fails although they are installed.",

@@ -42,6 +42,38 @@ def refine_weight_reshape(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                    f"from_pretrained(name, vocab_size={saved})   # if it is the vocabulary"}
 
 
+# a wrapper's prefix on every saved key: DataParallel/DDP, torch.compile, a PEFT model
+_PREFIXES = (("module.", "torch.nn.DataParallel or DistributedDataParallel",
+              "state_dict = {k.removeprefix('module.'): v for k, v in state_dict.items()}\n"
+              "model.load_state_dict(state_dict)   # or save model.module.state_dict() next time"),
+             ("_orig_mod.", "torch.compile",
+              "state_dict = {k.removeprefix('_orig_mod.'): v for k, v in state_dict.items()}\n"
+              "model.load_state_dict(state_dict)   # or save model._orig_mod.state_dict()"),
+             ("base_model.model.", "a PEFT model (get_peft_model)",
+              "model = PeftModel.from_pretrained(base_model, adapter_dir)   # load it as the "
+              "adapter it is\n# or merge first: peft_model.merge_and_unload().save_pretrained(out)"))
+
+
+def refine_key_prefix(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """The keys carry a wrapper's prefix on one side only: the checkpoint was saved from the
+    wrapped model and is loaded into the bare one (or the other way round)."""
+    key = str(ev.get("key") or ev.get("key2") or "")
+    prefix = next((p for p in _PREFIXES if key.startswith(p[0])), None)
+    if prefix is None:
+        return {"reject": True}
+    unexpected = bool(re.search(rf"[Uu]nexpected key(?:\(s\)|s)?[^\n]{{0,40}}?[\"']"
+                                rf"{re.escape(prefix[0])}", parsed.text))
+    saved, loaded = ("the wrapped model", "the bare one") if unexpected else \
+        ("the bare model", "the wrapped one")
+    return {"id": "compiled-state-dict-prefix" if prefix[0] == "_orig_mod." else
+            "state-dict-key-prefix",
+            "cause": f"Every key of the checkpoint {'has' if unexpected else 'lacks'} the prefix "
+                     f"'{prefix[0]}' that {prefix[1]} adds: it was saved from {saved} and is "
+                     f"loaded into {loaded}.",
+            "fix": prefix[2] if unexpected else
+            f"model.load_state_dict(state_dict)   # on the model before wrapping it in {prefix[1]}"}
+
+
 def refine_undefined_name(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A NameError in the user's own code for a name the paste's code uses and never defines or
     imports (a notebook cell that did not run, an import line left out)."""
@@ -62,6 +94,15 @@ def refine_undefined_name(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 
 CODE_SIGNATURES: list[Signature] = [
+    _c("state-dict-key-prefix",
+       r"""[Uu]nexpected key(?:\(s\)|s)?(?: in state_dict)?:? ?["']?(?P<key>(?:module|_orig_mod|"""
+       r"""base_model\.model)\.[\w.]+)|Missing key\(s\) in state_dict: ["'](?P<key2>(?:module|"""
+       r"""_orig_mod|base_model\.model)\.[\w.]+)""",
+       "The checkpoint's keys and the model's differ by a wrapper's prefix.",
+       "A wrapper (DataParallel, torch.compile, PEFT) stores the model under an attribute, so "
+       "its state_dict keys start with that attribute's name.", ["model.forward"],
+       "state_dict = {k.removeprefix('module.'): v for k, v in state_dict.items()}",
+       title="State dict keys with a wrapper's prefix", refine=refine_key_prefix, priority=13),
     _c("missing-import",
        r"name '(?P<name>[A-Za-z_]\w*)' is not defined",
        "Your code uses a name it never defines or imports: an import line left out, or a notebook "
@@ -106,14 +147,6 @@ CODE_SIGNATURES: list[Signature] = [
        "unwrapped = accelerator.unwrap_model(model)   # or: model.module (DDP, DataParallel)\n"
        "unwrapped.generate(**inputs)", title="A method of the model read from its wrapper",
        framework="pytorch", priority=16),
-    _c("compiled-state-dict-prefix",
-       r"Unexpected key\(s\) in state_dict: \"_orig_mod\.",
-       "The weights were saved from a torch.compile'd model, whose wrapper prefixes every key "
-       "with '_orig_mod.', and are loaded into a model that is not compiled.",
-       "torch.compile wraps the module in an OptimizedModule.", ["model.forward"],
-       "torch.save(model._orig_mod.state_dict(), path)   # save the module itself\n"
-       "state = {k.removeprefix('_orig_mod.'): v for k, v in torch.load(path).items()}   # repair",
-       title="Weights saved from a compiled model", framework="pytorch", priority=16),
     _c("dict-moved-to-device",
        r"'dict' object has no attribute '(?:to|cuda)'",
        "The code moves a batch with batch.to(device), and the batch is a plain dict (a "

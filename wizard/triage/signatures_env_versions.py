@@ -253,6 +253,13 @@ VERSION_SIGNATURES: list[Signature] = [
          "A saved configuration (a model's hyperparams.yaml on the Hub) names a class that the "
          "installed release of its library does not have: the model was saved with a newer "
          "release.", "pip install -U <the library>", refine=refine_config_class, priority=13),
+    _sig("env-torch-zip-checkpoint", OLD,
+         r"is a zip archive \(did you mean to use torch\.jit\.load\(\)\?\)",
+         "The checkpoint was saved by PyTorch 1.6 or later, in the zip-based format, and the "
+         "installed PyTorch predates that format: it takes the zip file for a TorchScript "
+         "archive.",
+         'pip install -U "torch>=1.6"   # or, where torch 1.6+ runs: torch.save(obj, path, '
+         "_use_new_zipfile_serialization=False) for the older torch", priority=14),
     _sig("env-pins-conflict", OLD,
          r"Cannot install (?P<what>[^\n]{1,200}?) because these package versions have conflicting "
          r"dependencies",

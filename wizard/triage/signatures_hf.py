@@ -415,8 +415,8 @@ HF_SIGNATURES: list[Signature] = [
     _s("incomplete-model-download",
        # huggingface_hub's check of a cut download
        r"Consistency check failed: file should be of size \d+ but has size \d+|"
-       r"(?:SafetensorError|safetensors)[^\n]{0,80}?deserializing header: (?:MetadataIncompleteBuffer|"
-       r"InvalidHeaderDeserialization)|Error while deserializing header: HeaderTooLarge|"
+       r"Error while deserializing header: (?:MetadataIncompleteBuffer|InvalidHeaderDeserialization|"
+       r"HeaderTooLarge)|"
        r"PytorchStreamReader failed reading zip archive: failed finding central directory|"
        r"Unable to (?:open|synchronously open) file \(file signature not found\)|"
        # TensorFlow restoring a checkpoint whose bytes are not the ones it wrote

@@ -134,6 +134,17 @@ RUN_SIGNATURES: list[Signature] = [
        # NCCL's own warning names the cause: two ranks on one GPU (nccl-duplicate-gpu)
        refine=lambda ev, parsed: {"reject": True}
        if re.search(r"Duplicate GPU detected", parsed.text) else None),
+    _m("webdataset-nodesplitter-missing",
+       r"you need to add an explicit nodesplitter to your input pipeline",
+       "The run is distributed (several processes or nodes, launched by torchrun, accelerate or "
+       "FSDP), and a WebDataset pipeline does not say how its shards are split across them; "
+       "WebDataset has no default for that and refuses to iterate.",
+       "Each node must read its own shards, or every node trains on the same data.",
+       ["environment.device"],
+       "dataset = wds.WebDataset(urls, nodesplitter=wds.split_by_node, shardshuffle=True)   # "
+       "plus wds.split_by_worker for DataLoader workers\n# or resampled=True for an endless "
+       "stream of shards per node",
+       title="WebDataset needs a nodesplitter for distributed training"),
     _m("nccl-internode-transport",
        r"Some NCCL operations have failed or timed out|NCCL (?:operations|communicator) "
        r"(?:have |has )?(?:failed|aborted)",
