@@ -5,7 +5,7 @@ cut and decorated, and which release had a name. Each rule with the paste it ans
 control it must leave alone."""
 from __future__ import annotations
 
-from wizard.triage.match import triage
+from wizard.triage.match import probe_triage, triage
 from wizard.triage.parse import parse_traceback
 from wizard.triage.versions import paste_versions, pastes_from_elsewhere
 
@@ -1549,3 +1549,14 @@ def test_webdataset_in_a_distributed_run_without_a_nodesplitter() -> None:
     t = _t("ValueError: you need to add an explicit nodesplitter to your input pipeline for "
            "multi-node training Webdataset.")
     assert t.cause_id == "webdataset-nodesplitter-missing" and "split_by_node" in t.primary.fix
+
+
+def test_a_guess_is_shown_as_one() -> None:
+    class Case:
+        traceback = "TypeError: __init__() got an unexpected keyword argument 'tensor_type'"
+
+    finding = probe_triage(Case())[0]
+    assert finding.title.startswith("A likely cause, guessed")
+    Case.traceback = ("TypeError: TrainingArguments.__init__() got an unexpected keyword "
+                      "argument 'evaluation_strategy'")
+    assert probe_triage(Case())[0].title.startswith("The error is a known one")

@@ -313,7 +313,9 @@ def probe_triage(case: Any, ctx: Any = None) -> list[Finding]:
             title = f"Environment ({m.cause_id}): {first}"
             if m.evidence.get("installed"):
                 ev["installed"] = m.evidence["installed"]
-        return [Finding("triage.known-error", "info", f"The error is a known one: {title}",
+        said = ("A likely cause, guessed from the error's shape" if m.guess else
+                "The error is a known one")
+        return [Finding("triage.known-error", "info", f"{said}: {title}",
                         evidence=ev, explanation=f"{m.cause} {m.explanation}".strip(),
                         fix=m.fix)]
     if t.matches:
