@@ -1560,3 +1560,11 @@ def test_a_guess_is_shown_as_one() -> None:
     Case.traceback = ("TypeError: TrainingArguments.__init__() got an unexpected keyword "
                       "argument 'evaluation_strategy'")
     assert probe_triage(Case())[0].title.startswith("The error is a known one")
+
+
+def test_a_metric_given_shapes_that_fit_no_task() -> None:
+    t = _t("ValueError: y and y_pred must have same shape of (batch_size, num_categories, ...).")
+    assert t.cause_id == "metric-input-shape-mismatch" and "output_transform" in t.primary.fix
+    # control: a loss's shape error is not the metric's
+    assert _t("ValueError: Target size (torch.Size([8])) must be the same as input size "
+              "(torch.Size([8, 2]))").cause_id != "metric-input-shape-mismatch"

@@ -181,6 +181,12 @@ CAUSES: tuple[Cause, ...] = (
           "other way round: every key differs by the wrapper's prefix.",
           ("state-dict-key-prefix", "dataparallel-state-dict-prefix",
            "compiled-state-dict-prefix")),
+    Cause("host-memory-exhausted",
+          "The operating system killed the process for lack of RAM (CPU memory, not the GPU's).",
+          ("host-memory-exhausted", "cpu-ram-exhausted")),
+    Cause("bnb-int8-matmul-old-gpu",
+          "bitsandbytes' int8 matrix multiplication needs a GPU newer than the one the run has.",
+          ("bnb-int8-matmul-old-gpu", "bnb-int8-matmul-unsupported-gpu")),
     Cause("pip-build-isolation",
           "pip builds a package in an isolated environment without the packages its setup.py "
           "imports (torch), so the build fails although they are installed.",

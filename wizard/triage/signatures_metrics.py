@@ -9,6 +9,22 @@ _e = signature_maker(12)
 
 
 METRIC_SIGNATURES: list[Signature] = [
+    _e("metric-input-shape-mismatch",
+       # pytorch-ignite's classification metrics (Accuracy, Precision, Recall, ConfusionMatrix)
+       r"y and y_pred must have (?:the )?same shape of \(batch_size, num_categories, \.\.\.\)|"
+       r"y must have shape of \(batch_size, \.\.\.\) and y_pred must have shape of "
+       r"\(batch_size, num_categories, \.\.\.\)",
+       "The metric reads the task from the shapes of y_pred and y: multiclass wants logits "
+       "[batch, num_classes] and class ids [batch]; multilabel (is_multilabel=True) wants both "
+       "[batch, num_labels] with more than one label; binary wants both [batch]. The shapes "
+       "given fit none of these (a trailing dimension of 1, or a single category passed as "
+       "multilabel).",
+       "The classification metrics infer binary, multiclass or multilabel from the shapes.",
+       ["data.batch-structure"],
+       "def output_transform(output):\n    y_pred, y = output\n    return y_pred.squeeze(-1), "
+       "y.squeeze(-1)   # [batch, C] and [batch]\nAccuracy(output_transform=output_transform)   "
+       "# binary: is_multilabel=False with y_pred of 0/1 values",
+       title="Metric inputs of shapes that fit no task"),
     _e("wer-empty-reference",
        r"one or more references are empty strings",
        "Some reference transcripts are empty strings, which jiwer (WER/CER) refuses: the dataset "
