@@ -1568,3 +1568,14 @@ def test_a_metric_given_shapes_that_fit_no_task() -> None:
     # control: a loss's shape error is not the metric's
     assert _t("ValueError: Target size (torch.Size([8])) must be the same as input size "
               "(torch.Size([8, 2]))").cause_id != "metric-input-shape-mismatch"
+
+
+def test_serving_an_adapter_trained_on_another_base_model() -> None:
+    t = _t("ValueError: While loading /models/llama3-8b-lora, expected target modules in "
+           "['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] but "
+           "received ['w2', 'w3', 'w1']. Please verify that the loaded LoRA module is correct")
+    assert t.cause_id == "lora-adapter-for-another-model" and "adapter_config.json" in \
+        t.primary.fix
+    # control: PEFT's own wording when training keeps its own answer
+    assert _t("ValueError: Target modules {'c_attn'} not found in the base model. Please check "
+              "the target modules and try again.").cause_id == "peft-target-modules-not-found"

@@ -187,6 +187,10 @@ CAUSES: tuple[Cause, ...] = (
     Cause("bnb-int8-matmul-old-gpu",
           "bitsandbytes' int8 matrix multiplication needs a GPU newer than the one the run has.",
           ("bnb-int8-matmul-old-gpu", "bnb-int8-matmul-unsupported-gpu")),
+    Cause("peft-target-modules-not-found",
+          "LoRA's target modules are not modules of the model it is applied to (names of another "
+          "architecture, or an adapter trained on another base model).",
+          ("peft-target-modules-not-found", "lora-adapter-for-another-model")),
     Cause("pip-build-isolation",
           "pip builds a package in an isolated environment without the packages its setup.py "
           "imports (torch), so the build fails although they are installed.",

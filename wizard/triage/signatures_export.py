@@ -153,6 +153,19 @@ EXPORT_SIGNATURES: list[Signature] = [
        "vllm serve BASE --enable-lora --max-lora-rank 64 --lora-modules name=ADAPTER_DIR\n"
        "# python: LLM(model=BASE, enable_lora=True, max_lora_rank=64)",
        title="Adapter rank above vLLM's max_lora_rank"),
+    _x("lora-adapter-for-another-model",
+       r"expected target modules in (?P<expected>\[[^\]\n]*\]) but received "
+       r"(?P<received>\[[^\]\n]*\])",
+       "The adapter targets modules the served model does not have: it was trained on another "
+       "base model (its module names belong to another architecture, such as Mixtral's w1/w2/w3 "
+       "beside Llama's gate_proj/up_proj/down_proj), or another folder than the adapter meant "
+       "was loaded.",
+       "A LoRA adapter names the modules of the model it was trained on; the server applies it "
+       "only to modules of the same names.", ["model.adapter"],
+       "python -c \"import json; c = json.load(open('ADAPTER_DIR/adapter_config.json')); "
+       "print(c['base_model_name_or_path'], c['target_modules'])\"   # the base it belongs to\n"
+       "# serve it with that base model, or train the adapter on this one",
+       title="An adapter of another base model"),
     _x("vllm-unsupported-lora-weight",
        r"is unsupported LoRA weight",
        "The adapter holds full weights besides lora_A/lora_B (modules_to_save lm_head or "
