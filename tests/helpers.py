@@ -1,4 +1,5 @@
-"""Helpers shared by tests: run the real CLI in a subprocess on a case."""
+"""Helpers shared by tests: run the real CLI in a subprocess on a case; triage a paste as one
+from another machine."""
 from __future__ import annotations
 
 import json
@@ -9,8 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from wizard.core.case import Case
+from wizard.triage.match import Triage, triage
+from wizard.triage.versions import pastes_from_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
+SITE = "/usr/local/lib/python3.10/dist-packages"     # a library's folder in a pasted frame
+
+
+def triage_elsewhere(paste: str) -> Triage:
+    """Triage of a paste from another machine (the versions installed here are not its)."""
+    with pastes_from_elsewhere():
+        return triage(paste)
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600,
