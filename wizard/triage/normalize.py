@@ -22,10 +22,9 @@ _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchrun/accelerate
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
-_GLUED_FENCE = re.compile(r"^(\s*)```+(?=\S)|(?<=\S)```+\s*$")
 _TAGGED_FENCE = re.compile(r"^\s*```[\w+-]+\s*$")
-_GLUED_OPEN = re.compile(r"^\s*```+(?=\S)")
-_GLUED_CLOSE = re.compile(r"(?<=\S)```+$")
+_GLUED_OPEN = re.compile(r"^(\s*)```+(?=\S)")       # a fence glued to the line it opens
+_GLUED_CLOSE = re.compile(r"(?<=\S)```+$")          # or closes
 _PYTEST_E = re.compile(r"^E {2,}(?=\S)", re.M)
 _QUOTE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.M)
 _IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\([^)\s]{0,2000}\)")
@@ -114,8 +113,9 @@ def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
             else:
                 inside = True
             continue
-        glued_open, glued_close = _GLUED_OPEN.match(ln), _GLUED_CLOSE.search(ln.rstrip())
-        lines.append(_GLUED_FENCE.sub(lambda m: m.group(1) or "", ln.rstrip()))
+        ln = ln.rstrip()
+        glued_open, glued_close = _GLUED_OPEN.match(ln), _GLUED_CLOSE.search(ln)
+        lines.append(_GLUED_CLOSE.sub("", _GLUED_OPEN.sub(r"\1", ln)))
         if glued_close and not glued_open:
             breaks.add(len(lines))
             inside = False
