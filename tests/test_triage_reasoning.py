@@ -479,3 +479,75 @@ def test_serving_an_adapter_trained_on_another_base_model() -> None:
     # control: PEFT's own wording when training keeps its own answer
     assert _t("ValueError: Target modules {'c_attn'} not found in the base model. Please check "
               "the target modules and try again.").cause_id == "peft-target-modules-not-found"
+
+
+def test_an_optimizer_of_one_keras_compiled_by_the_other() -> None:
+    mixed = ("Traceback (most recent call last):\n"
+             f'  File "{SITE}/keras/engine/training.py", line 95, in compile\n'
+             "    self.optimizer = optimizers.get(optimizer)\n"
+             f'  File "{SITE}/keras/optimizers.py", line 873, in get\n    str(identifier))\n'
+             "ValueError: Could not interpret optimizer identifier: "
+             "<tensorflow.python.keras.optimizer_v2.adam.Adam object at 0x7f06fa323d90>")
+    assert _t(mixed).cause_id == "keras-and-tf-keras-mixed"
+    # a Keras 3 optimizer handed to tf-keras is the Keras 3 question, not a mix of two Keras 2
+    keras3 = mixed.replace("/keras/", "/tf_keras/src/").replace(
+        "tensorflow.python.keras.optimizer_v2.adam.Adam", "keras.src.optimizers.adam.Adam")
+    assert _t(keras3).cause_id == "keras-optimizer-identifier"
+
+
+def test_an_image_with_other_channels_than_the_model_takes() -> None:
+    rgba = ("ValueError: Input 0 is incompatible with layer model_3: expected shape=(None, None, "
+            "None, 3), found shape=(1, 499, 552, 4)")
+    t = _t(rgba)
+    assert t.cause_id == "image-has-alpha-channel" and "convert('RGB')" in t.primary.fix
+    gray = ("RuntimeError: Given groups=1, weight of size [64, 3, 7, 7], expected input[8, 1, 224, "
+            "224] to have 3 channels, but got 1 channels instead")
+    assert _t(gray).cause_id == "grayscale-input-to-rgb-model"
+    # other widths are a layer's question, not an image's
+    assert _t(rgba.replace("3), found", "768), found").replace("4)", "512)")).cause_id != \
+        "image-has-alpha-channel"
+
+
+def test_predictions_that_keep_the_time_axis_against_one_label_per_example() -> None:
+    per_step = ("ValueError: `logits` and `labels` must have the same shape, received "
+                "((None, 15, 1) vs (None,)`")
+    t = _t(per_step)
+    assert t.cause_id == "missing-pooling-before-output"
+    assert "GlobalAveragePooling1D" in t.primary.fix
+    keras3 = ("ValueError: Arguments `target` and `output` must have the same shape. Received: "
+              "target.shape=(None,), output.shape=(None, 40, 1)")
+    assert _t(keras3).cause_id == "missing-pooling-before-output"
+    # one column too many is the labels' encoding, not a time axis
+    assert _t("ValueError: `logits` and `labels` must have the same shape, received ((None, 3) vs "
+              "(None, 1))").cause_id == "keras-shapes-incompatible"
+
+
+def test_a_list_of_images_where_one_array_belongs() -> None:
+    listed = ("ValueError: `x` (images tensor) and `y` (labels) should have the same length. "
+              "Found: x.shape = (80, 80, 1), y.shape = (11047, 10)")
+    t = _t(listed)
+    assert t.cause_id == "inputs-not-numpy-array" and "np.array(x_train)" in t.primary.fix
+    # an array of images that is one short is another fault
+    assert _t(listed.replace("(80, 80, 1)", "(11046, 80, 80, 1)")).cause_id != \
+        "inputs-not-numpy-array"
+
+
+def test_per_sequence_labels_given_to_a_per_example_metric() -> None:
+    t = _t("NERModel.eval_model(eval_data, f1=sklearn.metrics.f1_score)\n"
+           "ValueError: multiclass-multioutput is not supported")
+    assert t.cause_id == "metric-inputs-not-flattened" and "-100" in t.primary.fix
+    # scores where ids belong stay the logits' answer
+    assert _t("ValueError: Classification metrics can't handle a mix of multiclass and "
+              "continuous-multioutput targets").cause_id == "metric-fed-logits"
+
+
+def test_an_sft_dataset_given_to_the_reward_model_stage() -> None:
+    t = _t("ValueError: Please use ranked datasets for reward modeling or DPO training.")
+    assert t.cause_id == "dataset-not-marked-ranking" and '"ranking": true' in t.primary.fix
+
+
+def test_timm_without_pretrained_weights_for_a_model() -> None:
+    t = _t("learn = timm_learner(dls, 'cspdarknet53_iabn')\n"
+           "Pretrained model URL is invalid, using random initialization.")
+    assert t.cause_id == "no-pretrained-weights-for-model"
+    assert "pretrained=True" in t.primary.fix

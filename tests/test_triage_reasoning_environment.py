@@ -875,3 +875,44 @@ def test_checkpoints_of_a_wrapped_model_of_another_format_or_cut() -> None:
     cut = _t("loading the 14b model stops half way: Error while deserializing header: "
              "MetadataIncompleteBuffer")
     assert cut.cause_id == "incomplete-model-download"
+
+
+def test_a_keras_model_file_saved_by_another_release() -> None:
+    paste = ("from keras.models import load_model\nmodel = load_model('keras_model.h5')\n"
+             "TypeError: __init__() got an unexpected keyword argument 'ragged'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old"
+    assert t.primary.signature.id == "env-keras-file-from-other-release"
+    # the same words from a constructor call of the user's own are not a saved file's
+    assert _t("layer = MyLayer(units=3, ragged=True)\nTypeError: __init__() got an unexpected "
+              "keyword argument 'ragged'").primary.signature.id != \
+        "env-keras-file-from-other-release"
+
+
+def test_keras_3_running_a_lambda_written_for_keras_2() -> None:
+    t = _t("tensorflow_version=2.19\nfeatures = Lambda(lambda x: K.expand_dims(x, axis=-1))(f)\n"
+           "We could not automatically infer the shape of the Lambda's output. Please specify "
+           "the `output_shape` argument for this Lambda layer.")
+    assert t.cause_id == "env-version-too-new" and "keras import ops" in t.primary.fix
+
+
+def test_an_installed_tool_leaving_an_option_it_does_not_know() -> None:
+    paste = ("[rank0]: ValueError: remaining_argv: ['--mcore_adapters', 'out/v1']\n\n"
+             "swift export \\\n    --model Qwen2.5-14B-Instruct \\\n    --mcore_adapters out/v1")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and "ms-swift" in t.primary.fix
+    # a project's own script: its own arguments, not a release
+    assert _t(paste.replace("swift export", "python export.py")).cause_id != \
+        "env-version-too-old"
+
+
+def test_deepspeed_refusing_no_sync_under_zero() -> None:
+    t = _t("AssertionError: no_sync context manager is incompatible with gradient partitioning "
+           "logic of ZeRO stage 2")
+    assert t.cause_id == "env-version-too-new" and "deepspeed<0.16" in t.primary.fix
+
+
+def test_timm_without_a_model_of_that_name() -> None:
+    t = _t("m = timm.create_model('convnext_pico', pretrained=True)\n"
+           "RuntimeError: Unknown model (convnext_pico)")
+    assert t.cause_id == "env-version-too-old" and "list_models" in t.primary.fix

@@ -64,9 +64,10 @@ CAUSES: tuple[Cause, ...] = (
           ("zero3-partitioned-weights-used", "zero3-merge-partitioned-weights")),
     Cause("gpu-memory-exhausted",
           "The GPU has not enough free memory for what is asked of it (the model and batch, "
-          "models piling up in one session, another process, or TensorFlow's pre-allocation "
-          "leaving none for cuDNN/cuBLAS).",
-          ("out-of-memory", "models-accumulate-in-loop", "gpu-held-by-other-process",
+          "models or tensors piling up in one session, another process, or TensorFlow's "
+          "pre-allocation leaving none for cuDNN/cuBLAS).",
+          ("out-of-memory", "models-accumulate-in-loop", "embeddings-kept-on-gpu-with-grad",
+           "gpu-held-by-other-process",
            "quantized-model-does-not-fit",
            "cudnn-failed-to-initialize")),
     Cause("version-mismatch",

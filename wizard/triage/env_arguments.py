@@ -454,6 +454,11 @@ def refine_cli_option(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     an option: the installed release predates it (the documentation followed a newer one). A
     script's own arguments (train.py: error: ...) are the script's question."""
     prog, options = str(ev.get("prog", "")), str(ev.get("options", "")).split()
+    if ev.get("argv"):                # a tool's parser listing what it left: the tool run
+        options = re.findall(r"['\"](--[\w-]+)", str(ev["argv"]))
+        run = re.search(rf"(?m)^\s*(?:[A-Z_]+=\S*\s+)*(?P<tool>{'|'.join(map(re.escape, _CLIS))})"
+                        r"\s+[a-z]", parsed.text)
+        prog = run.group("tool") if run else "python"
     flags = [o for o in options if o.startswith("--")]
     if not flags or prog.lower() in ("python", "python3", "ipykernel_launcher") or \
             re.search(r"\.py\w?$", prog):

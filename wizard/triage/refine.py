@@ -350,8 +350,33 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     return None
 
 
+# an optimizer object of tf.keras 2.x, and one of standalone Keras 2.x (Keras 3's live in keras.src)
+_TF_KERAS_OBJECT = re.compile(r"<tensorflow\.(?:python\.)?keras\.")
+_KERAS_2_OBJECT = re.compile(r"<keras\.(?!src\.)")
+
+
+def _mixed_keras_optimizer(ident: str, parsed: ParsedError) -> bool:
+    """An optimizer object of one Keras handed to the other's compile(): a tf.keras object to
+    standalone keras, or a standalone Keras 2 object to tf.keras (read from the frame that
+    raised)."""
+    raiser = parsed.innermost_frame
+    path = (raiser.file if raiser is not None else "").replace("\\", "/")
+    tf_keras_raised = "/tensorflow/python/keras/" in path or "/tensorflow/keras/" in path
+    standalone_raised = "/keras/" in path and not tf_keras_raised and "/tf_keras/" not in path
+    return bool(_TF_KERAS_OBJECT.match(ident) and standalone_raised
+                or _KERAS_2_OBJECT.match(ident) and tf_keras_raised)
+
+
 def refine_optimizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    ident = str(ev.get("identifier", ""))
+    ident = str(ev.get("identifier", "")).strip()
+    if _mixed_keras_optimizer(ident, parsed):
+        return {"id": "keras-and-tf-keras-mixed",
+                "cause": f"The optimizer {ident.split(' object')[0].lstrip('<')} belongs to one "
+                         "Keras (tf.keras or standalone keras) and the model that compiles it to "
+                         "the other: each accepts only its own optimizers.",
+                "fix": "from tensorflow import keras   # one Keras for the model, its layers and "
+                       "the optimizer\nmodel.compile(optimizer=keras.optimizers.Adam(1e-3), "
+                       "loss=...)"}
     if re.search(r"keras\.src\.optimizers|keras\.optimizers\.", ident) and "tf_keras" not in ident:
         ev["keras3_object"] = True
         return None
@@ -360,6 +385,30 @@ def refine_optimizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                 "probes": ["hyperparameters.hidden-defaults"],
                 "fix": "from tf_keras.optimizers import Adam\n"
                        "model.compile(optimizer=Adam(learning_rate=5e-5))"}
+    return None
+
+
+def _dims(shape: Any) -> list[str]:
+    return [d.strip() for d in str(shape or "").split(",") if d.strip()]
+
+
+def refine_keras_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Predictions that keep a time axis ([batch, steps, k]) against one label per example
+    ([batch] or [batch, 1]): the model's head sits on the sequence, with no pooling between."""
+    pairs = (("logits", "labels"), ("logits2", "labels2"), ("output4", "target4"),
+             ("shape_b", "shape_a"))
+    for pred_key, label_key in pairs:
+        pred, label = _dims(ev.get(pred_key)), _dims(ev.get(label_key))
+        if len(pred) == 3 and len(label) in (1, 2) and label[-1] in ("None", "1", label[0]) \
+                and pred[1] not in ("None", "1"):
+            return {"id": "missing-pooling-before-output",
+                    "cause": f"The model emits one prediction per time step ({tuple(pred)}) and "
+                             f"each example has one label ({tuple(label)}): nothing between the "
+                             "sequence (an Embedding, LSTM or Conv1D output) and the Dense head "
+                             "removes the time axis.",
+                    "fix": "x = layers.GlobalAveragePooling1D()(x)   # (or Flatten()) before "
+                           "the output Dense\n# recurrent: the last LSTM/GRU with "
+                           "return_sequences=False"}
     return None
 
 

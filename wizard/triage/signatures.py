@@ -13,6 +13,7 @@ from wizard.triage.refine import (
     refine_expanded,
     refine_gradients_none,
     refine_index_error,
+    refine_keras_shapes,
     refine_multilabel_scores,
     refine_no_gradients,
     refine_nan,
@@ -409,7 +410,7 @@ SIGNATURES: list[Signature] = [
         r"Shapes \((?P<shape_a>[^()\n]*)\) and \((?P<shape_b>[^()\n]*)\) are incompatible|"
         r"Error when checking target: expected \w+ to have shape \((?P<expected>[^()\n]*)\) but got "
         r"array with shape \((?P<got>[^()\n]*)\)|`?logits`? and `?labels`? must have the same "
-        r"shape,? (?:received )?\(\((?P<logits2>[^()\n]*)\) vs \((?P<labels2>[^()\n]*)\)\)|"
+        r"shape,? (?:received )?\(\((?P<logits2>[^()\n]*)\) vs \((?P<labels2>[^()\n]*)\)\)?|"
         r"Incompatible shapes: \[\d+,\d+\] vs\. \[\d+\]|logits and labels must have the same shape "
         r"\(\((?P<logits>[^()\n]*)\) vs \((?P<labels>[^()\n]*)\)\)|Can not squeeze dim\[1\], "
         r"expected a dimension of 1, got \d+|"
@@ -422,7 +423,10 @@ SIGNATURES: list[Signature] = [
         ["hyperparameters.hidden-defaults", "data.batch-structure"],
         "model.compile(optimizer=Adam(5e-5), "
         "loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))",
-        title="Shapes (...) and (...) are incompatible", framework="tensorflow", priority=6),
+        evidence=(r"target\.shape=\((?P<target4>[^()\n]*)\), output\.shape=\((?P<output4>"
+                  r"[^()\n]*)\)",),
+        title="Shapes (...) and (...) are incompatible", framework="tensorflow", priority=6,
+        refine=refine_keras_shapes),
     Signature(
         "metric-fed-logits",
         r"only (?:size-1|length-1|0-dimensional|one element) (?:arrays|tensors) can be converted "

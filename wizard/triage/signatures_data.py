@@ -28,6 +28,36 @@ def refine_extra_index(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
+_CHANNEL_FIXES = {
+    (3, 4): ("image-has-alpha-channel",
+             "The image has 4 channels (RGBA: a PNG with an alpha channel) and the model takes 3 "
+             "(RGB).",
+             "image = Image.open(path).convert('RGB')   # drops the alpha channel\n"
+             "# arrays: x = x[..., :3]"),
+    (3, 1): ("grayscale-input-to-rgb-model",
+             "The image has 1 channel (grayscale) and the model takes 3 (RGB).",
+             "image = Image.open(path).convert('RGB')   # 3 channels\n# tensors: "
+             "x = x.repeat(1, 3, 1, 1) (channels first) or np.repeat(x, 3, axis=-1) (channels "
+             "last); torchvision: transforms.Grayscale(num_output_channels=3)"),
+    (1, 3): ("rgb-input-to-grayscale-model",
+             "The image has 3 channels (RGB) and the model takes 1 (grayscale).",
+             "image = Image.open(path).convert('L')   # 1 channel\n# torchvision: "
+             "transforms.Grayscale(num_output_channels=1)"),
+}
+
+
+def refine_image_channels(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An image's channels against the model's: RGBA or grayscale into an RGB model, RGB into
+    a grayscale one; other counts are not an image's."""
+    want = ev.get("want") or ev.get("want2")
+    got = ev.get("got") or ev.get("got2")
+    found = _CHANNEL_FIXES.get((want, got))
+    if found is None:
+        return {"reject": True}
+    rule_id, cause, fix = found
+    return {"id": rule_id, "cause": cause, "fix": fix}
+
+
 def refine_utf8(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A file that is not UTF-8: a data file in another encoding (load_dataset, read_csv), or a
     binary file (weights, a pickle, a zip) read where a text or JSON file is expected."""
@@ -283,6 +313,17 @@ DATA_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "open(path, encoding='latin-1')   # the file's real encoding; or re-save it as UTF-8",
        title="File is not UTF-8", refine=refine_utf8),
+    _m("image-channels-mismatch",
+       # Keras: a 4-D channels-last input against the model's; PyTorch: a convolution's
+       r"expected shape=\((?:None|\d+), ?(?:None|\d+), ?(?:None|\d+), ?(?P<want>\d)\), found "
+       r"shape=\(\d+, ?\d+, ?\d+, ?(?P<got>\d)\)|expected input\[\d+, ?(?P<got2>\d), ?\d+, ?\d+\] "
+       r"to have (?P<want2>\d) channels, but got \d channels instead",
+       "The images have another number of channels than the model's first layer takes.",
+       "A convolution's weights are built for a fixed number of input channels: 3 for RGB, "
+       "1 for grayscale.", ["data.batch-structure"],
+       "image = Image.open(path).convert('RGB')   # the channels the model takes",
+       title="An image with other channels than the model takes", priority=14,
+       refine=refine_image_channels),
     _m("image-channels-unknown",
        r"Unable to infer channel dimension format",
        "An image of an unusual shape reached the image processor: grayscale (2-D), RGBA (4 "

@@ -183,7 +183,9 @@ VERSION_SIGNATURES: list[Signature] = [
          "pip install -U <the package>", refine=refine_cli_subcommand, priority=15),
     _sig("env-cli-option-unknown", OLD,
          r"(?m)(?:^|[\s\"'`:\u201c\uff1a])(?P<prog>[A-Za-z][\w.-]*): error: unrecognized "
-         r"arguments: (?P<options>[^\n]+)",
+         r"arguments: (?P<options>[^\n]+)|"
+         # ms-swift's parser: the arguments none of its dataclasses took
+         r"remaining_argv: \[(?P<argv>[^\]\n]+)\]",
          "The library's command-line tool has no such option in the installed release.",
          "pip install -U <the package>", refine=refine_cli_option, priority=14),
     _sig("env-kwarg-newer-than-release", OLD,
@@ -365,6 +367,48 @@ VERSION_SIGNATURES: list[Signature] = [
          r"The model cannot be compiled because it has no loss to optimize",
          "compile() without a loss, with the loss computed in a custom train_step, needs "
          "TensorFlow >= 2.2.", 'pip install -U "tensorflow>=2.2"'),
+    # a layer's saved config read back by a Keras release whose layer lacks one of its arguments
+    _sig("env-keras-file-from-other-release", OLD,
+         r"__init__\(\) got an (?:un)?expected keyword argument '(?P<arg>\w+)'|Keyword argument "
+         r"not understood:?\s*'?(?P<arg2>\w+)",
+         "The model file was saved by another Keras release than the one loading it, usually a "
+         "newer one (TensorFlow 2.x after the loader's, or Keras 3): a layer's saved config holds "
+         "an argument the installed Keras's layer does not take.",
+         "pip install -U tensorflow   # load with the Keras release that saved the file, or a "
+         "newer one (a Keras 3 file needs Keras 3); or rebuild the model in code and load only "
+         "its weights",
+         requires=r"\b(?:load_model|model_from_json|model_from_config|model_from_yaml)\(|"
+                  r"\bfrom_config\(|\.h5\b|\.keras\b|hub\.KerasLayer",
+         title="A Keras model file saved by another release", priority=15),
+    # Keras 3's Lambda traces its function to infer the output; Keras 2's backend functions and
+    # TensorFlow ops inside it (code written for Keras 2) do not trace
+    _sig("env-keras3-lambda-shape", NEW,
+         r"could not automatically infer the shape of the Lambda's output",
+         "Keras 3 runs code written for Keras 2: its Lambda layer cannot infer the output shape of "
+         "a function built on Keras 2's backend (`K.`) or on TensorFlow ops.",
+         "from keras import ops as K   # Keras 3's ops inside the Lambda (or Lambda(fn, "
+         "output_shape=...))\n# or keep Keras 2: pip install tf-keras; export "
+         "TF_USE_LEGACY_KERAS=1",
+         requires=r"\bK\.\w+\(|keras\.backend|backend as K|\btf\.\w+|tensorflow",
+         title="Keras 3 cannot infer a Lambda's output", priority=15),
+    _sig("env-deepspeed-no-sync-zero", NEW,
+         r"no_sync context manager is incompatible with gradient partitioning logic of ZeRO "
+         r"stage",
+         "DeepSpeed 0.16 and later refuse no_sync() under ZeRO stage 2/3, and the installed "
+         "training loop (accelerate's or the Trainer's gradient accumulation, or the project's) "
+         "still calls it: the DeepSpeed release is newer than the loop was written for.",
+         'pip install "deepspeed<0.16"   # or upgrade transformers and accelerate together, '
+         "whose later releases skip no_sync under DeepSpeed",
+         title="DeepSpeed refuses no_sync under ZeRO", priority=16),
+    _sig("env-timm-unknown-model", OLD,
+         r"RuntimeError: Unknown model \((?P<model>[\w.-]+)\)|Unknown model \((?P<model2>[\w.-]+)"
+         r"\)[\s\S]{0,200}timm|timm[\s\S]{0,2000}Unknown model \((?P<model3>[\w.-]+)\)",
+         "The installed timm has no model of that name: it came in a later release (or is only "
+         "on timm's main branch), or the name was renamed or misspelt.",
+         "python -c \"import timm; print(timm.list_models('<family>*'))\"   # the names the "
+         "installed timm knows\npip install -U timm   # newer models; the main branch: pip "
+         "install git+https://github.com/huggingface/pytorch-image-models",
+         title="timm does not know that model name", priority=14),
     _sig("env-keras3-kwargs", NEW,
          r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
          "Keras 3 no longer accepts an argument of Keras 2.", "pip install tf-keras",

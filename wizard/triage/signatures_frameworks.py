@@ -101,6 +101,17 @@ FRAMEWORK_SIGNATURES: list[Signature] = [
        "# data/dataset_info.json:  \"my_data\": {\"file_name\": \"my_data.json\"}\n"
        "llamafactory-cli train ... --dataset my_data --dataset_dir data   # from its root",
        title="A dataset not registered in dataset_info.json", refine=refine_dataset_key),
+    _f("dataset-not-marked-ranking",
+       r"Please use ranked datasets? for reward model(?:ing)?(?: or DPO training)?|"
+       r"(?:ranked|ranking|pairwise) datasets? (?:is )?(?:required|needed) for (?:reward|DPO|"
+       r"RM|KTO|ORPO)",
+       "The reward-model or DPO stage got a dataset registered as ordinary SFT data: its entry "
+       "in dataset_info.json lacks \"ranking\": true (or its columns name no chosen/rejected "
+       "pair).", "Pairwise stages read a chosen and a rejected answer per prompt, which only "
+       "ranked datasets declare.", ["data.batch-structure"],
+       "# data/dataset_info.json\n\"my_pairs\": {\"file_name\": \"my_pairs.json\", \"ranking\": "
+       "true, \"columns\": {\"prompt\": \"instruction\", \"chosen\": \"chosen\", \"rejected\": "
+       "\"rejected\"}}", title="An SFT dataset given to a pairwise stage"),
     _f("llamafactory-template-not-found",
        r"Template \S{1,80} does not exist",
        "The template named is not one the installed LLaMA-Factory defines: a wrong name (Qwen2 "

@@ -210,7 +210,18 @@ HF_SIGNATURES: list[Signature] = [
        " which shift the labels into decoder inputs.",
        ["model.no-loss"], "model = AutoModelForSeq2SeqLM.from_pretrained(checkpoint)",
        refine=refine_head_missing),
-    _s("fp16-weights-with-amp", r"Attempting to unscale FP16 gradients",
+    _s("no-pretrained-weights-for-model",
+       r"Pretrained model URL is invalid, using random initialization|No pretrained weights "
+       r"exist (?:or were found )?for this model",
+       "timm has no pretrained weights for this model name (the architecture exists, its "
+       "weights were never published, or not under that tag): pretrained=True falls back to "
+       "random initialization, and training starts from scratch.",
+       "timm knows architectures and, separately, the weights published for some of them.",
+       ["model.new-head"],
+       "import timm\nprint(timm.list_models('<family>*', pretrained=True))   # names that have "
+       "weights\nmodel = timm.create_model('<one of them>', pretrained=True, num_classes=n)",
+       title="No pretrained weights for this timm model"),
+    _s("fp16-weights-with-amp", r"Att?emp?ting to unscale FP16 gradients",
        "The trainable weights are fp16 (model loaded with torch_dtype=float16) and fp16 AMP is "
        "on; the GradScaler needs float32 master weights.",
        "AMP keeps weights in fp32 and computes in fp16; fp16 weights have fp16 gradients.",

@@ -115,6 +115,14 @@ def refine_get_config(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 _k = signature_maker(11)
 
 
+def refine_single_image_x(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """x of one image's shape (height, width, channels) against many labels: x is a Python
+    list of images, of which Keras read the first; a shorter batch of images is another
+    fault."""
+    dims = [d.strip() for d in str(ev.get("x_shape", "")).split(",") if d.strip()]
+    return None if len(dims) == 3 and dims[-1] in ("1", "3", "4") else {"reject": True}
+
+
 def refine_predict_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only where the list comes from Keras' predict() (a model with several outputs)."""
     return None if re.search(r"\.predict\(", parsed.text) else {"reject": True}
@@ -131,6 +139,17 @@ KERAS_SIGNATURES: list[Signature] = [
        "print(keras_hub.models.CausalLM.presets.keys())   # the names it knows (the class you "
        "call)\n# or a Kaggle handle: kaggle://keras/<model>/keras/<preset>",
        title="Unknown KerasHub preset"),
+    _k("inputs-not-numpy-array",
+       r"`x` \(images tensor\) and `y` \(labels\) should have the same length\. Found: x\.shape "
+       r"= \((?P<x_shape>[^()\n]*)\), y\.shape = \((?P<y_shape>[^()\n]*)\)",
+       "The images are a Python list, not one array: Keras reads the list's first image as the "
+       "whole x, so its height stands where the number of images belongs.",
+       "ImageDataGenerator.flow() and fit() take x as one array [images, height, width, "
+       "channels].", ["data.batch-structure"],
+       "x_train = np.array(x_train)   # [images, height, width, channels]\n"
+       "y_train = np.array(y_train)",
+       title="A list of images where one array belongs", framework="tensorflow",
+       refine=refine_single_image_x),
     _k("keras-fit-unsupported-input",
        r"Failed to find data adapter that can handle input: (?P<input_type>[^\n]{1,200})|"
        r"Unrecognized data type: x=(?P<x>[^\n]{1,120})|"

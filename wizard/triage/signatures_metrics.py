@@ -25,6 +25,21 @@ METRIC_SIGNATURES: list[Signature] = [
        "y.squeeze(-1)   # [batch, C] and [batch]\nAccuracy(output_transform=output_transform)   "
        "# binary: is_multilabel=False with y_pred of 0/1 values",
        title="Metric inputs of shapes that fit no task"),
+    _e("metric-inputs-not-flattened",
+       # scikit-learn: a 2-D array of class ids (one row per sequence) is "multiclass-multioutput"
+       r"multiclass-multioutput is not supported|can't handle a mix of multiclass-multioutput "
+       r"and|and multiclass-multioutput targets",
+       "A classification metric (scikit-learn's accuracy, F1, ...) got one row of class ids per "
+       "sequence (token tags, per-token predictions of a language model) where it takes one id "
+       "per example: it reads the 2-D array as several outputs and refuses it.",
+       "scikit-learn's classification metrics take flat 1-D arrays; sequence-labelling scores "
+       "need flattening first (dropping the -100 positions) or seqeval, which takes one list "
+       "of tags per sentence.",
+       ["data.token-labels"],
+       "keep = labels != -100\nf1_score(labels[keep], predictions[keep], average='macro')   # "
+       "flat, padding dropped\n# entity-level NER scores: seqeval.metrics.f1_score(true_tags, "
+       "pred_tags)",
+       title="Per-sequence labels given to a per-example metric"),
     _e("wer-empty-reference",
        r"one or more references are empty strings",
        "Some reference transcripts are empty strings, which jiwer (WER/CER) refuses: the dataset "

@@ -368,6 +368,7 @@ RUN_SIGNATURES: list[Signature] = [
        priority=11),
     _m("cuda-error-asynchronous",
        r"CUDA error: an illegal memory access was encountered|CUBLAS_STATUS_EXECUTION_FAILED|"
+       r"cublas runtime error : the GPU program failed to execute|"
        r"CUDA error: unspecified launch failure",
        "A CUDA kernel failed, and CUDA reports it at a later call, so the traceback points at the "
        "wrong line. In fine-tuning the usual cause is an index out of range on the GPU (a token "

@@ -154,7 +154,7 @@ USAGE_SIGNATURES: list[Signature] = [
        title="Shapes of a layer's input and weight do not fit", refine=refine_layer_shapes),
     _u("tokenizer-input-not-text",
        r"TextEncodeInput must be Union\[TextInputSequence|TextInputSequence must be str|"
-       r"text input must (?:be )?of type `?str`? \(single example\)|"
+       r"text input must (?:be )?of type [`'\"]?str[`'\"]? \(single example\)|"
        r"PreTokenizedEncodeInput must be Union|"
        r"input must be of type `?str`?|You need to specify either `text` or `text_target`|"
        r"Input (?:None |nan )?is not valid\. Should be a string, a list/tuple of strings or a "

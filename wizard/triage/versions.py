@@ -284,6 +284,8 @@ API_CHANGES: tuple[ApiChange, ...] = (
     # torch
     ApiChange("torch", "torch._six", removed="2.0.0",
               replacement="upgrade the package that imports it"),
+    ApiChange("torch", "SAVE_STATE_WARNING", removed="1.8.0", internal=True,
+              replacement="upgrade the package that imports it (transformers 4.2 and later)"),
     ApiChange("torch", "compile", added="2.0.0"),
     ApiChange("torch", "register_pytree_node", added="2.2.0"),
     ApiChange("torch", "float8_e4m3fn", added="2.1.0"),
