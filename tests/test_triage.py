@@ -810,6 +810,9 @@ def test_benign_warning_is_not_the_verdict() -> None:
     ("/home/u/project/train.py", "user", None),
     ("/home/u/datasets/prepare.py", "user", None),         # a user folder named like a library
     ("/home/u/torch_experiments/train.py", "user", None),
+    ("transformers/modeling_tf_bert.py", "library", "transformers"),   # cut, or printed relative
+    ("datasets/coco.py", "user", None),                    # a project's own folder of loaders
+    ("src/peft_utils/train.py", "user", None),
     ("/tmp/ipykernel_4242/1234567.py", "user", None),
     ("Cell In[3]", "user", None),
     ("<ipython-input-5-abc>", "user", None),

@@ -551,3 +551,47 @@ def test_timm_without_pretrained_weights_for_a_model() -> None:
            "Pretrained model URL is invalid, using random initialization.")
     assert t.cause_id == "no-pretrained-weights-for-model"
     assert "pretrained=True" in t.primary.fix
+
+
+def test_resuming_from_checkpoints_saved_with_save_only_model() -> None:
+    paste = ("我用了save_only_model后, 加上resume_from_checkpoint:true 之后报错\n"
+             "ValueError: Can't find a valid checkpoint at /home/work/model/checkpoint-125")
+    t = _t(paste)
+    assert t.cause_id == "save-only-model-not-resumable"
+    assert _t(paste.replace("save_only_model", "")).cause_id == "checkpoint-not-found"
+
+
+def test_float16_on_a_gpu_without_bfloat16() -> None:
+    paste = ("Since the RTX 8000 does not support bfloat16, I am using float16. The training "
+             "loss becomes NaN during the training process.")
+    assert _t(paste).cause_id == "fp16-overflow-bf16-model"
+    # float16 and NaN alone name no model pretrained in bf16
+    assert _t("I am using float16. The training loss becomes NaN.").cause_id != \
+        "fp16-overflow-bf16-model"
+
+
+def test_text_longer_than_clips_context() -> None:
+    t = _t("I am receiving an error while using clip.tokenize(text)\n"
+           "Error: Input {text} is too long for context length 77")
+    assert t.cause_id == "sequence-longer-than-max" and "truncate=True" in t.primary.fix
+
+
+def test_generate_without_a_pad_token_id() -> None:
+    t = _t("ValueError: If `eos_token_id` is defined, make sure that `pad_token_id` is defined.")
+    assert t.cause_id == "generation-config-missing-pad-token-id"
+    assert "pad_token_id" in t.primary.fix
+
+
+def test_ctc_labels_beyond_the_models_vocabulary() -> None:
+    t = _t("ValueError: Label values must be <= vocab_size: 29")
+    assert t.cause_id == "ctc-vocab-not-built-for-dataset"
+    assert "len(processor.tokenizer)" in t.primary.fix
+
+
+def test_a_data_option_missing_from_an_example_config_is_no_converter() -> None:
+    paste = ('Traceback (most recent call last):\n  File "train.py", line 80, in run\n'
+             '    start_and_end=data_cfg["start_and_end"])\nKeyError: \'start_and_end\'\n'
+             "python train.py examples/librispeech/config.json")
+    assert _t(paste).cause_id != "converter-unsupported-architecture"
+    weights = paste.replace("start_and_end", "model.embed_tokens.weight")
+    assert _t(weights).cause_id == "converter-unsupported-architecture"

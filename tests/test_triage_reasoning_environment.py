@@ -272,9 +272,9 @@ def test_a_tokenizer_lacking_a_method_in_transformers_5_words() -> None:
         dotted = triage("AttributeError: 'tokenizers.Tokenizer' object has no attribute "
                         "'encode_batch_fast'")
         assert dotted.primary.evidence["cls"] == "Tokenizer"
-        # control: the user's own code reading the attribute is answered as their code
-        own = triage("print(tok.batch_encode_plus)\nAttributeError: BertTokenizer has no "
-                     "attribute batch_encode_plus")
+        # control: the user's own code reading an attribute no release had is their code
+        own = triage("print(tok.batch_encode_plus_fast)\nAttributeError: BertTokenizer has no "
+                     "attribute batch_encode_plus_fast")
         assert not own.cause_id.startswith("env-")
 
 
@@ -916,3 +916,34 @@ def test_timm_without_a_model_of_that_name() -> None:
     t = _t("m = timm.create_model('convnext_pico', pretrained=True)\n"
            "RuntimeError: Unknown model (convnext_pico)")
     assert t.cause_id == "env-version-too-old" and "list_models" in t.primary.fix
+
+
+def test_a_tokenizer_method_a_later_release_added() -> None:
+    paste = (">>> inputs = tokenizer.apply_chat_template(messages, return_tensors='pt')\n"
+             "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+             "AttributeError: 'LlamaTokenizerFast' object has no attribute 'apply_chat_template'")
+    t = _t(paste)
+    assert t.cause_id == "env-version-too-old" and "transformers" in t.primary.fix
+    # a tokenizer of the tokenizers library is not a transformers tokenizer
+    assert _t(paste.replace("LlamaTokenizerFast", "BertWordPieceTokenizer")).cause_id != \
+        "env-version-too-old"
+
+
+def test_a_transformers_placeholder_class_without_from_pretrained() -> None:
+    t = _t("processor = Speech2TextProcessor.from_pretrained('facebook/s2t-small-librispeech-asr')"
+           "\nAttributeError: type object 'Speech2TextProcessor' has no attribute "
+           "'from_pretrained'")
+    assert t.cause_id == "env-missing-package" and "sentencepiece" in t.primary.fix
+
+
+def test_tiktoken_older_than_a_model_name() -> None:
+    t = _t("KeyError: 'Could not automatically map gpt-4 to a tokeniser. Please use "
+           "`tiktok.get_encoding` to explicitly get the tokeniser you expect.'")
+    assert t.cause_id == "env-version-too-old" and "pip install -U tiktoken" in t.primary.fix
+
+
+def test_a_tf_model_called_with_the_old_first_argument_name() -> None:
+    paste = ("embedding, memory = model(inputs=input_ids, attention_mask=attention_mask)\n"
+             "ValueError: The first argument to `Layer.call` must always be passed")
+    assert _t(paste).cause_id == "env-version-too-new"
+    assert _t(paste.replace("inputs=input_ids", "x")).cause_id != "env-version-too-new"

@@ -236,3 +236,19 @@ def test_a_package_missing_its_own_data_file_is_a_packaging_bug() -> None:
     own = paste.replace(f'  File "{SITE}/mteb/abstasks/AbsTaskSpeedTask.py", line 35, in load_data',
                         '  File "train.py", line 35, in main')
     assert _t(own).bug is None
+
+
+def test_a_library_model_hard_coding_float32_under_mixed_precision() -> None:
+    paste = ("tf.keras.mixed_precision.experimental.set_policy('mixed_float16')\n"
+             "model = TFBertForQuestionAnswering.from_pretrained('bert-base-uncased')\n"
+             'transformers/modeling_tf_bert.py", line 174, in _embedding\n'
+             "    embeddings = inputs_embeds + position_embeddings + token_type_embeddings\n"
+             "tensorflow.python.framework.errors_impl.InvalidArgumentError: cannot compute AddV2 "
+             "as input #1(zero-based) was expected to be a half tensor but is a float tensor "
+             "[Op:AddV2]")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.verdict == "possible-library-bug" and t.bug.package == "transformers"
+    # without the policy the half tensor is the user's own cast
+    with pastes_from_elsewhere():
+        assert triage(paste.split("\n", 1)[1]).verdict != "possible-library-bug"

@@ -262,6 +262,9 @@ def member_class(name: str) -> str | None:
     if "transformers.PreTrainedModel" in keys and (_HEAD_CLASS.match(parts[-1]) or (
             _MODEL_CLASS.match(parts[-1]) and parts[-1] in _data()["top"].get("transformers", {}))):
         return "transformers.PreTrainedModel"   # a model class: its members come from the base
+    if "transformers.PreTrainedTokenizerBase" in keys and _TOKENIZER_CLASS.match(parts[-1]) and (
+            parts[-1].endswith("Fast") or not _OTHER_TOKENIZER.search(parts[-1])):
+        return "transformers.PreTrainedTokenizerBase"   # a tokenizer class (a checkpoint's own too)
     return None
 
 
@@ -270,6 +273,11 @@ def member_class(name: str) -> str | None:
 # "...Model" only when transformers exported it (ReftModel, PeftModel wrap a model, they are none)
 _MODEL_CLASS = re.compile(r"^(?!TF|Flax)[A-Z]\w*(?:For[A-Z]\w+|Model)$")
 _HEAD_CLASS = re.compile(r"^(?!TF|Flax)[A-Z]\w*For[A-Z]\w+$")
+# a transformers tokenizer class (LlamaTokenizerFast, a repository's own Telechat2Tokenizer); the
+# tokenizers library's and Keras' own classes are named after their algorithm
+_TOKENIZER_CLASS = re.compile(r"^(?!TF|Flax|Keras)[A-Z]\w+Tokenizer(?:Fast)?$")
+_OTHER_TOKENIZER = re.compile(r"WordPiece|BytePair|SentencePiece|BPE|Unigram|ByteLevel|Regex|"
+                              r"Whitespace|Character")
 
 
 def _member_chain(class_key: str) -> list[str]:

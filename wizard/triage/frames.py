@@ -26,6 +26,13 @@ _REPO_LAYOUT = re.compile(
 _LIBDIR = re.compile(r"(?:^|/)lib(?:64)?/(?:python\d+(?:\.\d+)*/)?(?P<mod>[A-Za-z_]\w*)(?:\.py|/)",
                      re.I)
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"runpy", "threading", "asyncio"}
+# packages whose source a paste names by a relative path ("transformers/modeling_tf_bert.py":
+# a cut frame, or a path printed relative to site-packages)
+# ("datasets/" is as often a project's own folder of data loaders: DETR's datasets/coco.py)
+_INSTALLED = frozenset(LIBRARY_PACKAGES) - {"datasets"} | {
+    "peft", "trl", "diffusers", "sentence_transformers", "bitsandbytes", "deepspeed", "timm",
+    "evaluate", "safetensors", "optimum", "vllm", "numpy", "pandas", "sklearn", "scipy",
+    "lightning", "pytorch_lightning", "torchvision", "torchaudio", "jax", "flax", "tf_keras"}
 
 
 def classify_path(path: str) -> tuple[str, str | None]:
@@ -67,6 +74,8 @@ def classify_path(path: str) -> tuple[str, str | None]:
     first = p.split("/", 1)[0]
     if "/" in p and not p.startswith(("/", "~", ".")) and ":" not in first and first in _STDLIB:
         return "other", None                  # embedded Pythons print stdlib paths relative
+    if "/" in p and not p.startswith(("/", "~", ".")) and first in _INSTALLED:
+        return "library", first
     return "user", None
 
 
@@ -99,6 +108,19 @@ class Frame:
         return {"file": self.file, "line": self.line, "function": self.function,
                 "code": self.code, "kind": self.kind, "package": self.package,
                 "origin": self.origin, "is_library": self.is_library}
+
+
+# a class's attribute hooks: a config's, a module's or torch's pass-through raises for its caller
+ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__delattr__", "__setattr__")
+
+
+def attribute_reader_frame(frames: list[Frame]) -> Frame | None:
+    """The frame whose code read a missing attribute: the innermost one that is neither Python's
+    own nor an attribute hook."""
+    relevant = [f for f in frames if f.kind != "other"]
+    while relevant and relevant[-1].function in ATTRIBUTE_HOOKS:
+        relevant.pop()
+    return relevant[-1] if relevant else None
 
 
 def make_frame(file: str, line: str | int | None, func: str | None, origin: str) -> Frame:

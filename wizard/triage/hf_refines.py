@@ -189,6 +189,14 @@ def refine_checkpoint_resume(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
                 "fix": "from transformers.trainer_utils import get_last_checkpoint\n"
                        "trainer.train(resume_from_checkpoint=get_last_checkpoint(args.output_dir))"
                        "   # None: from the start"}
+    if re.search(r"(?<![A-Za-z_])save_only_model(?![A-Za-z_])", parsed.text):
+        return {"id": "save-only-model-not-resumable",
+                "cause": "The run saved with save_only_model, so its checkpoints hold the weights "
+                         "alone: no optimizer, scheduler, RNG or DeepSpeed state (global_step*), "
+                         "which resuming needs.",
+                "fix": "# resume needs full checkpoints: drop save_only_model (its point is to "
+                       "leave that state out)\n# or start a new run from the weights: "
+                       "model_name_or_path=<checkpoint-N>, without resume_from_checkpoint"}
     if not re.search(r"adapter_model\.(?:bin|safetensors)|\bLoRA\b|\blora\b|peft", parsed.text):
         return None
     return {"id": "adapter-checkpoint-not-resumable",

@@ -35,7 +35,7 @@ from wizard.triage.env_answers import (
     top_of,
 )
 from wizard.triage.env_imports import hardware_path_taken, own_submodule_missing
-from wizard.triage.frames import Frame
+from wizard.triage.frames import Frame, attribute_reader_frame
 from wizard.triage.known_bugs import KNOWN_BUGS, KnownBug
 from wizard.triage.parse import ParsedError
 from wizard.triage.packages import dist_key, pip_name
@@ -153,6 +153,12 @@ _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|
 _LITERAL = r"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|'[^'\n]*'|\"[^\"\n]*\"|True|False|None)"
 _LITERAL_CALL = re.compile(rf"\.\w+\(\s*(?:(?:\w+\s*=\s*)?{_LITERAL}\s*,?\s*)+\)\s*$")
 # exception types a library raises by accident (its own validation raises ValueError & co.)
+# Keras' mixed precision switched on, and a half-precision tensor meeting a float32 one
+_POLICY = re.compile(r"mixed_(?:b?float16)|set_(?:global_)?policy\(")
+_HALF_VS_FLOAT = re.compile(r"expected to be a (?:half|bfloat16|float16) tensor but is a float "
+                            r"tensor|expected to be a float tensor but is a (?:half|bfloat16) "
+                            r"tensor|tf\.(?:b?float16) != tf\.float32|tf\.float32 != "
+                            r"tf\.(?:b?float16)")
 _INTERNAL_TYPES = frozenset({"AttributeError", "TypeError", "KeyError", "IndexError",
                              "UnboundLocalError", "NameError", "ZeroDivisionError"})
 # a private attribute missing ("'X' object has no attribute '_x'", or the name alone as
@@ -409,6 +415,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        "checksums it records: the source changed upstream and the script needs an "
                        "update (meanwhile: load_dataset(..., verification_mode=\"no_checks\"); a "
                        "download cut off midway reads the same: download_mode=\"force_redownload\")")
+    raiser = next((f for f in reversed(parsed.frames) if f.kind != "other"), None)
+    if _POLICY.search(text) and _HALF_VS_FLOAT.search(parsed.message or text) and \
+            raiser is not None and raiser.is_library:
+        reasons.append(f"under Keras' mixed-precision policy, {raiser.package}'s own model code "
+                       "meets a float32 tensor where the policy computes in half precision: the "
+                       "model hard-codes float32 somewhere instead of following the policy")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
@@ -550,9 +562,6 @@ _REMOTE_UNREGISTERED = re.compile(r"Unrecognized configuration class <class '(?P
                                   r"(?P<auto>\w+)")
 
 
-_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__delattr__", "__setattr__")
-
-
 # a library's source file named in prose with its line: "stemming from `accelerate/state.py`
 # line 232", "in transformers/trainer.py:1530"
 _NAMED_SOURCE = re.compile(r"(?<![\w/.-])`?(?P<file>(?P<pkg>[a-z_]\w*)/(?:\w+/)*\w+\.py)`?"
@@ -564,11 +573,9 @@ def _attribute_reader(parsed: ParsedError) -> Any:
     (`__getattr__`, `__getattribute__`, `__delattr__`, `__setattr__`: a config's, a module's or
     torch's pass-through raises for its caller); without frames, a library's source line the
     paste names in its prose; else None."""
-    relevant = [f for f in parsed.frames if f.kind != "other"]
-    while relevant and relevant[-1].function in _ATTRIBUTE_HOOKS:
-        relevant.pop()
-    if relevant:
-        return relevant[-1]
+    reader = attribute_reader_frame(parsed.frames)
+    if reader is not None:
+        return reader
     named = next((m for m in _NAMED_SOURCE.finditer(parsed.text)
                   if m.group("pkg") in LIBRARIES), None)
     if named is None or parsed.frames:

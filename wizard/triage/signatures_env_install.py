@@ -58,6 +58,18 @@ INSTALL_SIGNATURES: list[Signature] = [
          "The SavedModel uses a TensorFlow op that no installed package registers.",
          "pip install tensorflow-text   # then: import tensorflow_text  (before loading)",
          refine=refine_tf_op, priority=16),
+    # transformers exports a placeholder class when a backend the real one needs is missing
+    _sig("env-transformers-placeholder-class", MISSING,
+         r"type object '(?P<cls>[A-Z]\w+)' has no attribute '(?:from_pretrained|from_config|"
+         r"from_dict)'",
+         "The class transformers gave is a placeholder: the real one needs a backend that is not "
+         "installed (sentencepiece, tokenizers, torch, tensorflow, torchaudio or Pillow), and "
+         "transformers exports a stand-in without its methods in that case.",
+         "pip install sentencepiece protobuf   # the usual one for tokenizers and processors\n"
+         "python -c \"import transformers.utils as u; print(u.is_sentencepiece_available(), "
+         "u.is_torch_available(), u.is_torchaudio_available())\"   # which backend is missing",
+         requires=r"transformers|Processor|Tokenizer|FeatureExtractor|For[A-Z]\w+",
+         title="A transformers class without from_pretrained (a missing backend)", priority=14),
     _sig("env-keras-missing", MISSING,
          r"Keras cannot be imported\. Check that it is installed",
          "TensorFlow's Keras (tf-keras for transformers' TF models) is not installed.",

@@ -409,6 +409,22 @@ VERSION_SIGNATURES: list[Signature] = [
          "installed timm knows\npip install -U timm   # newer models; the main branch: pip "
          "install git+https://github.com/huggingface/pytorch-image-models",
          title="timm does not know that model name", priority=14),
+    _sig("env-tiktoken-model-unknown", OLD,
+         r"Could not automatically map (?P<model>[\w.-]+) to a tokeni[sz]er",
+         "The installed tiktoken predates that model name in its table of models and encodings.",
+         "pip install -U tiktoken   # newer model names\n# or name the encoding: "
+         "tiktoken.get_encoding('cl100k_base')",
+         title="tiktoken does not know that model name", priority=14),
+    # transformers 4's TF models take input_ids first; Keras refuses a call naming it otherwise
+    _sig("env-tf-model-call-inputs-keyword", NEW,
+         r"The first argument to `Layer\.call` must always be passed",
+         "The code calls a transformers TensorFlow model with inputs= (the first argument's name "
+         "in transformers 3); later releases name it input_ids, so Keras sees no first "
+         "argument.",
+         "outputs = model(input_ids, attention_mask=attention_mask)   # positional, or "
+         "input_ids=\n# or the release the code was written for: pip install "
+         "\"transformers<4\"",
+         requires=r"\binputs\s*=", title="A TF model called with inputs=", priority=14),
     _sig("env-keras3-kwargs", NEW,
          r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
          "Keras 3 no longer accepts an argument of Keras 2.", "pip install tf-keras",

@@ -93,7 +93,9 @@ EXPORT_SIGNATURES: list[Signature] = [
        # MLX's model class built by an example script, given weights it has no place for
        r"Received parameters not in model|"
        # a conversion script looking up a weight or config name of the architecture it knows
-       r"KeyError: '(?P<key>[A-Za-z_]\w*(?:[._]\w+)+)'",
+       # (a tensor's dotted name, or a config key of an architecture: not a data option)
+       r"KeyError: '(?P<key>[A-Za-z_]\w*(?:\.\w+)+|\w*(?:weight|bias|embed|layer|norm|proj|attn|"
+       r"head|hidden|vocab|rope|expert|model_type)\w*)'",
        "The conversion (or example) script handles fewer architectures than the model it was "
        "given: it looks up the weight and config names, or the model class, of the "
        "architectures it was written for (a converter for one family, an example that "

@@ -57,6 +57,26 @@ def refine_task_type(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 INFERENCE_SIGNATURES: list[Signature] = [
+    _g("clip-context-length",
+       r"is too long for context length (?P<max_length>\d+)",
+       "A text is longer than CLIP's text context (77 tokens), and clip.tokenize refuses it "
+       "instead of truncating.",
+       "CLIP's text encoder has a fixed number of positions.",
+       ["data.sequence-longer-than-positions"],
+       "clip.tokenize(texts, truncate=True)   # cut at the context length\n# transformers: "
+       "processor(text=texts, truncation=True, padding=True)",
+       title="Text longer than CLIP's context", family="sequence-longer-than-max"),
+    _g("generation-config-missing-pad-token-id",
+       r"If `?eos_token_id`? is defined, make sure that `?pad_token_id`? is defined",
+       "generate() got an eos_token_id but no pad_token_id: the model's generation config (or "
+       "the GenerationConfig passed in) leaves pad_token_id unset, and generating a batch "
+       "needs one to pad finished sequences.",
+       "Sequences that end early are padded with pad_token_id until the longest is done.",
+       ["data.no-pad-token"],
+       "model.generation_config.pad_token_id = tokenizer.pad_token_id or "
+       "tokenizer.eos_token_id\n# or per call: model.generate(..., pad_token_id="
+       "tokenizer.eos_token_id)",
+       title="generate() without a pad_token_id"),
     _g("generation-past-context",
        r"The size of tensor a \((?P<context>\d+)\) must match the size of tensor b "
        r"\((?P<length>\d+)\) at non-singleton dimension 3",

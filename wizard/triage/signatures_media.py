@@ -80,6 +80,17 @@ MEDIA_SIGNATURES: list[Signature] = [
        "for large-v3\n# openai-whisper: whisper.log_mel_spectrogram(audio, n_mels="
        "model.dims.n_mels)", framework="pytorch", title="Mel bins of another Whisper",
        refine=refine_whisper_bins),
+    _v("ctc-vocab-not-built-for-dataset",
+       r"Label values must be <= vocab_size: (?P<vocab_size>\d+)",
+       "The transcripts were encoded with a vocabulary the CTC head does not have: the "
+       "vocabulary (vocab.json) was built for another language or dataset, or the model was "
+       "created with another vocab_size than the tokenizer's.",
+       "A CTC head has one output per character of its vocabulary; every label id must be one "
+       "of them.", ["data.labels-out-of-range"],
+       "# build vocab.json from your own transcripts' characters, then\n"
+       "model = Wav2Vec2ForCTC.from_pretrained(base, vocab_size=len(processor.tokenizer),\n"
+       "                                       pad_token_id=processor.tokenizer.pad_token_id)",
+       title="CTC labels beyond the model's vocabulary"),
     _v("whisper-multiple-languages",
        r"Multiple languages detected when trying to predict the most likely target language",
        "Whisper's generate detects the language of each clip when none is set, and this batch "

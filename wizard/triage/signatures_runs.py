@@ -49,9 +49,17 @@ _BF16_FAMILY = re.compile(r"(?<![A-Za-z])(?:llama[- ]?[23]|llama3|meta-llama/(?:
 def refine_bf16_family(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """float16 beside NaN/inf is the bf16 overflow only for a model family released in bf16,
     and not for a model cast to half for training (pure fp16: see refine_nan)."""
-    if not _BF16_FAMILY.search(parsed.text) or re.search(r"\.half\(\)", parsed.text):
+    if not (_BF16_FAMILY.search(parsed.text) or _BF16_UNAVAILABLE.search(parsed.text)) or \
+            re.search(r"\.half\(\)", parsed.text):
         return {"reject": True}
     return None
+
+
+# the reporter running float16 because the GPU has no bfloat16 (the model was meant for bf16)
+_BF16_UNAVAILABLE = re.compile(
+    r"(?:does not|doesn't|do not|don't|cannot|can't|not) support (?:for )?(?:bf16|bfloat16)|"
+    r"(?:bf16|bfloat16) (?:is )?(?:not|un)supported|no (?:bf16|bfloat16) support|"
+    r"instead of (?:bf16|bfloat16)", re.I)
 
 
 _m = signature_maker(12)

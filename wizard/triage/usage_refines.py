@@ -7,6 +7,7 @@ from typing import Any
 
 from wizard.triage import api_history
 from wizard.triage.env_answers import answer_from_change, article, libclass
+from wizard.triage.frames import attribute_reader_frame
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import api_change, history_span_change, member_change, paste_versions
@@ -167,6 +168,10 @@ def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[st
     change = member_change(cls, attr)
     if change is None or _another_projects_class(change.package, parsed):
         return None
+    reader = attribute_reader_frame(parsed.frames)
+    if reader is not None and reader.package and dist_key(reader.package) == \
+            dist_key(change.package):
+        return None                   # the package reading its own class: one release, no skew
     stated = paste_versions(parsed.text).get(dist_key(change.package))
     span = api_history.member(cls, attr)
     if stated and (span.present_in(stated) if span is not None else (
