@@ -595,3 +595,33 @@ def test_a_data_option_missing_from_an_example_config_is_no_converter() -> None:
     assert _t(paste).cause_id != "converter-unsupported-architecture"
     weights = paste.replace("start_and_end", "model.embed_tokens.weight")
     assert _t(weights).cause_id == "converter-unsupported-architecture"
+
+
+def test_samples_of_different_image_sizes_in_one_batch() -> None:
+    images = ("RuntimeError: stack expects each tensor to be equal size, but got [3, 32, 64] at "
+              "entry 0 and [3, 64, 32] at entry 1")
+    t = _t(images)
+    assert t.cause_id == "inconsistent-sample-shapes-in-batch" and "Resize" in t.primary.fix
+    # token sequences of two lengths are the padding question
+    tokens = ("RuntimeError: stack expects each tensor to be equal size, but got [128] at entry 0 "
+              "and [97] at entry 1")
+    assert _t(tokens).cause_id == "ragged-sequences"
+
+
+def test_a_collator_padding_with_a_missing_pad_token() -> None:
+    t = _t("padded_batch[k] = pad_sequence(to_pad, batch_first=True, padding_value=padding_value)"
+           "\nTypeError: pad_sequence(): argument 'padding_value' (position 3) must be float, not "
+           "NoneType")
+    assert t.cause_id == "no-pad-token"
+
+
+def test_a_value_head_on_a_model_without_the_lm_head_trl_knows() -> None:
+    t = _t("model = AutoModelForCausalLMWithValueHead.from_pretrained(path)\nValueError: The model "
+           "does not have a language model head, please use a model that has one.")
+    assert t.cause_id == "value-head-model-without-lm-head"
+
+
+def test_too_many_requests_in_lower_case_words() -> None:
+    t = _t("requests.exceptions.httperror 429 client error too many requests for url "
+           "http://sbert.net/models/bert-base-nli-mean-tokens.zip")
+    assert t.cause_id == "hub-rate-limited"

@@ -77,7 +77,7 @@ CAUSES: tuple[Cause, ...] = (
           ("env-version-too-old", "env-version-too-new", "env-version-mismatch",
            "keras-3-installed",
            "keras-optimizer-identifier", "keras-tensor-with-keras-3",
-           "remote-code-older-than-transformers")),
+           "remote-code-older-than-transformers", "peft-trl-version-mismatch")),
     Cause("package-missing",
           "A package the code or the feature needs is not installed where the code runs.",
           ("env-missing-package",)),
@@ -220,6 +220,11 @@ CAUSES: tuple[Cause, ...] = (
           "A schedule cycles (or code reads) a momentum hyperparameter the optimizer in use does "
           "not have: beta_1 of an Adam-like optimizer on RMSprop, momentum on Adam.",
           ("optimizer-lacks-cycled-momentum", "cycle-momentum-with-non-adam-optimizer")),
+    Cause("columns-dropped-by-trainer",
+          "The Trainer's remove_unused_columns dropped dataset columns the data pipeline still "
+          "needs (a raw image or audio column for an on-the-fly transform, or every column the "
+          "wrapped model's forward does not name).",
+          ("raw-media-column-dropped", "remove-unused-columns-drops-inputs")),
 )
 
 _BY_TAG: dict[str, str] = {tag: c.name for c in CAUSES for tag in c.tags}

@@ -392,6 +392,21 @@ def _dims(shape: Any) -> list[str]:
     return [d.strip() for d in str(shape or "").split(",") if d.strip()]
 
 
+def refine_ragged(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Samples of two shapes of three or more dimensions (channels, height, width) stacked by
+    the default collate are images of different sizes, not token sequences to pad."""
+    a, b = _dims(ev.get("expected2")), _dims(ev.get("got2"))
+    if len(a) >= 3 and len(a) == len(b) and a != b:
+        return {"id": "inconsistent-sample-shapes-in-batch",
+                "cause": f"The samples of a batch have different shapes ({tuple(a)} and "
+                         f"{tuple(b)}): images (or feature maps) of different sizes, which the "
+                         "default collate cannot stack.",
+                "fix": "transforms.Compose([transforms.Resize((224, 224)), transforms.ToTensor()])"
+                       "   # one size for every sample\n# or a collate_fn that pads or crops "
+                       "them to one shape"}
+    return None
+
+
 def refine_keras_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Predictions that keep a time axis ([batch, steps, k]) against one label per example
     ([batch] or [batch, 1]): the model's head sits on the sequence, with no pooling between."""

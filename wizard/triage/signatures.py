@@ -19,6 +19,7 @@ from wizard.triage.refine import (
     refine_nan,
     refine_no_loss,
     refine_oom,
+    refine_ragged,
     refine_optimizer,
     refine_repo_not_found,
     refine_size_mismatch,
@@ -203,7 +204,8 @@ SIGNATURES: list[Signature] = [
         "from transformers import DataCollatorWithPadding\n"
         "collator = DataCollatorWithPadding(tokenizer)\n"
         "# or: tokenizer(texts, padding=True, truncation=True, return_tensors='pt')",
-        title="expected sequence of length X at dim 1 (got Y)", framework="pytorch", priority=11),
+        title="expected sequence of length X at dim 1 (got Y)", framework="pytorch", priority=11,
+        refine=refine_ragged),
     Signature(
         "batch-size-mismatch",
         r"Expected input batch_size \((?P<input_batch>\d+)\) to match target batch_size "
@@ -266,7 +268,9 @@ SIGNATURES: list[Signature] = [
         r"sizes > 1 if no padding token is defined|"
         r"attempting to pad samples but the tokenizer you are using \(\w+\) does not have a pad "
         r"token|Using pad_token, but it is not set yet|Padding token is not set|"
-        r"Can't find a pad token in the tokenizer",
+        r"Can't find a pad token in the tokenizer|"
+        # a collator passing tokenizer.pad_token_id (None) as the padding value
+        r"pad_sequence\(\): argument 'padding_value' \(position 3\)",
         "The tokenizer (GPT-2, LLaMA, Mistral style) has no pad token, so it cannot pad a batch.",
         "Decoder-only checkpoints ship without a pad token; padding needs one, and the model "
         "config needs its id for sequence classification.",

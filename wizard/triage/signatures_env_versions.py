@@ -397,8 +397,8 @@ VERSION_SIGNATURES: list[Signature] = [
          "DeepSpeed 0.16 and later refuse no_sync() under ZeRO stage 2/3, and the installed "
          "training loop (accelerate's or the Trainer's gradient accumulation, or the project's) "
          "still calls it: the DeepSpeed release is newer than the loop was written for.",
-         'pip install "deepspeed<0.16"   # or upgrade transformers and accelerate together, '
-         "whose later releases skip no_sync under DeepSpeed",
+         'pip install "deepspeed<0.16"   # or transformers>=4.47.1, whose Trainer skips '
+         "no_sync under DeepSpeed (and a loop of your own: no accelerator.no_sync with ZeRO 2/3)",
          title="DeepSpeed refuses no_sync under ZeRO", priority=16),
     _sig("env-timm-unknown-model", OLD,
          r"RuntimeError: Unknown model \((?P<model>[\w.-]+)\)|Unknown model \((?P<model2>[\w.-]+)"

@@ -112,6 +112,19 @@ FRAMEWORK_SIGNATURES: list[Signature] = [
        "# data/dataset_info.json\n\"my_pairs\": {\"file_name\": \"my_pairs.json\", \"ranking\": "
        "true, \"columns\": {\"prompt\": \"instruction\", \"chosen\": \"chosen\", \"rejected\": "
        "\"rejected\"}}", title="An SFT dataset given to a pairwise stage"),
+    _f("value-head-model-without-lm-head",
+       r"The model does not have a language model head, please use a model that has one",
+       "trl's value-head wrapper (AutoModelForCausalLMWithValueHead) found no language-model "
+       "head on the model it wraps: a base model without a causal-LM head (AutoModel, an "
+       "encoder), or a model whose own code names its output layer otherwise than the heads trl "
+       "knows (lm_head, embed_out, output_layer).",
+       "The value head sits beside the LM head, and the wrapper looks that head up by name.",
+       ["model.new-head"],
+       "# a causal-LM checkpoint, loaded by its causal-LM class\nmodel = "
+       "AutoModelForCausalLMWithValueHead.from_pretrained('<a *ForCausalLM checkpoint>')\n# a "
+       "model with its own head name: rename the attribute to lm_head, or use a trl trainer that "
+       "needs no value head (GRPO, RLOO)",
+       title="A model without the LM head trl's value head expects"),
     _f("llamafactory-template-not-found",
        r"Template \S{1,80} does not exist",
        "The template named is not one the installed LLaMA-Factory defines: a wrong name (Qwen2 "

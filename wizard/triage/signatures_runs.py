@@ -488,7 +488,7 @@ RUN_SIGNATURES: list[Signature] = [
        title="No such file in the repository", priority=11, refine=refine_hub_file),
     _m("hub-rate-limited",
        # a mirror or a shortened URL
-       r"429 Client Error: Too Many Requests for url\b|"
+       r"429 Client Error:? Too Many Requests for url\b|"
        r"429 Client Error: Too Many Requests for url: https://huggingface\.co|"
        r"HTTP Error 429 thrown while requesting",
        "The Hub refused more requests from this address for a while: many downloads or "
