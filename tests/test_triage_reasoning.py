@@ -625,3 +625,32 @@ def test_too_many_requests_in_lower_case_words() -> None:
     t = _t("requests.exceptions.httperror 429 client error too many requests for url "
            "http://sbert.net/models/bert-base-nli-mean-tokens.zip")
     assert t.cause_id == "hub-rate-limited"
+
+
+def test_nan_latents_out_of_a_vae_in_float16() -> None:
+    t = _t("debug的时候发现，vae好像不能正确编码图像，encode的latent结果是nan，导致训练的时候loss为nan")
+    assert t.cause_id == "fp16-numerical-overflow" and "float32" in t.primary.fix
+    # a NaN loss said in Chinese, with no VAE, is the NaN loss
+    assert _t("训练的时候loss为nan").cause_id == "nan-loss"
+
+
+def test_a_dreambooth_instance_folder_that_is_not_there() -> None:
+    paste = ("[<ipython-input-1-536940ec9714>](https://localhost:8080/#) in __init__(self, "
+             "instance_data_root, instance_prompt)\n"
+             "     77         if not self.instance_data_root.exists():\n"
+             "---> 78             raise ValueError(\"Instance images root doesn't exists.\")\n\n"
+             "ValueError: Instance images root doesn't exists.")
+    assert _t(paste).cause_id == "local-file-missing"
+
+
+def test_captions_with_another_extension_than_the_run_reads() -> None:
+    t = _t("found directory C:\\AI\\images\\10_girl contains 66 image files\nNo caption file "
+           "found for 66 images. Training will continue without captions for these images.")
+    assert t.cause_id == "caption-extension-mismatch" and "caption_extension" in t.primary.fix
+
+
+def test_add_prefix_space_given_to_a_fast_tokenizers_call() -> None:
+    t = _t("inputs = tokenizer('This is a sentence.', add_prefix_space=True)\nTypeError: "
+           "_batch_encode_plus() got an unexpected keyword argument 'add_prefix_space'")
+    assert t.cause_id == "add-prefix-space-passed-at-call"
+    assert "from_pretrained('roberta-base', add_prefix_space=True)" in t.primary.fix

@@ -247,11 +247,15 @@ _CACHE_DIR = re.compile(r"[/\\]\.cache[/\\](?:huggingface[/\\](?:hub|transformer
                         r"sentence_transformers[/\\][\w.-]+[/\\]")
 
 
+# a training script's own check that its data folder exists (kept when copied into a notebook)
+_SCRIPT_FOLDER_CHECK = re.compile(r"(?:Instance|Class) images root doesn't exists?")
+
+
 def refine_loader_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A missing file that a library was asked to read; the user's own open() of a missing file
     is plain code (the line shown is the answer)."""
     relevant = [f for f in parsed.frames if f.kind != "other"]
-    if relevant and relevant[-1].is_user:
+    if relevant and relevant[-1].is_user and not _SCRIPT_FOLDER_CHECK.search(parsed.message or ""):
         return {"reject": True}
     path = str(ev.get("path") or ev.get("path2") or "")
     if own_data_file_missing(parsed):

@@ -561,9 +561,22 @@ _HALF_MODEL = re.compile(r"\bmodel\w*\s*=\s*\w*model\w*\.half\(\)|\bmodel\w*\.ha
                          re.M)
 
 
+# a diffusion model's VAE giving NaN latents (the reporter's words, English or Chinese)
+_VAE_NAN = re.compile(r"(?is)(?<![a-z])vae(?![a-z]).{0,120}?(?:latent|encod|编码).{0,80}?"
+                      r"(?<![a-z])nan(?![a-z])")
+
+
 def refine_nan(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A NaN (or zero) loss after the whole model was cast to fp16 for training: pure
-    half-precision training, not mixed precision."""
+    half-precision training, not mixed precision. NaN latents out of a diffusion model's VAE:
+    the VAE overflowing in float16."""
+    if _VAE_NAN.search(parsed.text):
+        return {"id": "fp16-numerical-overflow",
+                "cause": "The VAE encodes the images to NaN latents: in float16 its activations "
+                         "overflow (the SDXL VAE above all), and the loss on NaN latents is NaN.",
+                "fix": "vae.to(dtype=torch.float32)   # keep the VAE in float32 under fp16 "
+                       "training\n# SDXL: --pretrained_vae_model_name_or_path "
+                       "madebyollin/sdxl-vae-fp16-fix; or mixed_precision='bf16'"}
     if not _HALF_MODEL.search(parsed.text) or re.search(r"\b(?:LoraConfig|get_peft_model|"
                                                         r"peft)\b", parsed.text):
         return None

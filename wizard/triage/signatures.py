@@ -486,7 +486,9 @@ SIGNATURES: list[Signature] = [
         r"\bgrad_norm['\"]?\s*[:=]\s*nan\b|"
         r"\bloss(?:es)? (?:becomes?|became|goes|went|turns?|turned|is|are|was|were|keeps? "
         r"(?:coming back|coming out|showing up|being)|comes? back|shows? up) (?:to |as )?`?"
-        r"(?:nan|NaN)\b",
+        r"(?:nan|NaN)\b|"
+        # a reporter's Chinese: "loss为nan", "loss变成了nan"
+        r"(?<![A-Za-z_])loss\s*(?:为|是|变成了?|变为|出现了?)\s*nan(?![A-Za-z])",
         "The loss became NaN: labels outside 0..num_labels-1 (TF on GPU/XLA), a learning rate far "
         "too high, fp16 overflow, or NaN/Inf in the inputs.",
         "NaN spreads through the weights within one step; the first samples with a NaN per-sample "

@@ -21,6 +21,16 @@ def refine_converter_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
 
 
 DIFFUSION_SIGNATURES: list[Signature] = [
+    _d("caption-extension-mismatch",
+       r"No caption file found for (?P<count>\d+) images",
+       "The training run found none of the caption files: they carry another extension than "
+       "the one the run looks for (caption_extension: kohya's default is .caption, BLIP and "
+       "WD14 write .txt), or they are not beside the images with the same names.",
+       "Captions are read from <image name><caption_extension> in the image folder.",
+       ["data.batch-structure"],
+       "--caption_extension=.txt   # the extension your caption files have (kohya_ss GUI: "
+       "'Caption Extension')\n# img_001.png -> img_001.txt in the same folder",
+       title="Captions not found for the images"),
     _d("lora-layout-not-converted",
        r"(?P<incompatible>Incompatible keys detected)|\bKeyError\b",
        "The LoRA file is in a layout of another trainer (kohya, ComfyUI, ai-toolkit, "

@@ -533,6 +533,8 @@ HF_SIGNATURES: list[Signature] = [
        r"\[Errno 2\][^\n]{0,40}?'(?P<path2>[^'\n]{1,300})'|"
        # datasets' data_files that match nothing
        r"Unable to find '(?P<path3>[^'\n]{1,300})'|"
+       # diffusers' DreamBooth scripts' own check of --instance_data_dir / --class_data_dir
+       r"(?:Instance|Class) images root doesn't exists?|"
        # a local path that does not exist, which from_pretrained then reads as a Hub repo id
        r"Repo id must (?:be in the form|use alphanumeric chars)[^\n]{0,200}?: '(?P<path4>"
        + LOCAL_PATH + r"[^'\n]{0,300})'",

@@ -92,10 +92,10 @@ def refine_raw_tokenizer(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
 
 
 def _t(sig_id: str, pattern: str, cause: str, explanation: str, fix: str, refine: Any,
-       title: str, family: str | None = None) -> Signature:
+       title: str, family: str | None = None, priority: int = 9) -> Signature:
     """A pitfall; running the user's snippet (script.run) shows its symptom."""
     return Signature(sig_id, pattern, cause, explanation, ["script.run"], fix, title=title,
-                     priority=9, refine=refine, family=family)
+                     priority=priority, refine=refine, family=family)
 
 
 TOKENIZER_SIGNATURES: list[Signature] = [
@@ -123,6 +123,15 @@ TOKENIZER_SIGNATURES: list[Signature] = [
         "pad_token='<pad>')   # or tokenizer_file='tokenizer.json'",
         title="A tokenizers object where transformers needs its tokenizer", priority=12,
         refine=refine_raw_tokenizer),
+    _t("add-prefix-space-passed-at-call",
+       r"_(?:batch_)?encode_plus\(\) got an unexpected keyword argument 'add_prefix_space'",
+       "add_prefix_space is a setting of the fast tokenizer, fixed when it is created: its "
+       "pre-tokenizer is built with it, so a call cannot change it (the slow tokenizers took it "
+       "per call).",
+       "A fast (Rust) tokenizer's pre-tokenizer is configured once, at loading.",
+       "tokenizer = AutoTokenizer.from_pretrained('roberta-base', add_prefix_space=True)\n"
+       "inputs = tokenizer(words, is_split_into_words=True)", None,
+       "add_prefix_space passed to the call", priority=14),
     _t("tokenizer-model-without-unk",
        r"(?-i:\bTokenizer\(\s*(?:models\.)?(?:BPE|WordPiece|WordLevel)\()",
        "The tokenizer's model was built without an unk_token, so text its vocabulary cannot "
