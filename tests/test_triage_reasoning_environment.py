@@ -947,3 +947,14 @@ def test_a_tf_model_called_with_the_old_first_argument_name() -> None:
              "ValueError: The first argument to `Layer.call` must always be passed")
     assert _t(paste).cause_id == "env-version-too-new"
     assert _t(paste.replace("inputs=input_ids", "x")).cause_id != "env-version-too-new"
+
+
+def test_the_projects_own_package_run_from_inside_its_folder() -> None:
+    paste = ("python squad/build_squad_dataset.py\nTraceback (most recent call last):\n"
+             '  File "squad/build_squad_dataset.py", line 10, in <module>\n'
+             "    from docqa import config\nModuleNotFoundError: No module named 'docqa'\n"
+             "(env) me@box:~/projects/document-qa-master/docqa$ ")
+    t = _t(paste)
+    assert t.cause_id == "env-setup-step-skipped" and "~/projects/document-qa-master" in t.primary.fix
+    # a prompt elsewhere leaves the missing package a package to install
+    assert _t(paste.replace("/docqa$", "/other$")).cause_id == "env-missing-package"

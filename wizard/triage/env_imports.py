@@ -212,7 +212,10 @@ def _project_package_folder(top: str, parsed: ParsedError) -> str | None:
         m = re.search(rf"^(?P<root>.*?)/{re.escape(top)}/", path)
         if m and m.group("root"):
             return m.group("root")
-    return None
+    # a shell prompt standing in that folder: "user@host:~/repo/docqa$", "C:\repo\docqa>"
+    prompt = re.search(rf"(?P<root>(?:~|/|[A-Za-z]:\\)[\w./\\ -]*?)[/\\]{re.escape(top)}"
+                       rf"(?:\$|>)(?:\s|$)", parsed.text)
+    return prompt.group("root") if prompt else None
 
 
 _IN_VAIN = re.compile(r"\bstill\b|same (?:error|problem|issue)|(?:did ?n[o']t|does ?n[o']t|not) "

@@ -392,15 +392,20 @@ def _dims(shape: Any) -> list[str]:
     return [d.strip() for d in str(shape or "").split(",") if d.strip()]
 
 
+def _shape_text(dims: list[str]) -> str:
+    """A shape as Python prints it: (None, 15, 1), (None,)."""
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
+
+
 def refine_ragged(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Samples of two shapes of three or more dimensions (channels, height, width) stacked by
     the default collate are images of different sizes, not token sequences to pad."""
     a, b = _dims(ev.get("expected2")), _dims(ev.get("got2"))
     if len(a) >= 3 and len(a) == len(b) and a != b:
         return {"id": "inconsistent-sample-shapes-in-batch",
-                "cause": f"The samples of a batch have different shapes ({tuple(a)} and "
-                         f"{tuple(b)}): images (or feature maps) of different sizes, which the "
-                         "default collate cannot stack.",
+                "cause": f"The samples of a batch have different shapes ({_shape_text(a)} "
+                         f"and {_shape_text(b)}): images (or feature maps) of different sizes, "
+                         "which the default collate cannot stack.",
                 "fix": "transforms.Compose([transforms.Resize((224, 224)), transforms.ToTensor()])"
                        "   # one size for every sample\n# or a collate_fn that pads or crops "
                        "them to one shape"}
@@ -417,10 +422,11 @@ def refine_keras_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         if len(pred) == 3 and len(label) in (1, 2) and label[-1] in ("None", "1", label[0]) \
                 and pred[1] not in ("None", "1"):
             return {"id": "missing-pooling-before-output",
-                    "cause": f"The model emits one prediction per time step ({tuple(pred)}) and "
-                             f"each example has one label ({tuple(label)}): nothing between the "
-                             "sequence (an Embedding, LSTM or Conv1D output) and the Dense head "
-                             "removes the time axis.",
+                    "cause": f"The model emits one prediction per time step "
+                             f"{_shape_text(pred)} and each example has one label "
+                             f"{_shape_text(label)}: nothing between the sequence (an "
+                             "Embedding, LSTM or Conv1D output) and the Dense head removes the "
+                             "time axis.",
                     "fix": "x = layers.GlobalAveragePooling1D()(x)   # (or Flatten()) before "
                            "the output Dense\n# recurrent: the last LSTM/GRU with "
                            "return_sequences=False"}
