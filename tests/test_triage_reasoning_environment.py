@@ -943,7 +943,8 @@ def test_tiktoken_older_than_a_model_name() -> None:
 
 
 def test_a_tf_model_called_with_the_old_first_argument_name() -> None:
-    paste = ("embedding, memory = model(inputs=input_ids, attention_mask=attention_mask)\n"
+    paste = ("model = TFXLNetModel.from_pretrained('Rostlab/prot_xlnet')\n"
+             "embedding, memory = model(inputs=input_ids, attention_mask=attention_mask)\n"
              "ValueError: The first argument to `Layer.call` must always be passed")
     assert _t(paste).cause_id == "env-version-too-new"
     assert _t(paste.replace("inputs=input_ids", "x")).cause_id != "env-version-too-new"
@@ -958,3 +959,24 @@ def test_the_projects_own_package_run_from_inside_its_folder() -> None:
     assert t.cause_id == "env-setup-step-skipped" and "~/projects/document-qa-master" in t.primary.fix
     # a prompt elsewhere leaves the missing package a package to install
     assert _t(paste.replace("/docqa$", "/other$")).cause_id == "env-missing-package"
+
+
+def test_a_keyword_keras_does_not_know_in_the_users_own_layer_is_no_saved_file() -> None:
+    own = ("x = tf.keras.layers.Dense(3, activaton='relu')(x)\n"
+           "TypeError: ('Keyword argument not understood:', 'activaton')")
+    assert _t(own).primary is None or \
+        _t(own).primary.signature.id != "env-keras-file-from-other-release"
+    saved = "model = tf.keras.models.load_model('model.keras')\n" + own.split("\n", 1)[1]
+    assert _t(saved).primary.signature.id == "env-keras-file-from-other-release"
+
+
+def test_a_keras_model_of_ones_own_called_with_another_first_name_is_no_release() -> None:
+    own = ("out = my_model(inputs=x)\n"
+           "ValueError: The first argument to `Layer.call` must always be passed")
+    assert _t(own).cause_id != "env-version-too-new"
+
+
+def test_a_class_of_ones_own_without_from_pretrained_is_no_placeholder() -> None:
+    own = ("class SpeechModel(nn.Module):\n    ...\nmodel = SpeechModel.from_pretrained('x')\n"
+           "AttributeError: type object 'SpeechModel' has no attribute 'from_pretrained'")
+    assert _t(own).cause_id != "env-missing-package"

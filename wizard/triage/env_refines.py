@@ -412,6 +412,16 @@ def refine_requirement_violated(ev: dict, parsed: ParsedError) -> dict[str, Any]
     return {"reject": True}
 
 
+def refine_placeholder_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A class without from_pretrained is transformers' placeholder only when transformers
+    exports that class (a class of the paste's own is the user's code)."""
+    cls = str(ev.get("cls", ""))
+    if re.search(rf"^\s*class\s+{re.escape(cls)}\b", parsed.text, re.M) or \
+            api_history.top_name("transformers", cls) is None:
+        return {"reject": True}
+    return None
+
+
 def refine_output_unpacked(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """A string meeting a tensor method is an unpacked ModelOutput only beside a pretrained
     encoder and away from the data pipeline (raw text reaching a collator is another cause)."""

@@ -152,13 +152,13 @@ _BUILTIN_MISUSE = re.compile(r"'(?P<type>dict|list|str|tuple|int|float|bool|set|
                              r"has no attribute '(?P<attr>\w+)'")
 _LITERAL = r"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|'[^'\n]*'|\"[^\"\n]*\"|True|False|None)"
 _LITERAL_CALL = re.compile(rf"\.\w+\(\s*(?:(?:\w+\s*=\s*)?{_LITERAL}\s*,?\s*)+\)\s*$")
-# exception types a library raises by accident (its own validation raises ValueError & co.)
 # Keras' mixed precision switched on, and a half-precision tensor meeting a float32 one
 _POLICY = re.compile(r"mixed_(?:b?float16)|set_(?:global_)?policy\(")
 _HALF_VS_FLOAT = re.compile(r"expected to be a (?:half|bfloat16|float16) tensor but is a float "
                             r"tensor|expected to be a float tensor but is a (?:half|bfloat16) "
                             r"tensor|tf\.(?:b?float16) != tf\.float32|tf\.float32 != "
                             r"tf\.(?:b?float16)")
+# exception types a library raises by accident (its own validation raises ValueError & co.)
 _INTERNAL_TYPES = frozenset({"AttributeError", "TypeError", "KeyError", "IndexError",
                              "UnboundLocalError", "NameError", "ZeroDivisionError"})
 # a private attribute missing ("'X' object has no attribute '_x'", or the name alone as
@@ -415,12 +415,12 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        "checksums it records: the source changed upstream and the script needs an "
                        "update (meanwhile: load_dataset(..., verification_mode=\"no_checks\"); a "
                        "download cut off midway reads the same: download_mode=\"force_redownload\")")
-    raiser = next((f for f in reversed(parsed.frames) if f.kind != "other"), None)
     if _POLICY.search(text) and _HALF_VS_FLOAT.search(parsed.message or text) and \
-            raiser is not None and raiser.is_library:
-        reasons.append(f"under Keras' mixed-precision policy, {raiser.package}'s own model code "
-                       "meets a float32 tensor where the policy computes in half precision: the "
-                       "model hard-codes float32 somewhere instead of following the policy")
+            parsed.library_frames_innermost:
+        reasons.append(f"under Keras' mixed-precision policy, {parsed.innermost_library_package}'s"
+                       " own model code meets a float32 tensor where the policy computes in half "
+                       "precision: the model hard-codes float32 somewhere instead of following "
+                       "the policy")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""

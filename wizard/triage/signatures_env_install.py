@@ -16,6 +16,7 @@ from wizard.triage.env_refines import (
     refine_binary,
     refine_bnb,
     refine_bnb_unavailable,
+    refine_placeholder_class,
     refine_requires_package,
     refine_tf_checkpoint,
     refine_tf_op,
@@ -68,8 +69,8 @@ INSTALL_SIGNATURES: list[Signature] = [
          "pip install sentencepiece protobuf   # the usual one for tokenizers and processors\n"
          "python -c \"import transformers.utils as u; print(u.is_sentencepiece_available(), "
          "u.is_torch_available(), u.is_torchaudio_available())\"   # which backend is missing",
-         requires=r"transformers|Processor|Tokenizer|FeatureExtractor|For[A-Z]\w+",
-         title="A transformers class without from_pretrained (a missing backend)", priority=14),
+         title="A transformers class without from_pretrained (a missing backend)", priority=14,
+         refine=refine_placeholder_class),
     _sig("env-keras-missing", MISSING,
          r"Keras cannot be imported\. Check that it is installed",
          "TensorFlow's Keras (tf-keras for transformers' TF models) is not installed.",

@@ -370,7 +370,7 @@ VERSION_SIGNATURES: list[Signature] = [
     # a layer's saved config read back by a Keras release whose layer lacks one of its arguments
     _sig("env-keras-file-from-other-release", OLD,
          r"__init__\(\) got an (?:un)?expected keyword argument '(?P<arg>\w+)'|Keyword argument "
-         r"not understood:?\s*'?(?P<arg2>\w+)",
+         r"not understood:?['\"]?,?\s*'?(?P<arg2>\w+)",
          "The model file was saved by another Keras release than the one loading it, usually a "
          "newer one (TensorFlow 2.x after the loader's, or Keras 3): a layer's saved config holds "
          "an argument the installed Keras's layer does not take.",
@@ -378,7 +378,7 @@ VERSION_SIGNATURES: list[Signature] = [
          "newer one (a Keras 3 file needs Keras 3); or rebuild the model in code and load only "
          "its weights",
          requires=r"\b(?:load_model|model_from_json|model_from_config|model_from_yaml)\(|"
-                  r"\bfrom_config\(|\.h5\b|\.keras\b|hub\.KerasLayer",
+                  r"\bfrom_config\(|\.h5\b|\.keras['\"]|hub\.KerasLayer",
          title="A Keras model file saved by another release", priority=15),
     # Keras 3's Lambda traces its function to infer the output; Keras 2's backend functions and
     # TensorFlow ops inside it (code written for Keras 2) do not trace
@@ -424,7 +424,9 @@ VERSION_SIGNATURES: list[Signature] = [
          "outputs = model(input_ids, attention_mask=attention_mask)   # positional, or "
          "input_ids=\n# or the release the code was written for: pip install "
          "\"transformers<4\"",
-         requires=r"\binputs\s*=", title="A TF model called with inputs=", priority=14),
+         requires=r"(?s)(?=.*\binputs\s*=)(?=.*(?:\bTF[A-Z]\w+|transformers|from_pretrained|"
+                  r"ProtT5|ProtBert|XLNet|\bBert))",
+         title="A TF model called with inputs=", priority=14),
     _sig("env-keras3-kwargs", NEW,
          r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
          "Keras 3 no longer accepts an argument of Keras 2.", "pip install tf-keras",
