@@ -32,7 +32,7 @@ _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"runpy", "thread
 _INSTALLED = frozenset(LIBRARY_PACKAGES) - {"datasets"} | {
     "peft", "trl", "diffusers", "sentence_transformers", "bitsandbytes", "deepspeed", "timm",
     "evaluate", "safetensors", "optimum", "vllm", "numpy", "pandas", "sklearn", "scipy",
-    "lightning", "pytorch_lightning", "torchvision", "torchaudio", "jax", "flax", "tf_keras"}
+    "lightning", "pytorch_lightning", "torchvision", "torchaudio", "jax", "flax"}
 
 
 def classify_path(path: str) -> tuple[str, str | None]:

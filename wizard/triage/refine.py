@@ -419,8 +419,8 @@ def refine_keras_shapes(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
              ("shape_b", "shape_a"))
     for pred_key, label_key in pairs:
         pred, label = _dims(ev.get(pred_key)), _dims(ev.get(label_key))
-        if len(pred) == 3 and len(label) in (1, 2) and label[-1] in ("None", "1", label[0]) \
-                and pred[1] not in ("None", "1"):
+        one_label = len(label) == 1 or len(label) == 2 and label[-1] in ("1", "None")
+        if len(pred) == 3 and one_label and pred[1] not in ("None", "1"):
             return {"id": "missing-pooling-before-output",
                     "cause": f"The model emits one prediction per time step "
                              f"{_shape_text(pred)} and each example has one label "

@@ -401,8 +401,8 @@ VERSION_SIGNATURES: list[Signature] = [
          "no_sync under DeepSpeed (and a loop of your own: no accelerator.no_sync with ZeRO 2/3)",
          title="DeepSpeed refuses no_sync under ZeRO", priority=16),
     _sig("env-timm-unknown-model", OLD,
-         r"RuntimeError: Unknown model \((?P<model>[\w.-]+)\)|Unknown model \((?P<model2>[\w.-]+)"
-         r"\)[\s\S]{0,200}timm|timm[\s\S]{0,2000}Unknown model \((?P<model3>[\w.-]+)\)",
+         # timm's words for a name missing from its registry
+         r"Unknown model \((?P<model>[\w.-]+)\)",
          "The installed timm has no model of that name: it came in a later release (or is only "
          "on timm's main branch), or the name was renamed or misspelt.",
          "python -c \"import timm; print(timm.list_models('<family>*'))\"   # the names the "
@@ -424,8 +424,9 @@ VERSION_SIGNATURES: list[Signature] = [
          "outputs = model(input_ids, attention_mask=attention_mask)   # positional, or "
          "input_ids=\n# or the release the code was written for: pip install "
          "\"transformers<4\"",
+         # a transformers TF model in the paste: a TF class, the library, or a model family's name
          requires=r"(?s)(?=.*\binputs\s*=)(?=.*(?:\bTF[A-Z]\w+|transformers|from_pretrained|"
-                  r"ProtT5|ProtBert|XLNet|\bBert))",
+                  r"Bert|XLNet|T5|GPT2|Electra))",
          title="A TF model called with inputs=", priority=14),
     _sig("env-keras3-kwargs", NEW,
          r"Unrecognized keyword arguments(?: passed to (?P<callee>\w+))?: \{'(?P<arg>\w+)'",
