@@ -654,3 +654,60 @@ def test_add_prefix_space_given_to_a_fast_tokenizers_call() -> None:
            "_batch_encode_plus() got an unexpected keyword argument 'add_prefix_space'")
     assert t.cause_id == "add-prefix-space-passed-at-call"
     assert "from_pretrained('roberta-base', add_prefix_space=True)" in t.primary.fix
+
+
+def test_compute_metrics_reading_a_tuple_of_outputs_as_the_logits() -> None:
+    t = _t("I changed evaluate_during_training=True to evaluation_strategy='epoch'. With this "
+           "change, trainer.train produces the error - AxisError: axis 1 is out of bounds for "
+           "array of dimension 1.")
+    assert t.cause_id == "eval-predictions-tuple" and "predictions[0]" in t.primary.fix
+    # the same NumPy error in plain array code, with no Trainer around it, is not this
+    plain = _t("x = np.array([1, 2, 3])\nnp.concatenate([x, x], axis=1)\nnumpy.exceptions."
+               "AxisError: axis 1 is out of bounds for array of dimension 1")
+    assert plain.cause_id != "eval-predictions-tuple"
+
+
+def test_a_legacy_tf_layers_layer_in_a_keras_model() -> None:
+    t = _t("**TypeError: The following are legacy tf.layers.Layers:**\n  <__main__.BertLayer "
+           "object at 0x7fa94d2f5048>\n**To use keras as a framework (for instance using the Network, "
+           "Model, or Sequential classes), please use the tf.keras.layers implementation instead.")
+    assert t.cause_id == "legacy-tf-layer-in-keras-model"
+    assert "tf.keras.layers.Layer" in t.primary.fix
+
+
+def test_tokenizer_train_with_the_trainer_first_in_older_wordings() -> None:
+    t = _t("TypeError: Can’t convert <tokenizers.trainers.BpeTrainer object at 0x7f8641325570> "
+           "to Sequence")
+    assert t.cause_id == "tokenizer-train-argument-order"
+    # the call in the older order is right on the releases before 0.10: the code alone is no
+    # evidence, only the error is
+    assert _t("tokenizer.train(trainer, ['a.txt'])\nException: Is a directory (os error 21)"
+              ).cause_id != "tokenizer-train-argument-order"
+
+
+def test_errors_whose_own_words_name_the_setting_to_change() -> None:
+    """Messages that state their cause: each answer carries the setting the message names."""
+    cases = {
+        "ValueError: At least one of `do_train` or `do_eval` must be True.":
+            ("script-requires-train-or-eval-flag", "--do_train"),
+        "MissingIndex: Index with index_name 'embeddings' not initialized yet. Please make sure "
+        "that you call `add_faiss_index` or `add_elasticsearch_index` first.":
+            ("faiss-index-not-on-queried-dataset", "add_faiss_index"),
+        "RuntimeError: Cannot infer the task from a local directory yet, please specify the task "
+        "manually.": ("export-task-not-inferable-local-dir", "--task"),
+        "ValueError: Chunked MM input disabled but max_tokens_per_mm_item (2496) is larger than "
+        "max_num_batched_tokens (2048). Please increase max_num_batched_tokens.":
+            ("vllm-batched-tokens-below-mm-item", "--max-num-batched-tokens"),
+        "RuntimeError: QuantizedMatmul::vjp no gradient wrt the quantized matrix yet.":
+            ("quantized-weights-require-grad", "LoRA"),
+        "bert_module = hub.Module(BERT_MODEL_HUB)\nRuntimeError: Exporting/importing meta graphs "
+        "is not supported when eager execution is enabled. No graph exists when eager execution "
+        "is enabled.": ("tf1-hub-module-in-eager-mode", "hub.KerasLayer"),
+    }
+    for paste, (cause, fix) in cases.items():
+        t = _t(paste)
+        assert t.cause_id == cause, paste
+        assert fix in t.primary.fix, paste
+    # a vLLM budget error about the prompt, not a multimodal item, is not the image's
+    assert _t("ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (4096)."
+              ).cause_id != "vllm-batched-tokens-below-mm-item"

@@ -82,6 +82,16 @@ _m = signature_maker(12)
 
 
 DATA_SIGNATURES: list[Signature] = [
+    _m("faiss-index-not-on-queried-dataset",
+       r"Index with index_name '(?P<index>[^']+)' not initialized yet",
+       "The dataset queried (get_nearest_examples / search) has no FAISS index of that name: "
+       "the index was added to another dataset object (map and filter return new ones) or not "
+       "added at all.",
+       "An index lives on the Dataset object it was added to; a dataset derived from it does "
+       "not carry it.", ["data.batch-structure"],
+       "ds = ds.map(embed)   # the dataset you will query\nds.add_faiss_index(column='"
+       "embeddings')\nscores, examples = ds.get_nearest_examples('embeddings', query, k=5)",
+       title="No FAISS index on the dataset queried"),
     _m("dataset-trust-remote-code-required",
        # datasets 2.16-2.20: the error and the FutureWarning
        r"contains custom code which must be executed to correctly load the dataset|passing the argument `?trust_remote_code=True`?\. Passing `?trust_remote_code=True`? will be mandatory to load this dataset|"

@@ -12,6 +12,14 @@ _x = signature_maker(12)
 
 
 EXPORT_SIGNATURES: list[Signature] = [
+    _x("export-task-not-inferable-local-dir",
+       r"Cannot infer the task from a local directory yet, please specify the task manually",
+       "Exporting a model from a local folder: optimum infers the task from the Hub's metadata, "
+       "which a local folder does not have.",
+       "The task (text-classification, text-generation, stable-diffusion ...) picks the export's "
+       "inputs and outputs.", ["environment.model-source"],
+       "optimum-cli export onnx --task text-classification -m ./my_model ./onnx_out",
+       title="Export from a local folder needs --task"),
     _x("optimizer-groups-changed-on-resume",
        r"loaded state dict contains a parameter group that doesn't match the size of "
        r"optimizer's group",

@@ -129,6 +129,14 @@ def refine_predict_list(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 
 KERAS_SIGNATURES: list[Signature] = [
+    _k("tf1-hub-module-in-eager-mode",
+       r"Exporting/importing meta graphs is not supported when eager execution is enabled",
+       "hub.Module (a TensorFlow 1 Hub module) is used under TensorFlow 2's eager execution.",
+       "TF1 Hub modules import a graph; TensorFlow 2 has none by default. TF2 SavedModels load "
+       "with hub.load or hub.KerasLayer.", ["model.forward"],
+       "layer = hub.KerasLayer('https://tfhub.dev/.../2')   # a TF2 version of the model\n# or, "
+       "for a TF1 module: tf.compat.v1.disable_eager_execution() before building the graph",
+       title="A TF1 Hub module under eager execution", framework="tensorflow"),
     _k("keras-preset-unknown",
        r"Unknown preset identifier\.[\s\S]{0,600}?Received: preset=['\"]?(?P<preset>[^'\"\s]+)",
        "from_preset got a name that is no registered preset of that class: misspelt, renamed in "
@@ -404,6 +412,15 @@ KERAS_SIGNATURES: list[Signature] = [
         "from_pretrained('out')\n# or: tf_keras.models.load_model(path, custom_objects="
         "{'TFBertMainLayer': TFBertMainLayer})   # import the layers of the library that built it",
         title="Unknown layer on load_model", framework="tensorflow", priority=11),
+    _k("legacy-tf-layer-in-keras-model",
+       r"The following are legacy tf\.layers\.Layers",
+       "A custom layer subclasses TensorFlow 1's tf.layers.Layer (tf.compat.v1.layers), and a "
+       "tf.keras Model refuses such layers.",
+       "tf.keras models are built from tf.keras layers only; the legacy tf.layers classes belong "
+       "to TensorFlow 1's graph API.",
+       ["model.forward"],
+       "class MyLayer(tf.keras.layers.Layer):   # not tf.layers.Layer",
+       title="A legacy tf.layers layer in a Keras model", framework="tensorflow"),
     Signature(
         "keras-and-tf-keras-mixed",
         r"'tuple' object has no attribute 'layer'|'Tensor' object has no attribute "

@@ -12,6 +12,15 @@ _q = signature_maker(15)
 
 
 QUANTIZED_SIGNATURES: list[Signature] = [
+    _q("mlx-quantized-matmul-no-grad",
+       r"QuantizedMatmul::vjp no gradient wrt the quantized matrix",
+       "Full fine-tuning of a quantized model (MLX): the quantized weights cannot be trained, "
+       "only adapters on top of them.",
+       "Quantized matrices are packed integers; no gradient flows into them.",
+       ["model.frozen-parameters"],
+       "mlx_lm.lora --model QUANTIZED_MODEL --train ...   # LoRA on the quantized model, or full "
+       "fine-tuning of an fp16/bf16 model",
+       title="Training quantized weights", family="quantized-weights-require-grad"),
     _q("paged-optimizer-without-unified-memory",
        r"Error invalid device ordinal at line \d+ in file \S{0,200}bitsandbytes",
        "A paged optimizer (paged_adamw_8bit / paged_adamw_32bit) needs CUDA unified memory, "

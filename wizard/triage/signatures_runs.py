@@ -66,6 +66,14 @@ _m = signature_maker(12)
 
 
 RUN_SIGNATURES: list[Signature] = [
+    _m("script-requires-train-or-eval-flag",
+       r"At least one of `?do_train`? or `?do_eval`? must be True",
+       "The example script (BERT/BioBERT's run_classifier or run_ner) was started without "
+       "--do_train and without --do_eval: it refuses to run only for prediction.",
+       "Those scripts check the flags before anything else; prediction alone is not one of the "
+       "modes they accept.", ["script.run"],
+       "python run_ner.py --do_train=true --do_eval=true ...   # at least one of them",
+       title="Neither --do_train nor --do_eval"),
     _m("host-memory-exhausted",
        r"(?m)^\W{0,4}Killed\s*$|<Signals\.SIGKILL: 9>|exit(?:ed with)? ?code[ \t]*:?[ \t]*-9\b|"
        r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID|"

@@ -57,6 +57,14 @@ _r = signature_maker(14)
 
 
 SERVING_SIGNATURES: list[Signature] = [
+    _r("vllm-batched-tokens-below-mm-item",
+       r"max_tokens_per_mm_item \((?P<item>\d+)\) is larger than max_num_batched_tokens "
+       r"\((?P<batched>\d+)\)",
+       "vLLM's token budget per step (max_num_batched_tokens) is smaller than one multimodal "
+       "item (an image or video's tokens), and chunked multimodal input is off.",
+       "One image's tokens must fit in one step when they cannot be split.", ["memory.estimate"],
+       "vllm serve MODEL --max-num-batched-tokens 8192   # above the largest item",
+       title="vLLM's step budget below one image"),
     _r("ollama-file-not-gguf",
        r"Error: invalid file magic",
        "ollama create read the file FROM names as GGUF and it is not one: a safetensors or "

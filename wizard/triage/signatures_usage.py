@@ -450,6 +450,20 @@ USAGE_SIGNATURES: list[Signature] = [
        "logits = eval_pred.predictions[0] if isinstance(eval_pred.predictions, tuple) else "
        "eval_pred.predictions\npreds = np.argmax(logits, axis=-1)   # one id per example",
        title="Predictions and labels of different lengths"),
+    _u("eval-predictions-tuple",
+       r"axis 1 is out of bounds for array of dimension 1|'tuple' object has no attribute "
+       r"'(?:shape|reshape|squeeze|astype)'",
+       "compute_metrics takes eval_pred.predictions as the logits array, but the Trainer hands it "
+       "a tuple: the logits plus the model's other outputs (hidden states, past key values), "
+       "which NumPy turns into a one-dimensional array of objects.",
+       "The Trainer gathers every output of the model that is not the loss; a model (or a "
+       "release) that returns more than the logits makes predictions a tuple.",
+       ["data.batch-structure"],
+       "logits = eval_pred.predictions[0] if isinstance(eval_pred.predictions, tuple) else "
+       "eval_pred.predictions\npreds = np.argmax(logits, axis=-1)",
+       requires=r"compute_metrics|eval_pred|EvalPrediction|\bTrainer\b|trainer\.(?:train|"
+                r"evaluate)|\btraining\b|evaluation_strategy|eval_strategy",
+       behaviour_change=True, title="compute_metrics reads a tuple of outputs as the logits"),
     _u("mlm-collator-on-causal-tokenizer",
        r"This tokenizer does not have a mask token which is necessary for masked language "
        r"modeling",
@@ -643,7 +657,9 @@ USAGE_SIGNATURES: list[Signature] = [
        "model.save_pretrained('out')   # or: safetensors.torch.save_model(model, 'model."
        "safetensors')", priority=13, title="Tied weights saved with save_file"),
     _u("tokenizer-train-argument-order",
-       r"argument 'files': '\w*Trainer' object cannot be converted to 'Sequence'",
+       r"argument 'files': '\w*Trainer' object cannot be converted to 'Sequence'|"
+       # tokenizers 0.10's wording
+       r"Can't convert <tokenizers\.trainers\.\w+ object at 0x[0-9a-f]+> to Sequence",
        "Tokenizer.train takes the files first and the trainer second (since tokenizers 0.10); "
        "train(trainer, files) is the order of older releases and their docs.",
        "The trainer became an optional second argument.", ["data.batch-structure"],
