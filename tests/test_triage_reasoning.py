@@ -669,8 +669,9 @@ def test_compute_metrics_reading_a_tuple_of_outputs_as_the_logits() -> None:
 
 def test_a_legacy_tf_layers_layer_in_a_keras_model() -> None:
     t = _t("**TypeError: The following are legacy tf.layers.Layers:**\n  <__main__.BertLayer "
-           "object at 0x7fa94d2f5048>\n**To use keras as a framework (for instance using the Network, "
-           "Model, or Sequential classes), please use the tf.keras.layers implementation instead.")
+           "object at 0x7fa94d2f5048>\n**To use keras as a framework (for instance using the "
+           "Network, Model, or Sequential classes), please use the tf.keras.layers "
+           "implementation instead.")
     assert t.cause_id == "legacy-tf-layer-in-keras-model"
     assert "tf.keras.layers.Layer" in t.primary.fix
 
@@ -711,3 +712,82 @@ def test_errors_whose_own_words_name_the_setting_to_change() -> None:
     # a vLLM budget error about the prompt, not a multimodal item, is not the image's
     assert _t("ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (4096)."
               ).cause_id != "vllm-batched-tokens-below-mm-item"
+
+
+def test_a_process_the_shell_reports_killed_in_the_reporters_words() -> None:
+    t = _t("I try running the command line and it just says killed after the model loads.")
+    assert t.cause_id == "host-memory-exhausted"
+    # a process someone killed on purpose is not the memory killer
+    assert _t("I killed the process after an hour because the loss did not move."
+              ).cause_id != "host-memory-exhausted"
+
+
+def test_deepspeeds_loss_scaler_at_its_minimum_is_an_fp16_overflow() -> None:
+    t = _t("Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
+           "Exiting run.")
+    assert t.cause_id == "fp16-overflow-bf16-model" and "bf16=True" in t.primary.fix
+
+
+def test_h5py_3_under_a_keras_that_decodes_its_attributes() -> None:
+    t = _t("  File \"keras/engine/topology.py\", line 3114, in load_weights_from_hdf5_group_by_name"
+           "\n    original_keras_version = f.attrs['keras_version'].decode('utf8')\n"
+           "AttributeError: 'str' object has no attribute 'decode'")
+    assert t.cause_id == "env-version-too-new" and "h5py<3" in t.primary.fix
+    # the same AttributeError on a string of the user's own is not h5py's
+    assert _t("line = text.decode('utf8')\nAttributeError: 'str' object has no attribute "
+              "'decode'").cause_id != "env-version-too-new"
+
+
+def test_keras_3s_wording_of_a_weights_file_name() -> None:
+    t = _t("ValueError: The filename must end in `.weights.h5`. Received: filepath=/tmp/m.keras")
+    assert t.primary.signature.id == "keras3-checkpoint-extension"
+    assert ".weights.h5" in t.primary.fix
+
+
+def test_a_checkpoint_saved_by_a_newer_pytorch_than_the_one_loading_it() -> None:
+    t = _t("model = SentenceTransformer('xlm-r-100langs-bert-base-nli-mean-tokens')\n"
+           "ValueError: invalid literal for int() with base 8: 'ils\\n_reb'")
+    assert t.cause_id == "env-version-too-old" and "torch" in t.primary.fix
+
+
+def test_a_cuda_toolkit_older_than_the_gpus_architecture() -> None:
+    t = _t("When I install deepspeed from source, it gives me `nvcc fatal unsupported gpu "
+           "architecture 'compute_86'`. My cuda version is 11.0.")
+    assert t.primary.signature.id == "cuda-toolkit-too-old-for-gpu-arch"
+    assert t.cause_id == "env-version-too-old" and "TORCH_CUDA_ARCH_LIST" in t.primary.fix
+
+
+def test_a_tf_data_tensor_without_a_static_shape() -> None:
+    t = _t("Model.fit throws\n> ValueError: Input 0 of layer srcnn is incompatible with the "
+           "layer: its rank is undefined, but the layer requires a defined rank.")
+    assert t.cause_id == "tf-dataset-unknown-shape" and "ensure_shape" in t.primary.fix
+
+
+def test_a_regression_told_as_running_smoothly_on_the_older_release() -> None:
+    t = _t("Use `wandb` logging with 4.38. Same script runs smoothly on `4.37` but breaks with "
+           "the newer one as grad norms are logged too.\nTypeError: Object of type Tensor is "
+           "not JSON serializable")
+    assert t.verdict == "possible-library-bug"
+
+
+def test_the_word_regression_in_code_is_no_regression_of_the_library() -> None:
+    code = ("    760         elif output_mode == \"regression\":\nValueError: too many dimensions "
+            "'str'")
+    assert _t(code).verdict != "possible-library-bug"
+    # said in prose, it is
+    assert _t("This is a regression: it worked on 4.37.\nTypeError: Object of type Tensor is "
+              "not JSON serializable").verdict == "possible-library-bug"
+
+
+def test_an_ms_swift_2_command_on_ms_swift_3() -> None:
+    t = _t("swift sft --model_type qwen2-vl-2b-instruct --model_id_or_path /models/Qwen2-VL\n"
+           "ValueError: Please set --model <model_id_or_path>`, model: None")
+    assert t.cause_id == "env-version-too-new" and "--train_type" in t.primary.fix
+    # ms-swift 3's own command without a model is the user's missing option, not a release
+    assert _t("swift sft --train_type lora\nValueError: Please set --model <model_id_or_path>`, "
+              "model: None").cause_id != "env-version-too-new"
+
+
+def test_tensorflow_without_a_cudnn_it_can_load() -> None:
+    t = _t("Describe the current behavior\nDNN library is not found for Convolution operation")
+    assert t.cause_id == "env-binary-incompatible" and "and-cuda" in t.primary.fix

@@ -50,9 +50,9 @@ _CHECKSUM = re.compile(r"NonMatchingChecksumError|Checksums didn't match (?:for 
 _REGRESSION = [re.compile(p, re.I) for p in (
     # "works with 4.30" (not "does not work, using 0.19": that is the failure, not the fix)
     r"(?<!not )(?<!n't )(?<!never )(?<!no longer )"
-    r"(?:works?|worked|working|runs? fine|no (?:issue|problem|error)s?|resolves?|resolved|"
-    r"goes away|went away)\b[^.\n]{0,40}?\b(?:with|on|in|using|after downgrad\w*(?: to)?)\s+"
-    r"(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?v?\d+\.\d+",
+    r"(?:works?|worked|working|runs? (?:fine|smoothly)|no (?:issue|problem|error)s?|resolves?|"
+    r"resolved|goes away|went away)\b[^.\n]{0,40}?\b(?:with|on|in|using|after downgrad\w*"
+    r"(?: to)?)\s+(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?`?v?\d+\.\d+",
     r"(?:downgrad\w*|revert\w*|roll\w* back|going back|go back|fall(?:ing)? back|switch\w* "
     r"back)\b[^\n]{0,60}?\d+\.\d+[^\n]{0,60}?"
     r"(?:works?|fix\w*|solv\w*|resolv\w*|no longer|gone|fine|runnable|runs)\b",
@@ -73,7 +73,8 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     # "This recent PR included in 4.39.0 imports it and lead to a hard requirement on torch 2"
     r"\b(?:this|the|a) (?:recent |new |latest )?(?:PR|pull request|commit)\b[^\n]{0,80}?\b(?:lead|led|"
     r"leads) to\b(?![^\n]*\?)|"
-    r"\bregression\b|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
+    # the word in prose, not a string in code (output_mode == "regression")
+    r"(?<!['\"_])\bregression\b(?!['\"])|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
     r"(?:PR|pull request) #?\d+ (?:introduced|broke|breaks)",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S* but not (?:in|with|on) `?[\w-]+`? v?\d+\.\d+",
     r"(?:broken|broke|breaks|doesn't work|does not work|no longer works?|stopped working)\b"

@@ -206,6 +206,13 @@ INSTALL_SIGNATURES: list[Signature] = [
          "conda cuDNN on LD_LIBRARY_PATH shadows the one bundled with torch.",
          "unset LD_LIBRARY_PATH   # or drop the old cuDNN folder from it\n"
          "pip install --force-reinstall torch   # its bundled cuDNN", priority=17),
+    # TensorFlow's convolutions find no cuDNN they can load (none, or another major release)
+    _sig("env-tf-cudnn-not-found", BINARY,
+         r"DNN library is not found",
+         "TensorFlow cannot load a cuDNN matching the one it was built against: none is "
+         "installed, or the system's (a Colab image, a conda env) is another major release.",
+         "pip install \"tensorflow[and-cuda]\"   # TensorFlow 2.14+ installs its own cuDNN; an "
+         "older TensorFlow needs the cuDNN its release table names", priority=17),
     _sig("env-mkl-gomp-conflict", BINARY,
          r"MKL_THREADING_LAYER=INTEL is incompatible with libgomp",
          "Intel MKL (a conda numpy or torch) and GNU OpenMP (a pip torch) are loaded in one "

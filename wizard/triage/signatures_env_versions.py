@@ -380,6 +380,44 @@ VERSION_SIGNATURES: list[Signature] = [
          requires=r"\b(?:load_model|model_from_json|model_from_config|model_from_yaml)\(|"
                   r"\bfrom_config\(|\.h5\b|\.keras['\"]|hub\.KerasLayer",
          title="A Keras model file saved by another release", priority=15),
+    # ms-swift 3 renamed its 2.x options: --model_id_or_path became --model, --sft_type
+    # --train_type
+    _sig("env-ms-swift-2-arguments", NEW,
+         r"Please set --model <model_id_or_path>",
+         "A command written for ms-swift 2 (--model_type, --model_id_or_path, --sft_type) runs "
+         "on ms-swift 3, which renamed those options and so sees no model.",
+         "swift sft --model Qwen/Qwen2-VL-2B-Instruct --train_type lora ...   # ms-swift 3's "
+         "names; or pip install \"ms-swift<3\" for the 2.x command",
+         requires=r"--model_id_or_path|--sft_type|--model_type",
+         title="An ms-swift 2 command on ms-swift 3", priority=15),
+    # torch before 1.6 reads every checkpoint as a tar archive; 1.6 and later save zip files
+    _sig("env-torch-too-old-for-zip-checkpoint", OLD,
+         r"invalid literal for int\(\) with base 8|"
+         r"version_ <= kMaxSupportedFileFormatVersion INTERNAL ASSERT FAILED",
+         "The checkpoint was saved by a newer PyTorch (1.6 and later write a zip file) than the "
+         "one loading it, which reads it as an older format.",
+         "pip install -U torch   # 1.6 or later reads the zip checkpoints of newer releases",
+         title="A checkpoint newer than the installed PyTorch", priority=15),
+    # the CUDA toolkit that compiles an extension predates the GPU's architecture
+    _sig("cuda-toolkit-too-old-for-gpu-arch", OLD,
+         r"(?i:nvcc fatal\s*:?\s*unsupported gpu architecture '?compute_(?P<arch>\d+))",
+         "The CUDA toolkit (nvcc) compiling the extension is older than the GPU's architecture: "
+         "compute_86 (RTX 30xx, A10, A40) needs CUDA 11.1, compute_89 (RTX 40xx, L4) 11.8, "
+         "compute_90 (H100) 12.0.",
+         "# install a CUDA toolkit new enough for the GPU (and matching torch's CUDA), then "
+         "rebuild; or limit the build to the architectures it knows:\nexport "
+         "TORCH_CUDA_ARCH_LIST=\"8.0\"",
+         title="A CUDA toolkit older than the GPU", priority=15),
+    # h5py 3 returns the HDF5 attributes Keras 2.0-2.3 decodes as str already
+    _sig("env-h5py3-str-attributes", NEW,
+         r"'str' object has no attribute 'decode'",
+         "h5py 3 returns an HDF5 file's attributes as str, and the Keras loading the file (Keras "
+         "2.0 to 2.3, TensorFlow before 2.4) still decodes them as bytes.",
+         "pip install \"h5py<3\"   # h5py 2.10 for that Keras; or a TensorFlow/Keras release "
+         "that reads h5py 3's attributes (TensorFlow 2.4 or later)",
+         requires=r"\.h5\b|hdf5|h5py|\bload_weights\(|\bload_model\(|keras_version|"
+                  r"model_config|training_config",
+         title="h5py 3 under an older Keras", priority=15),
     # Keras 3's Lambda traces its function to infer the output; Keras 2's backend functions and
     # TensorFlow ops inside it (code written for Keras 2) do not trace
     _sig("env-keras3-lambda-shape", NEW,

@@ -412,6 +412,15 @@ KERAS_SIGNATURES: list[Signature] = [
         "from_pretrained('out')\n# or: tf_keras.models.load_model(path, custom_objects="
         "{'TFBertMainLayer': TFBertMainLayer})   # import the layers of the library that built it",
         title="Unknown layer on load_model", framework="tensorflow", priority=11),
+    _k("tf-dataset-unknown-shape",
+       r"its rank is undefined, but the layer requires a defined rank",
+       "The tensors of the tf.data pipeline have no static shape (parsed from TFRecords, made by "
+       "tf.py_function or tf.numpy_function), so the model cannot tell their rank.",
+       "Keras builds each layer from its input's static shape; an op whose output shape "
+       "TensorFlow cannot infer leaves it unknown.", ["data.batch-structure"],
+       "def parse(example):\n    x = ...\n    x = tf.ensure_shape(x, [None, None, 3])   # or "
+       "x.set_shape([...])\n    return x, y",
+       title="A tf.data tensor without a known shape", framework="tensorflow"),
     _k("legacy-tf-layer-in-keras-model",
        r"The following are legacy tf\.layers\.Layers",
        "A custom layer subclasses TensorFlow 1's tf.layers.Layer (tf.compat.v1.layers), and a "
@@ -488,7 +497,8 @@ KERAS_SIGNATURES: list[Signature] = [
        title="A Keras 2 SavedModel loaded by Keras 3", framework="tensorflow",
        family="keras-3-installed", priority=14),
     _k("keras3-checkpoint-extension",
-       r"the filepath provided must end in `?\.(?:weights\.h5|keras)`?|Invalid filepath extension "
+       r"(?:the filepath provided|The filename) must end in `?\.(?:weights\.h5|keras)`?|"
+       r"Invalid filepath extension "
        r"for saving|The `?save_format`? argument is deprecated in Keras 3",
        "Code written for Keras 2 saves the Keras 2 way (ModelCheckpoint to cp.ckpt or model.h5, "
        "model.save(dir), save_format='tf'); Keras 3 (TensorFlow 2.16 and later) picks the format "

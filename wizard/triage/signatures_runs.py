@@ -48,13 +48,17 @@ _BF16_FAMILY = re.compile(r"(?<![A-Za-z])(?:llama[- ]?[23]|llama3|meta-llama/(?:
 
 def refine_bf16_family(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """float16 beside NaN/inf is the bf16 overflow only for a model family released in bf16,
-    and not for a model cast to half for training (pure fp16: see refine_nan)."""
+    and not for a model cast to half for training (pure fp16: see refine_nan). DeepSpeed's
+    scaler at its minimum is an overflow on every step whatever the model's name."""
+    if _SCALER_AT_MINIMUM.search(parsed.text):
+        return None
     if not (_BF16_FAMILY.search(parsed.text) or _BF16_UNAVAILABLE.search(parsed.text)) or \
             re.search(r"\.half\(\)", parsed.text):
         return {"reject": True}
     return None
 
 
+_SCALER_AT_MINIMUM = re.compile(r"Current loss scale already at minimum")
 # the reporter running float16 because the GPU has no bfloat16 (the model was meant for bf16)
 _BF16_UNAVAILABLE = re.compile(
     r"(?:does not|doesn't|do not|don't|cannot|can't|not) support (?:for )?(?:bf16|bfloat16)|"
@@ -78,6 +82,8 @@ RUN_SIGNATURES: list[Signature] = [
        r"(?m)^\W{0,4}Killed\s*$|<Signals\.SIGKILL: 9>|exit(?:ed with)? ?code[ \t]*:?[ \t]*-9\b|"
        r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID|"
        r"exits with return code = -9\b|"
+       # the reporter quoting the shell's one word: "it just says killed"
+       r"(?i:\b(?:says|said|prints?|printed|shows?|showed|outputs?) [\"'`]?killed\b)|"
        # an IDE's or a container's exit status (128 + 9), Colab's notice
        r"exit(?:ed with)? code 137\b|Your session crashed after using all available RAM",
        "The operating system killed the process for lack of RAM (not GPU memory): a model "
