@@ -74,7 +74,8 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"\b(?:this|the|a) (?:recent |new |latest )?(?:PR|pull request|commit)\b[^\n]{0,80}?\b(?:lead|led|"
     r"leads) to\b(?![^\n]*\?)|"
     # the word in prose, not a string in code (output_mode == "regression")
-    r"(?<!['\"_])\bregression\b(?!['\"])|\bintroduced (?:by|in) (?:PR )?#\d+|(?:caused|broken|broke) by (?:PR )?#\d+|"
+    r"(?<!['\"_])\bregression\b(?!['\"])|\bintroduced (?:by|in) (?:PR )?#\d+|"
+    r"(?:caused|broken|broke) by (?:PR )?#\d+|"
     r"(?:PR|pull request) #?\d+ (?:introduced|broke|breaks)",
     r"\b(?:in|with) `?[\w-]+`? v?\d+\.\d+\S* but not (?:in|with|on) `?[\w-]+`? v?\d+\.\d+",
     r"(?:broken|broke|breaks|doesn't work|does not work|no longer works?|stopped working)\b"
