@@ -791,3 +791,20 @@ def test_an_ms_swift_2_command_on_ms_swift_3() -> None:
 def test_tensorflow_without_a_cudnn_it_can_load() -> None:
     t = _t("Describe the current behavior\nDNN library is not found for Convolution operation")
     assert t.cause_id == "env-binary-incompatible" and "and-cuda" in t.primary.fix
+
+
+def test_out_of_memory_in_the_reporters_words() -> None:
+    assert _t("用A100 单卡40G lora 微调4B的模型报OOM，辛苦帮忙看看").cause_id == "out-of-memory"
+    assert _t("With batch size 8 I get OOM on a 24 GB card.").cause_id == "out-of-memory"
+    # a setting chosen to avoid it is not the error
+    assert _t("To avoid OOM I set per_device_train_batch_size=1, and now the loss is "
+              "constant.").cause_id != "out-of-memory"
+
+
+def test_a_keras_2_module_the_reporter_says_keras_3_removed() -> None:
+    t = _t("when i am trying to utilize from keras.preprocessing.text import Tokenizer we found "
+           "out the text module is missing in Keras 3.")
+    assert t.cause_id == "keras-3-installed" and "tf-keras" in t.primary.fix
+    # a feature asked of Keras 3 is not a removal
+    assert _t("Is there a way to use mixed precision in Keras 3 with the JAX backend?"
+              ).cause_id != "keras-3-installed"

@@ -135,6 +135,9 @@ SIGNATURES: list[Signature] = [
         r"Resource exhausted|RESOURCE_EXHAUSTED|CUDA_ERROR_OUT_OF_MEMORY|MPS backend out of memory|"
         r"DefaultCPUAllocator: (?:can't allocate|not enough) memory|CUDA (?:memory|OOM) (?:exception|error)|"
         r"out of (?:GPU|CUDA|device) memory|\bOOM (?:error|exception)s?\b|\bCUDA OOM\b|"
+        # the reporter's words: "I get OOM", and in Chinese "报OOM", "显存不足" (GPU memory short)
+        r"\b(?:got|get|getting|gets|hit|hitting|throws?|reports?|running into|ran into) (?:an? |"
+        r"the )?OOM\b|报\s*OOM|OOM\s*了|显存(?:不足|不够|溢出|爆了)|爆显存|"
         r"CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
         r"ran out of memory trying to allocate|"
         # Apple silicon: Metal's command buffer (MLX, MPS) on unified memory

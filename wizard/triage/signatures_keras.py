@@ -486,6 +486,18 @@ KERAS_SIGNATURES: list[Signature] = [
        "pip install -U \"transformers<5\"   # transformers' own TF models\n# confirm it is "
        "graph-only: model.compile(..., run_eagerly=True); your code: tf.cond / tf.where",
        title="A tensor used as a Python bool in graph mode", framework="tensorflow"),
+    # the reporter's own reading: "the text module is missing in Keras 3"
+    _k("keras-3-removed-in-reporters-words",
+       r"\b(?:missing|removed|gone|not available|no longer (?:available|exists?|supported|there)|"
+       r"does(?:n't| not) exist|not (?:found|present))\b[^.\n]{0,40}?\b(?:in|from|with|since) "
+       r"Keras[ -]?3\b|\bKeras[ -]?3 (?:removed|dropped|no longer (?:has|supports|includes))\b",
+       "Code written for Keras 2 runs on Keras 3 (TensorFlow 2.16 and later install it), which "
+       "removed the module or name it uses (keras.preprocessing.text, keras.engine, ...).",
+       "Keras 3 dropped TensorFlow-only modules and Keras 2 internals.", ["environment.keras-3"],
+       "pip install tf-keras; export TF_USE_LEGACY_KERAS=1   # keep Keras 2 (import tf_keras)\n"
+       "# or Keras 3's replacement: keras.layers.TextVectorization for the text Tokenizer",
+       title="A Keras 2 name removed in Keras 3", framework="tensorflow",
+       family="keras-3-installed"),
     _k("keras3-savedmodel-load",
        r"Keras 3 only supports V3 `?\.keras`? files and legacy H5 format files",
        "Keras 3 (TensorFlow 2.16 and later) cannot load a SavedModel folder written by Keras 2 "
