@@ -808,3 +808,12 @@ def test_a_keras_2_module_the_reporter_says_keras_3_removed() -> None:
     # a feature asked of Keras 3 is not a removal
     assert _t("Is there a way to use mixed precision in Keras 3 with the JAX backend?"
               ).cause_id != "keras-3-installed"
+
+
+def test_a_tokenizer_file_the_repository_does_not_ship() -> None:
+    t = _t("OSError: Meta-Llama-3-8B does not appear to have a file named tokenizer.model.")
+    assert t.primary.signature.id == "tokenizer-file-not-found"
+    assert "AutoTokenizer" in t.primary.fix
+    # the config missing is the folder's, not the tokenizer's
+    assert _t("OSError: ./out does not appear to have a file named config.json."
+              ).primary.signature.id == "folder-without-config"

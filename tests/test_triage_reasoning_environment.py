@@ -980,3 +980,51 @@ def test_a_class_of_ones_own_without_from_pretrained_is_no_placeholder() -> None
     own = ("class SpeechModel(nn.Module):\n    ...\nmodel = SpeechModel.from_pretrained('x')\n"
            "AttributeError: type object 'SpeechModel' has no attribute 'from_pretrained'")
     assert _t(own).cause_id != "env-missing-package"
+
+
+def test_a_processor_class_the_installed_transformers_lacks() -> None:
+    known = _t("ValueError: Could not find Qwen2VLVideoProcessor neither in <module "
+               "'transformers.models.qwen2_vl'> nor in <module 'transformers'>!")
+    assert known.cause_id == "env-version-too-old" and "transformers>=4.52" in known.primary.fix
+    # a name no release has: a release question, direction unknown
+    unknown = _t("ValueError: Could not find Qwen9VLVideoProcessor neither in <module "
+                 "'transformers.models.qwen9_vl'> nor in <module 'transformers'>!")
+    assert unknown.cause_id == "env-version-mismatch"
+
+
+def test_vllm_without_lora_for_an_architecture() -> None:
+    t = _t("ValueError: Gemma4ForConditionalGeneration does not support LoRA yet.")
+    assert t.cause_id == "env-version-too-old" and "pip install -U vllm" in t.primary.fix
+    # LoRA settings refused for another reason are not this
+    assert _t("ValueError: max_loras (4) must be <= max_num_seqs (2)").cause_id != \
+        "env-version-too-old"
+
+
+_OWN_IMPORT = """---------------------------------------------------------------------------
+ImportError                               Traceback (most recent call last)
+Cell In[10], line 14
+---> 14 from timm.models.layers import trunc_normal_, DropPath
+
+File /opt/conda/lib/python3.10/site-packages/timm/models/layers/__init__.py:40
+---> 40 from timm.layers.space_to_depth import SpaceToDepthModule
+
+ImportError: cannot import name 'SpaceToDepthModule' from 'timm.layers.space_to_depth' \
+(/opt/conda/lib/python3.10/site-packages/timm/layers/space_to_depth.py)"""
+
+
+def test_a_package_whose_own_code_cannot_import_its_own_name() -> None:
+    # IPython 8 prints a module-level frame without ", in <module>": it is still a frame
+    t = _t(_OWN_IMPORT)
+    assert [f.package for f in t.parsed.frames][-1] == "timm"
+    assert t.cause_id == "env-restart-runtime" and "restart" in t.primary.fix.lower()
+    # the same outside a notebook: an install that mixes two releases
+    script = ('Traceback (most recent call last):\n  File "train.py", line 14, in <module>\n'
+              "    from timm.models.layers import trunc_normal_\n  File \"/usr/lib/python3.10/"
+              "site-packages/timm/models/layers/__init__.py\", line 40, in <module>\n"
+              "    from timm.layers.space_to_depth import SpaceToDepthModule\nImportError: "
+              "cannot import name 'SpaceToDepthModule' from 'timm.layers.space_to_depth'")
+    assert _t(script).cause_id == "broken-package-install"
+    # the user's own import of a name the installed release lacks stays a release question
+    user = _t("  File \"train.py\", line 3, in <module>\n    from timm.layers import Foo\n"
+              "ImportError: cannot import name 'Foo' from 'timm.layers'")
+    assert user.cause_id not in ("env-restart-runtime", "broken-package-install")

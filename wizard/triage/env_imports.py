@@ -399,6 +399,32 @@ def _misspelt(top: str, name: str, ev: dict, attribute: bool = False) -> dict[st
             "fix": use}
 
 
+def _own_import_broken(top: str, name: str, parsed: ParsedError) -> dict[str, Any] | None:
+    """The package's own code fails to import from its own module: one release never disagrees
+    with itself, so the files loaded mix two releases. In a notebook the kernel still holds the
+    modules imported before a pip install (restart it); elsewhere the install is half-updated."""
+    raised = next((e for e in parsed.all_errors if name in (e.message or e.raw_message or "")),
+                  parsed)             # the error that says it (a launcher's traceback wraps it)
+    inner = raised.innermost_frame
+    if not top or inner is None or not inner.is_library or not inner.package or \
+            dist_key(top_of(inner.package)) != dist_key(top) or \
+            not re.search(rf"\bimport\b.*\b{re.escape(name)}\b", inner.code or ""):
+        return None                   # (its own import line must show it)
+    pkg = pip_name(top)
+    if any(f.origin == "ipython" for f in parsed.frames) or "Cell In[" in parsed.text:
+        return {"id": "env-restart-runtime",
+                "cause": f"{pkg}'s own code cannot import a name from its own module: the kernel "
+                         f"holds modules of the {pkg} it imported before the latest pip install, "
+                         "and they meet files of the new release.",
+                "fix": f"# restart the kernel (Runtime > Restart), then run the imports again\n"
+                       f"# if it persists: pip install --force-reinstall --no-cache-dir {pkg}"}
+    return {"id": "broken-package-install",
+            "cause": f"{pkg}'s own code cannot import a name from its own module: the installed "
+                     "files mix two releases (an upgrade over an old install that left files "
+                     "behind, or two installs in one environment).",
+            "fix": f"pip uninstall -y {pkg} && pip install --no-cache-dir {pkg}"}
+
+
 def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     stale = _stale_hub_cache(parsed)
     if stale:
@@ -437,6 +463,9 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                 "fix": f'python -c "import {top}; print({top}.__file__)"   # must be the installed '
                        f"package\n# rename your {top}.py (and delete __pycache__), or run a "
                        f"module of the package as: python -m {top}.<module>"}
+    own = _own_import_broken(top, name, parsed)
+    if own is not None:
+        return own
     if top and _COMPILED_NAME.match(name) and api_history.top_name(pip_name(top), name) is None:
         return answer(SETUP, top, f"{name} is a compiled (C++/CUDA) extension of {top}, built "
                       "from its source by the package's build step; an install or checkout that "

@@ -266,6 +266,22 @@ _BNB_NEEDS_CUDA = {"id": "bnb-requires-cuda-gpu",
                           "on mps)"}
 
 
+def refine_processor_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A class the checkpoint's processor config names, read against transformers' releases:
+    added in a later release (upgrade), else a release question whose side the paste does not
+    tell (a config written for a pre-release, or for an older name)."""
+    cls = str(ev.get("cls", ""))
+    span = api_history.top_name("transformers", cls) if cls else None
+    if span is not None and span.first != api_history.releases("transformers")[0]:
+        return answer(OLD, "transformers", f"The checkpoint's config names {cls}, which "
+                      f"transformers has from {span.first} on.", upgrade("transformers",
+                                                                            span.first), ev)
+    return answer(MISMATCH, "transformers", f"The checkpoint's config names {cls}, which the "
+                  "installed transformers does not have: the model was published for another "
+                  "release (a newer one, or a development build whose class names changed).",
+                  "pip install \"transformers==<the release the model card names>\"", ev)
+
+
 def refine_tokenizer_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """The class tokenizer_config.json names, read against every transformers release: added
     later (upgrade), a released class spelt otherwise (a checkpoint converted with a

@@ -103,7 +103,9 @@ _CHAIN = {"The above exception was the direct cause of the following exception:"
 _PY_FRAME = re.compile(
     r'^\s*(?:File "|(?=[^"\s][^"\n]*\.pyx?", line \d+, in \S))'
     r'(?P<file>[^"\n]*)", line (?P<line>\d+)(?:, in (?P<func>.*?))?\s*\**\s*$')
-_IPY8_FRAME = re.compile(r"^File (?P<file>\S.*?):(?P<line>\d+), in (?P<func>.+)$")
+# IPython 8 prints module-level frames without ", in <module>" (File /x/pkg/__init__.py:40)
+_IPY8_FRAME = re.compile(r"^File (?P<file>\S.*?):(?P<line>\d+), in (?P<func>.+)$|"
+                         r"^File (?P<file2>\S.*?\.py[cw]?):(?P<line2>\d+)$")
 _IPY_CELL = re.compile(r"^(?:Cell In\s?\[(?P<cell>[^\]\n]*)\], line (?P<line>\d+)"
                        r"|Input In \[(?P<cell2>[^\]\n]*)\], in (?P<func>.+))\s*$")
 _IPY7_FRAME = re.compile(
@@ -149,7 +151,8 @@ def _frame_header(line: str) -> Frame | None:
         return make_frame(f"Cell In[{cell}]", m.group("line"), m.group("func"), "ipython")
     m = _IPY8_FRAME.match(s)
     if m:
-        return make_frame(m.group("file"), m.group("line"), m.group("func"), "ipython")
+        return make_frame(m.group("file") or m.group("file2"), m.group("line") or m.group("line2"),
+                          m.group("func") or "<module>", "ipython")
     if not line[:1].isspace():
         m = _IPY7_FRAME.match(s)
         if m:

@@ -35,6 +35,7 @@ from wizard.triage.env_refines import (
     refine_release_skew_guess,
     refine_requirement_violated,
     refine_requires_version,
+    refine_processor_class,
     refine_tokenizer_class,
     refine_tokenizers_format,
     refine_upgrade_fixed_it,
@@ -357,6 +358,18 @@ VERSION_SIGNATURES: list[Signature] = [
          r"Tokenizer class (?P<cls>\w+) does not exist or is not currently imported",
          "The tokenizer class the checkpoint names is not in the installed transformers.",
          "pip install -U transformers sentencepiece", refine=refine_tokenizer_class),
+    _sig("env-processor-class", OLD,
+         r"Could not find (?P<cls>\w+) neither in <module '?transformers",
+         "The processor class the checkpoint names is not in the installed transformers.",
+         "pip install -U transformers", refine=refine_processor_class),
+    # vLLM adds LoRA support one architecture at a time
+    _sig("env-vllm-lora-unsupported-model", OLD,
+         r"(?P<model>\w+For\w+) does not support LoRA(?: yet|, but LoRA is enabled)",
+         "The installed vLLM has no LoRA support for this architecture; later releases add it "
+         "architecture by architecture.",
+         "pip install -U vllm   # a release whose supported-models table marks LoRA for it; or "
+         "merge the adapter (model.merge_and_unload()) and serve the merged model",
+         title="No LoRA for this architecture in the installed vLLM", priority=15),
     _sig("env-tokenizers-format", OLD,
          r"data did not match any variant of untagged enum (?:ModelWrapper|PyPreTokenizerTypeWrapper"
          r"|PyNormalizerTypeWrapper|PyDecoderWrapper|PreTokenizerWrapper|NormalizerWrapper)",

@@ -374,6 +374,18 @@ HF_SIGNATURES: list[Signature] = [
        "float16)\nmodel = PeftModel.from_pretrained(base, adapter).merge_and_unload()   # then "
        "quantize the merged model\n# LLaMA-Factory: llamafactory-cli export with "
        "--model_name_or_path <the unquantized base>", priority=13),
+    _s("tokenizer-file-not-found",
+       r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named (?P<file>tokenizer\.model|"
+       r"vocab\.(?:txt|json)|merges\.txt|spiece\.model|sentencepiece\.bpe\.model)",
+       "The tokenizer class asked for reads a file the repository does not ship: a slow "
+       "(SentencePiece/vocab-file) tokenizer, or a conversion script, on a repository that holds "
+       "only tokenizer.json (Llama 3 and most recent models keep their original tokenizer.model "
+       "in original/, if at all).",
+       "Fast tokenizers load from tokenizer.json; slow ones need their own vocabulary files.",
+       ["data.tokenizer-model-mismatch"],
+       "tokenizer = AutoTokenizer.from_pretrained(repo)   # the fast tokenizer, from "
+       "tokenizer.json", family="local-file-missing", title="A tokenizer file the repository "
+       "does not ship"),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",
