@@ -1028,3 +1028,20 @@ def test_a_package_whose_own_code_cannot_import_its_own_name() -> None:
     user = _t("  File \"train.py\", line 3, in <module>\n    from timm.layers import Foo\n"
               "ImportError: cannot import name 'Foo' from 'timm.layers'")
     assert user.cause_id not in ("env-restart-runtime", "broken-package-install")
+
+
+def test_frames_in_pytest_and_cut_python_forms() -> None:
+    """pytest's CI tracebacks ("pkg/mod.py:28: in <module>", "E   Error") and a header whose
+    function name the copy lost ('line 222, in') are frames like any other."""
+    pytest_log = (f"{SITE}/tensorflow_text/python/ops/bert_tokenizer.py:28: in <module>\n"
+                  "    from tensorflow_text.python.ops import regex_split_ops\n"
+                  f"{SITE}/tensorflow/python/framework/load_library.py:54: in load_op_library\n"
+                  "    lib_handle = py_tf.TF_LoadLibrary(library_filename)\n"
+                  "E   tensorflow.python.framework.errors_impl.NotFoundError: undefined symbol")
+    p = parse_traceback(pytest_log)
+    assert [f.package for f in p.frames] == ["tensorflow_text", "tensorflow"]
+    assert p.exc_name == "NotFoundError"
+    cut = parse_traceback('  File "main.py", line 222, in\n  File "models/model.py", line 425, '
+                          "in evaluate\nTypeError: wer() got an unexpected keyword argument "
+                          "'standardize'")
+    assert len(cut.frames) == 2 and cut.exc_name == "TypeError"

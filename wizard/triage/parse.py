@@ -102,7 +102,9 @@ _CHAIN = {"The above exception was the direct cause of the following exception:"
 # also a first frame whose 'File "' the selection cut off ('lib/peft/lora.py", line 154, in f')
 _PY_FRAME = re.compile(
     r'^\s*(?:File "|(?=[^"\s][^"\n]*\.pyx?", line \d+, in \S))'
-    r'(?P<file>[^"\n]*)", line (?P<line>\d+)(?:, in (?P<func>.*?))?\s*\**\s*$')
+    r'(?P<file>[^"\n]*)", line (?P<line>\d+)(?:, in(?: (?P<func>.*?))?)?\s*\**\s*$')
+# pytest's tracebacks (CI logs): "src/setfit/trainer.py:353: in train"
+_PYTEST_FRAME = re.compile(r"^(?P<file>\S+\.py):(?P<line>\d+): in (?P<func>\S+)$")
 # IPython 8 prints module-level frames without ", in <module>" (File /x/pkg/__init__.py:40)
 _IPY8_FRAME = re.compile(r"^File (?P<file>\S.*?):(?P<line>\d+), in (?P<func>.+)$|"
                          r"^File (?P<file2>\S.*?\.py[cw]?):(?P<line2>\d+)$")
@@ -114,7 +116,7 @@ _IPY_CODE = re.compile(r"^\s*(?P<arrow>-*>)?\s*(?P<no>\d+)(?:\s(?P<code>.*))?$")
 _KERAS_OLD_FRAME = re.compile(
     r"^\s*(?P<file>\S[^\n]*?\.py):(?P<line>\d+) (?P<func>\S+)(?:\s+\*+)?$")
 _SKIP = re.compile(r"^(?:[\^~\s]+|\[Previous line repeated \d+ more times?\]"
-                   r"|\.\.\.\s*<\d+ lines>\s*\.\.\.|\.\.\.|\d+ frames|-{5,}"
+                   r"|\.\.\.\s*<\d+ lines>\s*\.\.\.|\.\.\.|\d+ frames|-{5,}|(?:_ ){5,}_?"
                    r"|<stack traces unavailable>)$")
 _EXC_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?: \(see above for traceback\))?"
                        r"(?::(?P<msg>.*))?$")
@@ -149,6 +151,9 @@ def _frame_header(line: str) -> Frame | None:
     if m:
         cell = m.group("cell") if m.group("cell") is not None else m.group("cell2")
         return make_frame(f"Cell In[{cell}]", m.group("line"), m.group("func"), "ipython")
+    m = _PYTEST_FRAME.match(s)
+    if m:
+        return make_frame(m.group("file"), m.group("line"), m.group("func"), "python")
     m = _IPY8_FRAME.match(s)
     if m:
         return make_frame(m.group("file") or m.group("file2"), m.group("line") or m.group("line2"),
@@ -272,8 +277,7 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
                           _EXC_STRICT.match(ln)), len(lines))
         for j, line in enumerate(lines[:first_exc]):
             s = line.strip()
-            if _PY_FRAME.match(line) or _IPY8_FRAME.match(s) or _IPY_CELL.match(s) or (
-                    not line[:1].isspace() and _IPY7_FRAME.match(s)):
+            if _frame_header(line) is not None:
                 start, err.has_traceback = j, True
                 break
     loose: list[str] = []
