@@ -1045,3 +1045,19 @@ def test_frames_in_pytest_and_cut_python_forms() -> None:
                           "in evaluate\nTypeError: wer() got an unexpected keyword argument "
                           "'standardize'")
     assert len(cut.frames) == 2 and cut.exc_name == "TypeError"
+
+
+def test_the_error_a_paste_states_before_its_traceback_or_before_prose() -> None:
+    # a report opening with the error line, then the traceback without it
+    opened = parse_traceback("TypeError: GRPOTrainer._get_train_sampler() takes 1 positional "
+                             "argument but 2 were given\n\nHello, thanks for the repository.\n"
+                             "Traceback (most recent call last):\n  File \"train.py\", line 9, "
+                             "in <module>\n    trainer.train()\n")
+    assert opened.exc_name == "TypeError" and len(opened.frames) == 1
+    # "During handling ..." followed by the reporter's prose, not a second exception
+    chained = parse_traceback("Traceback (most recent call last):\n  File \"hub.py\", line 27, "
+                              "in <module>\n    from subword_nmt import apply_bpe\n"
+                              "ModuleNotFoundError: No module named 'subword_nmt'\n\nDuring "
+                              "handling of the above exception, another exception occurred:\n"
+                              "Also would you mind adding hub command into CI?")
+    assert chained.exc_name == "ModuleNotFoundError"

@@ -171,7 +171,8 @@ class Triage:
         warning_only = (self.parsed.exc_name or "").endswith("Warning")
         if self.matches and (not self.parsed.exc_type or warning_only):
             return self.matches[0]
-        return None
+        raised = [m for m in self.matches if m.where == "exception"]
+        return raised[0] if raised else None   # a warning's words raised as the error itself
 
     @property
     def cause_id(self) -> str:

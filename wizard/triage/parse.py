@@ -287,6 +287,13 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
         err.frames = frames
         rest = lines[idx:]
         exc_at = 0 if rest else None
+        above = None if any(_EXC_STRICT.match(ln) for ln in rest) else next(
+            (ln for ln in lines[:start] if not ln[:1].isspace() and _EXC_STRICT.match(ln)), None)
+        if above is not None:
+            # no exception line below the frames, one stated above them (a report that opens
+            # with the error, then its traceback)
+            loose.extend(ln for ln in rest if ln.strip())
+            rest, exc_at = [above], 0
         if rest and not _EXC_LINE.match(rest[0].strip()):
             # output printed between the frames and the exception line (progress bars, logs)
             later = next((k for k, ln in enumerate(rest) if _EXC_STRICT.match(ln) and
@@ -449,8 +456,14 @@ PYTHON_CHILD = re.compile(r"Command '\['[^'\n]*python[\d.]*'(?!, '-m', 'pip')(?!
 
 def _launched_error(errors: list[ParsedError]) -> int:
     """The index of the error a paste is about: the last one, unless it is a launcher's report
-    of a Python child whose own exception is printed before it (then that one)."""
+    of a Python child whose own exception is printed before it (then that one), or has no
+    exception line at all (prose after "During handling...", a traceback cut before its
+    exception) while an earlier one has (then the last that has)."""
     last = errors[-1]
+    if not last.exc_type:
+        named = [i for i, e in enumerate(errors[:-1]) if e.exc_type]
+        if named:
+            return named[-1]
     report = bool(last.exc_type and _LAUNCHER_REPORT.match(last.exc_type)) and (
         "ChildFailedError" in last.exc_type or bool(PYTHON_CHILD.search(last.message or "")))
     if not report:
