@@ -1061,3 +1061,11 @@ def test_the_error_a_paste_states_before_its_traceback_or_before_prose() -> None
                               "handling of the above exception, another exception occurred:\n"
                               "Also would you mind adding hub command into CI?")
     assert chained.exc_name == "ModuleNotFoundError"
+
+
+def test_frames_of_a_librarys_source_checkout_are_library_frames() -> None:
+    from wizard.triage.frames import classify_path
+    assert classify_path("/home/me/trl/trl/trainer/dpo_trainer.py") == ("library", "trl")
+    assert classify_path("/w/peft/src/peft/tuners/lora.py") == ("library", "peft")
+    # a project laid out like a package of its own name is the user's
+    assert classify_path("/home/me/proj/proj/train.py") == ("user", None)

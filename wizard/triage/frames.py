@@ -15,6 +15,8 @@ LIBRARY_PACKAGES = ("transformers", "datasets", "torch", "tensorflow", "keras", 
 _SITE = re.compile(r"/(?:site|dist)-packages/(?:[^/]+\.egg/)?(?P<pkg>[^/]+)", re.I)
 _SRC_LAYOUT = re.compile(
     r"(?:^|/)src/(?P<pkg>transformers|datasets|accelerate|huggingface_hub|tokenizers|tf_keras)/")
+# a repository's folder holding the package of its name, maybe under src/ (peft/src/peft/)
+_CHECKOUT = re.compile(r"(?=(?:^|/)(?P<repo>[\w.-]+)/(?:src/)?(?P<pkg>\w+)/)")
 _REPO_LAYOUT = re.compile(
     r"(?:^|/)(?:(?P<torch>torch)/(?:nn|autograd|utils|cuda|optim|distributed|amp|fx|jit|_dynamo|"
     r"_inductor|_C|_refs|_prims|_decomp|_subclasses|_library|multiprocessing|_tensor\.py|"
@@ -65,6 +67,10 @@ def classify_path(path: str) -> tuple[str, str | None]:
     m = _SRC_LAYOUT.search(p)
     if m:
         return "library", m.group("pkg")
+    for m in _CHECKOUT.finditer(p):
+        if m.group("pkg") in _INSTALLED and \
+                re.sub(r"[-_.]", "", m.group("repo")).lower() == m.group("pkg").replace("_", ""):
+            return "library", m.group("pkg")  # a source checkout: trl/trl/, DeepSpeed/deepspeed/
     m = _REPO_LAYOUT.search(p)
     if m:
         return "library", next(k for k, v in m.groupdict().items() if v)

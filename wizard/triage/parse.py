@@ -276,7 +276,6 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
         first_exc = next((k for k, ln in enumerate(lines) if not ln[:1].isspace() and
                           _EXC_STRICT.match(ln)), len(lines))
         for j, line in enumerate(lines[:first_exc]):
-            s = line.strip()
             if _frame_header(line) is not None:
                 start, err.has_traceback = j, True
                 break
