@@ -416,7 +416,7 @@ def _own_import_broken(top: str, name: str, parsed: ParsedError) -> dict[str, An
                 "cause": f"{pkg}'s own code cannot import a name from its own module: the kernel "
                          f"holds modules of the {pkg} it imported before the latest pip install, "
                          "and they meet files of the new release.",
-                "fix": f"# restart the kernel (Runtime > Restart), then run the imports again\n"
+                "fix": "# restart the kernel (Runtime > Restart), then run the imports again\n"
                        f"# if it persists: pip install --force-reinstall --no-cache-dir {pkg}"}
     return {"id": "broken-package-install",
             "cause": f"{pkg}'s own code cannot import a name from its own module: the installed "

@@ -161,8 +161,9 @@ class Triage:
 
     @property
     def primary(self) -> SignatureMatch | None:
-        """The best match that explains the error (a benign warning only when nothing else);
-        None when the paste points at a library bug instead."""
+        """The best match that explains the error; a benign warning only when nothing else
+        does and the paste has no exception, the exception is a warning, or the warning's words
+        are the exception's own message. None when the paste points at a library bug instead."""
         if self.bug is not None:
             return None
         real = [m for m in self.matches if not m.signature.benign]
