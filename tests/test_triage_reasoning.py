@@ -665,6 +665,10 @@ def test_compute_metrics_reading_a_tuple_of_outputs_as_the_logits() -> None:
     plain = _t("x = np.array([1, 2, 3])\nnp.concatenate([x, x], axis=1)\nnumpy.exceptions."
                "AxisError: axis 1 is out of bounds for array of dimension 1")
     assert plain.cause_id != "eval-predictions-tuple"
+    # nor Keras training on 1-D labels: "training" alone is no Trainer
+    keras = _t("model.fit(x, y)  # training\ny_pred = np.argmax(y, axis=1)\nAxisError: axis 1 is "
+               "out of bounds for array of dimension 1")
+    assert keras.cause_id != "eval-predictions-tuple"
 
 
 def test_a_legacy_tf_layers_layer_in_a_keras_model() -> None:
@@ -786,6 +790,9 @@ def test_an_ms_swift_2_command_on_ms_swift_3() -> None:
     # ms-swift 3's own command without a model is the user's missing option, not a release
     assert _t("swift sft --train_type lora\nValueError: Please set --model <model_id_or_path>`, "
               "model: None").cause_id != "env-version-too-new"
+    # ms-swift 3 keeps --model_type: with it alone, the option missing is the user's
+    assert _t("swift sft --model_type qwen2_5 --train_type lora\nValueError: Please set --model "
+              "<model_id_or_path>`, model: None").cause_id != "env-version-too-new"
 
 
 def test_tensorflow_without_a_cudnn_it_can_load() -> None:

@@ -401,7 +401,7 @@ VERSION_SIGNATURES: list[Signature] = [
          "on ms-swift 3, which renamed those options and so sees no model.",
          "swift sft --model Qwen/Qwen2-VL-2B-Instruct --train_type lora ...   # ms-swift 3's "
          "names; or pip install \"ms-swift<3\" for the 2.x command",
-         requires=r"--model_id_or_path|--sft_type|--model_type",
+         requires=r"--model_id_or_path|--sft_type",   # 2.x only (3.x keeps --model_type)
          title="An ms-swift 2 command on ms-swift 3", priority=15),
     # torch before 1.6 reads every checkpoint as a tar archive; 1.6 and later save zip files
     _sig("env-torch-too-old-for-zip-checkpoint", OLD,
@@ -413,10 +413,10 @@ VERSION_SIGNATURES: list[Signature] = [
          title="A checkpoint newer than the installed PyTorch", priority=15),
     # the CUDA toolkit that compiles an extension predates the GPU's architecture
     _sig("cuda-toolkit-too-old-for-gpu-arch", OLD,
-         r"(?i:nvcc fatal\s*:?\s*unsupported gpu architecture '?compute_(?P<arch>\d+))",
+         r"nvcc fatal\s*:?\s*unsupported gpu architecture '?compute_(?P<arch>\d+)",
          "The CUDA toolkit (nvcc) compiling the extension is older than the GPU's architecture: "
-         "compute_86 (RTX 30xx, A10, A40) needs CUDA 11.1, compute_89 (RTX 40xx, L4) 11.8, "
-         "compute_90 (H100) 12.0.",
+         "compute_86 (RTX 30xx, A10, A40) needs CUDA 11.1, compute_89 (RTX 40xx, L4) and "
+         "compute_90 (H100) 11.8.",
          "# install a CUDA toolkit new enough for the GPU (and matching torch's CUDA), then "
          "rebuild; or limit the build to the architectures it knows:\nexport "
          "TORCH_CUDA_ARCH_LIST=\"8.0\"",

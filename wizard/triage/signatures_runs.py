@@ -50,7 +50,7 @@ def refine_bf16_family(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """float16 beside NaN/inf is the bf16 overflow only for a model family released in bf16,
     and not for a model cast to half for training (pure fp16: see refine_nan). DeepSpeed's
     scaler at its minimum is an overflow on every step whatever the model's name."""
-    if _SCALER_AT_MINIMUM.search(parsed.text):
+    if ev.get("scaler"):
         return None
     if not (_BF16_FAMILY.search(parsed.text) or _BF16_UNAVAILABLE.search(parsed.text)) or \
             re.search(r"\.half\(\)", parsed.text):
@@ -58,7 +58,6 @@ def refine_bf16_family(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     return None
 
 
-_SCALER_AT_MINIMUM = re.compile(r"Current loss scale already at minimum")
 # the reporter running float16 because the GPU has no bfloat16 (the model was meant for bf16)
 _BF16_UNAVAILABLE = re.compile(
     r"(?:does not|doesn't|do not|don't|cannot|can't|not) support (?:for )?(?:bf16|bfloat16)|"
@@ -83,7 +82,7 @@ RUN_SIGNATURES: list[Signature] = [
        r"returned non-zero exit status -9\b|Signal 9 \(SIGKILL\) received by PID|"
        r"exits with return code = -9\b|"
        # the reporter quoting the shell's one word: "it just says killed"
-       r"(?i:\b(?:says|said|prints?|printed|shows?|showed|outputs?) [\"'`]?killed\b)|"
+       r"\b(?:says|said|prints?|printed|shows?|showed|outputs?) [\"'`]?killed\b|"
        # an IDE's or a container's exit status (128 + 9), Colab's notice
        r"exit(?:ed with)? code 137\b|Your session crashed after using all available RAM",
        "The operating system killed the process for lack of RAM (not GPU memory): a model "
@@ -319,7 +318,7 @@ RUN_SIGNATURES: list[Signature] = [
        title="decoder_start_token_id not set", priority=13),
     _m("fp16-overflow-bf16-model",
        # DeepSpeed's fp16 scaler after overflow on every step
-       r"Current loss scale already at minimum - cannot decrease scale anymore|"
+       r"(?P<scaler>Current loss scale already at minimum) - cannot decrease scale anymore|"
        r"(?<![A-Za-z0-9])(?:fp16|float16)(?![A-Za-z0-9])[\s\S]{0,200}?(?<![A-Za-z])(?:nan|inf)"
        r"(?![A-Za-z])|(?<![A-Za-z])(?:nan|inf)(?![A-Za-z])[\s\S]{0,200}?(?<![A-Za-z0-9])(?:fp16|"
        r"float16)(?![A-Za-z0-9])",

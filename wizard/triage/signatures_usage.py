@@ -462,7 +462,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "logits = eval_pred.predictions[0] if isinstance(eval_pred.predictions, tuple) else "
        "eval_pred.predictions\npreds = np.argmax(logits, axis=-1)",
        requires=r"compute_metrics|eval_pred|EvalPrediction|\bTrainer\b|trainer\.(?:train|"
-                r"evaluate)|\btraining\b|evaluation_strategy|eval_strategy",
+                r"evaluate)|evaluation_strategy|eval_strategy|hugging ?face|transformers",
        behaviour_change=True, title="compute_metrics reads a tuple of outputs as the logits"),
     _u("mlm-collator-on-causal-tokenizer",
        r"This tokenizer does not have a mask token which is necessary for masked language "
