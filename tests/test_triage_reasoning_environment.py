@@ -630,6 +630,38 @@ def test_a_traceback_flattened_onto_one_line() -> None:
     assert plain.frames[0].code == "x = 1" and plain.exc_name == "ValueError"
 
 
+def test_traceback_lines_in_inline_code_after_prose_or_below_their_exception() -> None:
+    ticked = parse_traceback('Output:\n\n`File "/content/strhub/models/base.py", line 145, in agg\n'
+                             '    acc = total_n_correct / total_size\nZeroDivisionError: '
+                             'division by zero`')
+    assert ticked.exc_name == "ZeroDivisionError" and ticked.message == "division by zero"
+    assert [f.line for f in ticked.frames] == [145]
+    one = parse_traceback('`File "Qwen-7B/tokenization_qwen.py", line 165, in _add_tokens  raise '
+                          'ValueError("not supported")  ValueError: Adding unknown special tokens '
+                          'is not supported`')
+    assert one.exc_name == "ValueError" and one.frames[0].function == "_add_tokens"
+    assert one.message == "Adding unknown special tokens is not supported"
+    after = parse_traceback('why do I get [rank0]:   File "/x/xtuner/dispatch.py", line 261, in '
+                            'check\n[rank0]:     assert V >= LOWEST[\n[rank0]: KeyError: '
+                            "'BaichuanForCausalLM'")
+    assert after.exc_name == "KeyError" and after.frames[0].function == "check"
+    bare = parse_traceback('error : "/env/lib/python3.10/site-packages/bitsandbytes/nn/modules.py"'
+                           ', line 254, in _load_from_state_dict\n    self.bias.data = b.to(d)\n'
+                           "AttributeError: 'NoneType' object has no attribute 'to'")
+    assert bare.frames[0].package == "bitsandbytes" and bare.exc_name == "AttributeError"
+    above = parse_traceback('ValueError: zero-dimensional arrays cannot be concatenated\n'
+                            '  File "/usr/lib/python3.6/dist-packages/transformers/trainer.py", '
+                            'line 707, in _prediction_loop\n    preds = xm.mesh_reduce(p)\n')
+    assert above.exc_name == "ValueError" and above.frames[0].package == "transformers"
+    # controls: code in backticks stays; a message that goes on with its frames (TensorFlow's
+    # graph errors, Keras' "in user code:") keeps them inside its message
+    code = parse_traceback("ValueError: `x` must be set")
+    assert code.message == "`x` must be set"
+    graph = parse_traceback('InvalidArgumentError: Graph execution error:\n'
+                            '  File "/x/train.py", line 3, in <module>\n    model.fit(ds)\n')
+    assert graph.exc_name == "InvalidArgumentError" and not graph.frames
+
+
 def test_more_wordings_of_a_missing_or_outdated_package() -> None:
     assert _t("I get this error `The package optimum is required to use Better Transformer.`"
               ).cause_id == "env-missing-package"

@@ -50,7 +50,8 @@ CAUSES: tuple[Cause, ...] = (
           "The labels' dtype is not the one the loss needs (ints for a float loss, float64 "
           "against float32, floats for a class-id loss).",
           ("label-dtype-long-expected-float", "label-dtype-double-expected-float",
-           "label-dtype-float-expected-long")),
+           "label-dtype-float-expected-long", "label-dtype-int-expected-long",
+           "label-dtype-int32-expected-long")),
     Cause("loss-not-connected-to-weights",
           "The loss that is differentiated has no gradient path to the trainable weights: no "
           "loss compiled, computed outside the tape or through NumPy, a non-differentiable op, "
@@ -220,6 +221,10 @@ CAUSES: tuple[Cause, ...] = (
           "A schedule cycles (or code reads) a momentum hyperparameter the optimizer in use does "
           "not have: beta_1 of an Adam-like optimizer on RMSprop, momentum on Adam.",
           ("optimizer-lacks-cycled-momentum", "cycle-momentum-with-non-adam-optimizer")),
+    Cause("optimizer-groups-changed-on-resume",
+          "A saved optimizer state is loaded into an optimizer whose parameter groups differ "
+          "(other trainable parameters, frozen layers, another model).",
+          ("optimizer-groups-changed-on-resume", "optimizer-param-groups-changed-on-resume")),
     Cause("columns-dropped-by-trainer",
           "The Trainer's remove_unused_columns dropped dataset columns the data pipeline still "
           "needs (a raw image or audio column for an on-the-fly transform, or every column the "

@@ -49,6 +49,33 @@ _FLAT_EXC = re.compile(r'(?:[ \t]+|(?<=[)\]\'"]))(?=(?:[A-Za-z_]\w*\.)*(?:[A-Z]\
                        r'Exception|Exit|Interrupt)(?::|$))')
 
 
+# a traceback's lines in inline code (`  File "..."` ... `ValueError: ...`): the lone backtick
+# that opens a frame or an exception line, and the one that closes a line holding an odd number
+_TICK_OPEN = re.compile(r'^(\s*)`(?!`)(?=\s*(?:File "|Traceback \(|(?:[A-Za-z_]\w*\.)*[A-Z]\w*'
+                        r'(?:Error|Exception)\b))')
+_TICK_CLOSE = re.compile(r"(?<=[^`\s])`\s*$")
+# a frame header after the reporter's words on its line ('why do I get [rank0]:   File "x.py",
+# line 3, in f', 'error : "/x/modules.py", line 254, in f'): the header on a line of its own
+_TRAILING_HEADER = re.compile(rf'^(?P<pre>.*?[^\s"])[ \t]*(?:\[rank\d+\]:)?[ \t]*(?:File )?'
+                              rf'"(?P<file>[^"\n]+\.pyx?)", line (?P<line>\d+), in (?P<func>{_FUNC})\s*$')
+
+
+def _untick(line: str) -> str:
+    """A traceback line without the inline-code backticks around it."""
+    line = _TICK_OPEN.sub(r"\1", line)
+    if line.count("`") % 2:
+        line = _TICK_CLOSE.sub("", line)
+    return line
+
+
+def _split_trailing_header(line: str) -> str:
+    """Prose, then the frame header that ends its line, as two lines."""
+    m = _TRAILING_HEADER.match(line) if '", line ' in line else None
+    if m is None or m.group("pre").rstrip().endswith("File"):
+        return line
+    return f'{m.group("pre")}\n  File "{m.group("file")}", line {m.group("line")}, in {m.group("func")}'
+
+
 def _unflatten(line: str) -> str:
     """One line holding frame headers followed by their code, as a traceback's lines."""
     if not _FLAT_HEADER.search(line):
@@ -97,8 +124,10 @@ def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
     text = unbox(text)
     text = _IMAGE.sub("", text)
     text = _WRAPPED_HEADER.sub(r"\1 \2", text)
-    if 'File "' in text:
-        text = "\n".join(_unflatten(ln) for ln in text.split("\n"))
+    if "`" in text:
+        text = "\n".join(_untick(ln) for ln in text.split("\n"))
+    if 'File "' in text or '", line ' in text:
+        text = "\n".join(_unflatten(_split_trailing_header(ln)) for ln in text.split("\n"))
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
     text = _BOLD.sub(r"\1", text)

@@ -279,6 +279,9 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
             if _frame_header(line) is not None:
                 start, err.has_traceback = j, True
                 break
+        if start is None and first_exc < len(lines):
+            start = _frames_below(lines, first_exc)
+            err.has_traceback = start is not None
     loose: list[str] = []
     if start is not None:
         loose.extend(ln for ln in lines[:start] if not _TB_HEADER.match(ln) and ln.strip())
@@ -350,6 +353,20 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
     _unwrap_keras(err)
     _unwrap_graph(err)
     return err, loose
+
+
+def _frames_below(lines: list[str], exc_at: int) -> int | None:
+    """The first frame header right below an exception line that opens a paste's traceback
+    (an error stated, then its frames without a header), unless the exception's message goes on
+    (TensorFlow's "Graph execution error:" and Keras' "in user code:" hold their frames)."""
+    if lines[exc_at].rstrip().endswith(":"):
+        return None
+    for j in range(exc_at + 1, len(lines)):
+        if _frame_header(lines[j]) is not None:
+            return j
+        if lines[j].strip():
+            return None
+    return None
 
 
 _RAISE = re.compile(r"\braise\s+\w+\(")
