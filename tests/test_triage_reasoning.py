@@ -133,6 +133,34 @@ def test_an_empty_weight_shard_of_zero3() -> None:
     assert _t(f"{msg}\noutputs = model(**batch)").cause_id != "zero3-partitioned-weights-used"
 
 
+def test_zero3_placeholders_saved_listed_or_loaded_into() -> None:
+    saved = _t("RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:\n\tsize mismatch"
+               " for model.layers.0.mlp.up_proj.weight: copying a param with shape torch.Size([0])"
+               " from checkpoint, the shape in current model is torch.Size([11008, 4096]).")
+    assert saved.cause_id == "zero3-empty-weights-saved" and "zero_to_fp32" in saved.primary.fix
+    into = _t("RuntimeError: Error(s) in loading state_dict for GPT2LMHeadModel:\n\tsize mismatch "
+              "for transformer.wte.weight: copying a param with shape torch.Size([50257, 768]) "
+              "from checkpoint, the shape in current model is torch.Size([0]).")
+    assert into.cause_id == "zero3-load-state-dict-into-partitioned-model"
+    assert "GatheredParameters" in into.primary.fix
+    listed = _t("after stage 3 training the weights are empty: zero_pp_rank_0_mp_rank_00_model_"
+                "states.pt\ntransformer.word_embeddings.weight : torch.Size([0])")
+    assert listed.cause_id == "zero3-empty-weights-saved"
+    # control: a head of another size is the head, not ZeRO-3
+    head = _t("RuntimeError: Error(s) in loading state_dict for BertForSequenceClassification:\n\t"
+              "size mismatch for classifier.weight: copying a param with shape torch.Size([3, 768])"
+              " from checkpoint, the shape in current model is torch.Size([2, 768]).")
+    assert head.cause_id == "head-size-mismatch"
+
+
+def test_a_launcher_passing_a_local_rank_the_script_does_not_declare() -> None:
+    for flag in ("--local_rank=0", "--local-rank=1"):
+        t = _t(f"train.py: error: unrecognized arguments: {flag}")
+        assert t.cause_id == "local-rank-argument" and "torchrun" in t.primary.fix
+    assert _t("train.py: error: unrecognized arguments: --local_batch=4").cause_id != \
+        "local-rank-argument"
+
+
 def test_no_distribution_on_windows_names_the_platform() -> None:
     msg = ("ERROR: Could not find a version that satisfies the requirement tensorflow-text "
            "(from versions: none)\nERROR: No matching distribution found for tensorflow-text")

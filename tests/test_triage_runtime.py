@@ -127,6 +127,11 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
     ("ValueError: decay is deprecated in the new Keras optimizer, please check the docstring "
      "for valid arguments, or use the legacy optimizer, e.g., tf.keras.optimizers.legacy.Adam.",
      "env-version-too-new"),
+    ("ValueError: Fast download using 'hf_transfer' is enabled (HF_HUB_ENABLE_HF_TRANSFER=1) but "
+     "'hf_transfer' package is not available in your environment.", "env-missing-package"),
+    ("ValueError: You are trying to restore a checkpoint from a legacy Keras optimizer into a "
+     "v2.11+ Optimizer, which can cause errors. Please update the optimizer referenced in your "
+     "code to be an instance of `tf.keras.optimizers.legacy.Optimizer`", "env-version-too-new"),
     ("TypeError: compute_loss() got an unexpected keyword argument 'num_items_in_batch'",
      "env-version-too-new"),
     ("ValueError: Input None is not valid. Should be a string, a list/tuple of strings or a "

@@ -60,9 +60,11 @@ CAUSES: tuple[Cause, ...] = (
            "numpy-in-gradient-tape", "loss-not-differentiable",
            "gradient-checkpointing-inputs-no-grad", "gradients-are-none")),
     Cause("zero3-partitioned-weights",
-          "Weights of a model built under DeepSpeed ZeRO-3 are used outside the engine (merging "
-          "an adapter, arithmetic on them): each process holds an empty shard of size 0.",
-          ("zero3-partitioned-weights-used", "zero3-merge-partitioned-weights")),
+          "Weights of a model partitioned by DeepSpeed ZeRO-3 are read outside the engine "
+          "without gathering them (merging an adapter, saving a state dict, loading one into "
+          "it): each process holds an empty shard of size 0.",
+          ("zero3-partitioned-weights-used", "zero3-merge-partitioned-weights",
+           "zero3-empty-weights-saved", "zero3-load-state-dict-into-partitioned-model")),
     Cause("gpu-memory-exhausted",
           "The GPU has not enough free memory for what is asked of it (the model and batch, "
           "models or tensors piling up in one session, another process, or TensorFlow's "

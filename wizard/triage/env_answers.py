@@ -492,7 +492,7 @@ def _companions(a: str, b: str) -> bool:
 def fold_groups(ev: dict, keys: tuple[str, ...]) -> None:
     """Alternatives of one pattern name their groups pkg, pkg2, ...: fold them into pkg."""
     for k in keys:
-        for alt in (f"{k}{n}" for n in range(2, 16)):
+        for alt in (f"{k}{n}" for n in range(2, 32)):
             if ev.get(k) in (None, "") and ev.get(alt) not in (None, ""):
                 ev[k] = ev.pop(alt)
 

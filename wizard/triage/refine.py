@@ -324,6 +324,8 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         ev["checkpoint_shape"] = ck
     if mo is not None:
         ev["model_shape"] = mo
+    if ck == [0] or mo == [0]:
+        return {"reject": True}       # ZeRO-3's empty placeholders: the zero3 signatures
     param = str(ev.get("param", ""))
     if re.search(r"\.lora_(?:[AB]|down|up|embedding_[AB])\b", param):
         return {"id": "adapter-for-another-base-model",

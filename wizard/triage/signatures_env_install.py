@@ -280,7 +280,10 @@ INSTALL_SIGNATURES: list[Signature] = [
          r"\bThe package `?(?P<pkg14>[A-Za-z][\w-]*)`? is required to use\b|"
          # the reporter's words for it: "the colab fails and asks to run pip install accelerate"
          r"\b(?:asks?|asked|tells?|told|says?|said) (?:me |you |us )?to (?:run )?[`'\"]?!?pip "
-         r"install (?:-U )?(?P<pkg15>[A-Za-z][\w\[\].-]*)",
+         r"install (?:-U )?(?P<pkg15>[A-Za-z][\w\[\].-]*)|"
+         # huggingface_hub's fast download: "'hf_transfer' package is not available in your
+         # environment"
+         r"['\"`](?P<pkg16>[A-Za-z][\w-]*)['\"`] package is not available in your environment",
          "An optional package the feature needs is not installed.", "pip install <package>",
          refine=refine_requires_package, priority=13),
 ]

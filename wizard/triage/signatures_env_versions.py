@@ -326,9 +326,11 @@ VERSION_SIGNATURES: list[Signature] = [
          'keras 2.6)', priority=16),
     _sig("env-keras-new-optimizer", NEW,
          r"(?:decay|lr) is deprecated in the new Keras optimizer|is not a legacy optimizer|"
-         r"Could not interpret optimizer identifier: <keras\.optimizers\.legacy",
+         r"Could not interpret optimizer identifier: <keras\.optimizers\.legacy|"
+         r"restore a checkpoint from a legacy Keras optimizer into a v2\.11\+ Optimizer",
          "TensorFlow 2.11 made the new Keras optimizers the default; code written for the "
-         "older ones passes their arguments (decay=, lr=) or mixes the two kinds.",
+         "older ones passes their arguments (decay=, lr=), mixes the two kinds, or restores "
+         "a checkpoint an older optimizer saved.",
          "tf.keras.optimizers.legacy.Adam(learning_rate=3e-5, decay=...)   # the older "
          "optimizer\n# or the new one without decay: tf.keras.optimizers.Adam(learning_rate="
          "tf.keras.optimizers.schedules.PolynomialDecay(...))", priority=16),

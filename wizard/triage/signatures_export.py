@@ -34,14 +34,29 @@ EXPORT_SIGNATURES: list[Signature] = [
        "resume without the optimizer state: trainer.train() from the adapter weights",
        title="Resumed with another trainable set"),
     _x("zero3-empty-weights-saved",
-       r"Trying to set a tensor of shape torch\.Size\(\[0\]\) in \"\w+\"",
+       r"Trying to set a tensor of shape torch\.Size\(\[0\]\) in \"\w+\"|"
+       r"copying a param with shape (?:torch\.Size\()?\[0\]\)? from checkpoint|"
+       # DeepSpeed's own per-rank file, its weights listed with empty shapes
+       r"zero_pp_rank_\d+_mp_rank_\d+_model_states\.pt[\s\S]{0,300}?torch\.Size\(\[0\]\)",
        "The checkpoint was saved under DeepSpeed ZeRO-3 without gathering the partitioned "
        "parameters: each weight in it is an empty placeholder of shape [0].",
        "ZeRO-3 keeps each parameter sharded across the GPUs; a plain state_dict sees none of it.",
        ["model.forward"],
        "# ds_config: \"zero_optimization\": {\"stage3_gather_16bit_weights_on_model_save\": "
        "true}, then trainer.save_model()\n# or rebuild the weights from the shards: python "
-       "zero_to_fp32.py CHECKPOINT_DIR pytorch_model.bin", title="Empty ZeRO-3 weights saved"),
+       "zero_to_fp32.py CHECKPOINT_DIR pytorch_model.bin", title="Empty ZeRO-3 weights saved",
+       priority=15),              # a size-0 weight is ZeRO-3's, whichever weight it is
+    _x("zero3-load-state-dict-into-partitioned-model",
+       r"the shape in current model is (?:torch\.Size\()?\[0\]",
+       "The model was built under DeepSpeed ZeRO-3 (a Trainer or accelerate stage-3 config, "
+       "HfDeepSpeedConfig, zero.Init), which partitions every parameter across the processes: "
+       "each holds an empty placeholder of size 0, into which a full state dict cannot be "
+       "copied.", "ZeRO-3 keeps each parameter sharded across the GPUs; a plain "
+       "load_state_dict sees only the local, empty slice.", ["model.forward"],
+       "model = AutoModelForCausalLM.from_pretrained(CHECKPOINT_DIR)   # loads into the "
+       "partitioned model\n# or: with deepspeed.zero.GatheredParameters(list(model.parameters()),"
+       " modifier_rank=0): model.load_state_dict(state_dict)",
+       title="A state dict loaded into ZeRO-3's empty shards", priority=15),
     _x("zero3-partitioned-weights-used",
        r"The size of tensor [ab] \(0\) must match the size of tensor [ab] \(\d+\)|"
        r"The size of tensor [ab] \(\d+\) must match the size of tensor [ab] \(0\)",
