@@ -252,3 +252,28 @@ def test_a_library_model_hard_coding_float32_under_mixed_precision() -> None:
     # without the policy the half tensor is the user's own cast
     with pastes_from_elsewhere():
         assert triage(paste.split("\n", 1)[1]).verdict != "possible-library-bug"
+
+
+def test_a_library_renaming_a_file_across_file_systems() -> None:
+    paste = (f'  File "{SITE}/huggingface_hub/file_download.py", line 1555, in _chmod_and_replace\n'
+             "    os.replace(src, dst)\nOSError: [Errno 18] Invalid cross-device link: "
+             "'/root/.cache/huggingface/hub/tmpz' -> '/mnt/disk/model/.gitattributes'")
+    t = _t(paste)
+    assert t.cause_id == "library-bug" and any("shutil.move" in r for r in t.bug.reasons)
+    # control: the user's own rename across disks is theirs to change
+    mine = paste.replace(f"{SITE}/huggingface_hub/file_download.py", "/home/me/train.py")
+    assert _t(mine).cause_id != "library-bug"
+
+
+def test_a_shortened_library_path_and_a_blamed_pull_request_link() -> None:
+    paste = ("The issue was introduced in [#3669: *feat: Pass trainer state to reward functions*]"
+             "(https://github.com/huggingface/trl/pull/3669):\n```\n"
+             'File ".../trl/trainer/grpo_trainer.py", line 1332, in _calculate_rewards\n'
+             "    row = {k: v[i] for k, v in reward_kwargs.items()}\n"
+             "TypeError: 'TrainerState' object is not subscriptable\n```")
+    t = _t(paste)
+    assert t.parsed.frames[-1].package == "trl" and t.parsed.frames[-1].is_library
+    assert t.cause_id == "library-bug" and any("regression" in r for r in t.bug.reasons)
+    # control: a link to a pull request that is not blamed for anything
+    plain = paste.replace("The issue was introduced in", "I read")
+    assert not any("regression" in r for r in (_t(plain).bug.reasons if _t(plain).bug else []))

@@ -37,6 +37,10 @@ _INSTALLED = frozenset(LIBRARY_PACKAGES) - {"datasets"} | {
     "lightning", "pytorch_lightning", "torchvision", "torchaudio", "jax", "flax"}
 
 
+# a path whose start the reporter elided or redacted: ".../trl/trainer/x.py", "<env>/peft/x.py"
+_ELIDED = re.compile(r"^(?:\.{3}|\u2026|\[\.\.\.\]|<[^<>/]{1,40}>)/+(?P<pkg>\w+)/")
+
+
 def classify_path(path: str) -> tuple[str, str | None]:
     """("user" | "library" | "other", package) for a frame's file name.
 
@@ -47,6 +51,9 @@ def classify_path(path: str) -> tuple[str, str | None]:
     p = (path or "").strip().replace("\\", "/")
     if not p:
         return "other", None
+    m = _ELIDED.match(p)
+    if m and m.group("pkg") in _INSTALLED:
+        return "library", m.group("pkg")      # a path the reporter shortened: .../trl/trainer/
     if p.startswith("<"):
         if p.startswith(("<frozen", "<string>", "<__array_function__")):
             return "other", None

@@ -43,6 +43,8 @@ from wizard.triage.versions import installed_version, paste_versions
 
 
 _PANIC = re.compile(r"panicked at|PanicException|RUST_BACKTRACE", re.I)
+# EXDEV: a rename from one file system to another, which only a copy can do
+_CROSS_DEVICE = re.compile(r"\[Errno 18\] Invalid cross-device link|\bEXDEV\b")
 _NODEDEF = re.compile(r"errors? while building NodeDef", re.I)
 # datasets' verification of a loading script's source files (NonMatchingChecksumError)
 _CHECKSUM = re.compile(r"NonMatchingChecksumError|Checksums didn't match (?:for dataset source "
@@ -62,8 +64,9 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"without (?:any )?(?:issue|problem)s?)\b[^.\n]{0,40}?\b(?:until|before) (?:recently|yesterday|"
     r"last week|the (?:latest|last|new|recent) (?:release|update|version))",
     # a pull request or commit the reporter blames, as a link
-    r"\b(?:due to|caused by|introduced (?:by|in)|because of|since) (?:this |the )?\[?(?:PR|pull "
-    r"request|commit|change)\]?\(?https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|commit)/",
+    r"\b(?:due to|caused by|introduced (?:by|in)|because of|since) (?:this |the )?(?:\[?(?:PR|pull "
+    r"request|commit|change)\]?\(?|\[[^\]\n]{1,150}\]\()https?://github\.com/[\w.-]+/[\w.-]+/"
+    r"(?:pull|commit)/",
     # two releases side by side: "In version 4.3.x the following code ... In version 4.2.x the
     # code returned a tensor"
     r"\b(?:in|with|on|using) (?:version |release |v)\d+\.\d+[\w.]*,? (?:the (?:same )?code|it|this) "
@@ -423,6 +426,11 @@ def _evidence(parsed: ParsedError) -> tuple[list[str], bool]:
                        " own model code meets a float32 tensor where the policy computes in half "
                        "precision: the model hard-codes float32 somewhere instead of following "
                        "the policy")
+    inner = parsed.frames[-1] if parsed.frames else None
+    if _CROSS_DEVICE.search(parsed.message or "") and inner is not None and inner.is_library:
+        reasons.append(f"{inner.package or 'library'} code renames a file across two file "
+                       "systems (os.replace/os.rename cannot; shutil.move can): the library "
+                       "assumes its cache and the target folder share a disk")
     if _NODEDEF.search(text):
         reasons.append("TensorFlow failed to build a graph node of the library's own model")
     name = parsed.exc_name or ""
