@@ -161,6 +161,45 @@ def test_a_launcher_passing_a_local_rank_the_script_does_not_declare() -> None:
         "local-rank-argument"
 
 
+def test_kohya_image_folders_named_or_placed_wrong() -> None:
+    t = _t("ERROR    No data found. Please verify arguments (train_data_dir must be the parent of "
+           "folders with images)")
+    assert t.cause_id == "data-dir-points-to-wrong-level" and "parent" in t.primary.fix
+    named = ('  File "D:\\kohya_ss\\library\\basics_gui.py", line 50, in gen\n'
+             "    repeats = int(folder.split('_')[0])\nValueError: invalid literal for int() "
+             "with base 10: '100 Testtraining'")
+    assert _t(named).cause_id == "dataset-folder-naming-wrong"
+    # control: the same ValueError of a project that has nothing of kohya's
+    other = named.replace("kohya_ss\\library\\basics_gui.py", "proj\\read.py")
+    assert _t(other).cause_id != "dataset-folder-naming-wrong"
+
+
+def test_llava_checkpoint_name_and_unsloth_import_order() -> None:
+    llava = ("python -m llava.serve.cli --model-path ./pretrained/pMoD\n"
+             "AttributeError: 'NoneType' object has no attribute 'image_mean'")
+    t = _t(llava)
+    assert t.cause_id == "llava-model-path-missing-llava-name" and "llava" in t.primary.fix
+    assert _t("x = proc(img)\nAttributeError: 'NoneType' object has no attribute 'image_mean'"
+              ).cause_id != "llava-model-path-missing-llava-name"
+    eos = ("ValueError: The specified `eos_token` ('<EOS_TOKEN>') is not found in the vocabulary "
+           "of the given `processing_class` (Qwen2TokenizerFast).")
+    assert _t("from trl import SFTTrainer\nfrom unsloth import FastLanguageModel\n" + eos
+              ).cause_id == "import-order-patching"
+    assert _t(eos).cause_id != "import-order-patching"      # no unsloth in the paste
+
+
+def test_a_full_weight_loaded_into_a_4bit_packed_layer() -> None:
+    t = _t("RuntimeError: Error(s) in loading state_dict for LlavaLlamaForCausalLM: size mismatch "
+           "for model.mm_projector.weight: copying a param with shape torch.Size([4096, 1024]) "
+           "from checkpoint, the shape in current model is torch.Size([2097152, 1]).")
+    assert t.cause_id == "state-dict-into-quantized-layer" and "4-bit" in t.primary.cause
+    # control: a [n, 1] head of another size is a head
+    head = _t("RuntimeError: Error(s) in loading state_dict for Net: size mismatch for fc.weight: "
+              "copying a param with shape torch.Size([3, 1]) from checkpoint, the shape in "
+              "current model is torch.Size([2, 1]).")
+    assert head.cause_id != "state-dict-into-quantized-layer"
+
+
 def test_no_distribution_on_windows_names_the_platform() -> None:
     msg = ("ERROR: Could not find a version that satisfies the requirement tensorflow-text "
            "(from versions: none)\nERROR: No matching distribution found for tensorflow-text")

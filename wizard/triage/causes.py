@@ -223,6 +223,11 @@ CAUSES: tuple[Cause, ...] = (
           "A schedule cycles (or code reads) a momentum hyperparameter the optimizer in use does "
           "not have: beta_1 of an Adam-like optimizer on RMSprop, momentum on Adam.",
           ("optimizer-lacks-cycled-momentum", "cycle-momentum-with-non-adam-optimizer")),
+    Cause("fp16-overflow",
+          "Values pass float16's range (65504) in fp16 training or inference and overflow to "
+          "inf, then NaN: a model pretrained in bfloat16, SDXL's VAE, a loss scaler that cannot "
+          "go lower. bf16 or fp32 has the range.",
+          ("fp16-overflow-bf16-model", "fp16-numerical-overflow")),
     Cause("optimizer-groups-changed-on-resume",
           "A saved optimizer state is loaded into an optimizer whose parameter groups differ "
           "(other trainable parameters, frozen layers, another model).",

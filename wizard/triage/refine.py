@@ -15,6 +15,14 @@ from wizard.triage.paths import PUBLIC_DATASETS, PUBLIC_METRICS, is_local_path
 Refine = Callable[[dict, ParsedError], "dict[str, Any] | None"]
 
 
+def _numel(shape: list[int]) -> int:
+    """The number of elements of a shape."""
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _shape(s: Any) -> list[int] | None:
     """'2, 768' (or an int already converted) -> [2, 768]."""
     if isinstance(s, int) and not isinstance(s, bool):
@@ -326,6 +334,17 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         ev["model_shape"] = mo
     if ck == [0] or mo == [0]:
         return {"reject": True}       # ZeRO-3's empty placeholders: the zero3 signatures
+    if ck and mo and len(mo) == 2 and mo[1] == 1 and 2 * mo[0] == _numel(ck) != mo[0]:
+        return {"id": "state-dict-into-quantized-layer",
+                "cause": f"The model was loaded in 4-bit (bitsandbytes: load_in_4bit, "
+                         f"--load-4bit), which packs each Linear weight two values a byte into a "
+                         f"[{mo[0]}, 1] tensor; the full-precision {ck} weight of the checkpoint "
+                         "cannot be copied into it.",
+                "probes": ["model.adapter"],
+                "fix": "# load without 4-bit for this step (drop --load-4bit / load_in_4bit), or "
+                       "keep that module unquantized:\nBitsAndBytesConfig(load_in_4bit=True, "
+                       "llm_int8_skip_modules=['mm_projector'])   # the module the checkpoint "
+                       "holds"}
     param = str(ev.get("param", ""))
     if re.search(r"\.lora_(?:[AB]|down|up|embedding_[AB])\b", param):
         return {"id": "adapter-for-another-base-model",

@@ -49,6 +49,25 @@ DIFFUSION_SIGNATURES: list[Signature] = [
        "# load it with PEFT's LoKr support (peft.LoKrConfig / PeftModel.from_pretrained on the "
        "denoiser),\n# or export the adapter as a plain LoRA from the trainer that made it",
        title="A LoKr file loaded as a LoRA"),
+    _d("data-dir-points-to-wrong-level",
+       r"No data found\. Please verify arguments \(train_data_dir must be the parent of folders "
+       r"with images\)",
+       "train_data_dir points at the folder that holds the images; kohya's sd-scripts read it as "
+       "the parent of one or more <repeats>_<name> subfolders (10_mychar/) and find none.",
+       "Each subfolder's number is how often its images repeat per epoch.",
+       ["data.batch-structure"],
+       "--train_data_dir=D:/training/img   # the parent of D:/training/img/10_mychar/\n"
+       "# kohya_ss GUI: 'Image folder' = the parent folder, not the 10_mychar folder itself",
+       title="train_data_dir is not the parent of the image folders"),
+    _d("dataset-folder-naming-wrong",
+       r"invalid literal for int\(\) with base 10: '\d+[ -][^'\n]{1,200}'",
+       "An image subfolder is not named <repeats>_<name>: kohya reads the repeat count from the "
+       "text before the first underscore, and this name has a space or dash there.",
+       "10_mychar repeats its images 10 times per epoch; the number must stand alone.",
+       ["data.batch-structure"], "mv \"100 mychar\" 100_mychar   # <repeats>_<name>, an "
+       "underscore after the number", title="An image folder not named <repeats>_<name>",
+       requires=r"kohya|sd-scripts|sd_scripts|train_data_dir|train_network|train_db|lora_gui|"
+                r"dreambooth_gui"),
     _d("initializer-token-not-single",
        r"The initializer token must be a single token|maps to more than a single token",
        "--initializer_token is a word the CLIP tokenizer splits into several tokens; textual "

@@ -121,6 +121,26 @@ INFERENCE_SIGNATURES: list[Signature] = [
        'pip install "transformers<4.44"\n# or download the model repo again (its modeling file '
        "was updated for newer transformers)", priority=20, family=NEW,
        title="Model code older than the installed transformers"),
+    _g("llava-model-path-missing-llava-name",
+       r"'NoneType' object has no attribute '(?:preprocess|image_mean|crop_size|image_std)'",
+       "LLaVA's load_pretrained_model builds the vision tower and returns an image processor "
+       "only when the model's name (the checkpoint folder's name) contains \"llava\"; for this "
+       "folder it returned image_processor=None.",
+       "The loader picks the model class from the name, not from config.json.",
+       ["model.forward"],
+       "mv ./checkpoints/my-model ./checkpoints/llava-my-model   # a name with 'llava' in it\n"
+       "# or: load_pretrained_model(path, model_base, model_name='llava-v1.5-7b')",
+       title="A LLaVA checkpoint whose name lacks 'llava'",
+       requires=r"llava|load_pretrained_model"),
+    _g("import-order-patching",
+       r"eos_token`? \('<EOS_TOKEN>'\) is not found in the vocabulary",
+       "trl was imported before unsloth: Unsloth patches trl's SFTConfig and SFTTrainer when it "
+       "is imported, and without the patch the config's placeholder eos_token '<EOS_TOKEN>' "
+       "reaches the tokenizer.", "Unsloth rewrites trl's classes at import time.",
+       ["environment.package-versions"],
+       "from unsloth import FastLanguageModel   # first, before trl and transformers\n"
+       "from trl import SFTConfig, SFTTrainer", title="trl imported before unsloth",
+       requires=r"unsloth"),
     _g("mps-generate-without-attention-mask",
        r"Can't infer missing attention mask on `?mps`? device",
        "generate() was called on Apple MPS without an attention_mask; transformers infers the "
