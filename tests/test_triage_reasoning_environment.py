@@ -662,6 +662,19 @@ def test_traceback_lines_in_inline_code_after_prose_or_below_their_exception() -
     assert graph.exc_name == "InvalidArgumentError" and not graph.frames
 
 
+def test_a_circular_import_inside_an_installed_package_is_a_shadowing_file() -> None:
+    msg = ("RuntimeError: Failed to import optimum.onnxruntime.modeling_ort because of the "
+           "following error (look up to see its traceback):\ncannot import name 'export_models' "
+           "from partially initialized module 'optimum.exporters.onnx' (most likely due to a "
+           f"circular import) ({SITE}/optimum/exporters/onnx/__init__.py)")
+    t = _t(msg)
+    assert t.cause_id == "local-module-shadows-library" and "onnx.py" in t.primary.fix
+    # control: the same name missing from a module that is not mid-import is a release question
+    plain = _t("ImportError: cannot import name 'export_models' from 'optimum.exporters.onnx' "
+               f"({SITE}/optimum/exporters/onnx/__init__.py)")
+    assert plain.cause_id != "local-module-shadows-library"
+
+
 def test_more_wordings_of_a_missing_or_outdated_package() -> None:
     assert _t("I get this error `The package optimum is required to use Better Transformer.`"
               ).cause_id == "env-missing-package"
