@@ -463,16 +463,17 @@ def refine_cannot_import(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                 "fix": f'python -c "import {top}; print({top}.__file__)"   # must be the installed '
                        f"package\n# rename your {top}.py (and delete __pycache__), or run a "
                        f"module of the package as: python -m {top}.<module>"}
-    if ev.get("partial") and top and re.search(r"(?:site|dist)-packages", str(ev.get("loc"))):
-        # a cycle inside an installed release: its tests would have met it, so one of the
-        # modules it imports is most likely a file of yours named like it (onnx.py)
-        last = module.rsplit(".", 1)[-1]
-        names = f"{last}.py or {top}.py" if last != top else f"{top}.py"
+    last = module.rsplit(".", 1)[-1]
+    if ev.get("partial") and top and last != top and \
+            re.search(r"(?:site|dist)-packages", str(ev.get("loc"))):
+        # a submodule's cycle inside an installed release (optimum.exporters.onnx): its tests
+        # would have met it, so the package it wraps is most likely a file of yours (onnx.py)
+        names = f"{last}.py"
         ev["shadowed"] = last
         return {"id": "local-module-shadows-library",
-                "cause": f"{module}, inside the installed {pip_name(top)}, was imported again while "
-                         f"its own import was still running (a circular import), so {name} was "
-                         "not defined yet. A released package does not import itself in a "
+                "cause": f"{module}, inside the installed {pip_name(top)}, was imported again "
+                         f"while its own import was still running (a circular import), so {name} "
+                         "was not defined yet. A released package does not import itself in a "
                          f"circle: most often a file or folder of yours named like a module it "
                          f"imports ({names} in the working directory or beside the script) is "
                          "imported in its place. The installed release is not the question.",
