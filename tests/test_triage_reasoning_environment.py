@@ -657,6 +657,22 @@ def test_traceback_lines_in_inline_code_after_prose_or_below_their_exception() -
     # graph errors, Keras' "in user code:") keeps them inside its message
     code = parse_traceback("ValueError: `x` must be set")
     assert code.message == "`x` must be set"
+    # the error stated in inline code, then its traceback behind a fence glued with spaces
+    stated = parse_traceback("I get this error:\n`ValueError: 'dac' is already used`\n\n```  File "
+                             f'"{SITE}/parler_tts/modeling.py", line 64, in <module>\n'
+                             '    AutoConfig.register("dac", DACConfig)\n'
+                             "ValueError: 'dac' is already used```\n```")
+    assert stated.frames and stated.frames[0].package == "parler_tts"
+    # VS Code's two-line exception, then a frame in inline code
+    vscode = parse_traceback("Exception has occurred: RuntimeError\ncuDNN version "
+                             'incompatibility\n\n`File "/home/x/main.py", line 56, in <module>`\n'
+                             "    `model = model.cuda()`\nHow to solve this?")
+    assert vscode.exc_name == "RuntimeError" and vscode.message.startswith("cuDNN")
+    # a log's own prefix before every frame is not the reporter's words
+    log = parse_traceback('stderr:   File "/x/accelerate/accelerator.py", line 1151, in prep\n'
+                          "stderr:     return self.prepare_model(obj)\nstderr: RuntimeError: "
+                          "User specified an unsupported autocast device_type 'mps'")
+    assert log.exc_name == "RuntimeError" and "autocast" in log.message
     graph = parse_traceback('InvalidArgumentError: Graph execution error:\n'
                             '  File "/x/train.py", line 3, in <module>\n    model.fit(ds)\n')
     assert graph.exc_name == "InvalidArgumentError" and not graph.frames

@@ -23,7 +23,7 @@ _LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchru
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
 _TAGGED_FENCE = re.compile(r"^\s*```[\w+-]+\s*$")
-_GLUED_OPEN = re.compile(r"^(\s*)```+(?=\S)")       # a fence glued to the line it opens
+_GLUED_OPEN = re.compile(r"^(\s*)```+[ \t]*(?=\S)")     # a fence glued to the line it opens
 _GLUED_CLOSE = re.compile(r"(?<=\S)```+$")          # or closes
 _PYTEST_E = re.compile(r"^E {2,}(?=\S)", re.M)
 _QUOTE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.M)
@@ -56,7 +56,7 @@ _TICK_OPEN = re.compile(r'^(\s*)`(?!`)(?=\s*(?:File "|Traceback \(|(?:[A-Za-z_]\
 _TICK_CLOSE = re.compile(r"(?<=[^`\s])`\s*$")
 # a frame header after the reporter's words on its line ('why do I get [rank0]:   File "x.py",
 # line 3, in f', 'error : "/x/modules.py", line 254, in f'): the header on a line of its own
-_TRAILING_HEADER = re.compile(rf'^(?P<pre>.*?[^\s"])[ \t]*(?:\[rank\d+\]:)?[ \t]*(?:File )?'
+_TRAILING_HEADER = re.compile(rf'^(?P<pre>.*?[^\s"])[ \t]*(?P<rank>\[rank\d+\]:)?[ \t]*(?:File )?'
                               rf'"(?P<file>[^"\n]+\.pyx?)", line (?P<line>\d+), in (?P<func>{_FUNC})\s*$')
 
 
@@ -68,12 +68,20 @@ def _untick(line: str) -> str:
     return line
 
 
-def _split_trailing_header(line: str) -> str:
-    """Prose, then the frame header that ends its line, as two lines."""
+def _split_trailing_header(line: str, heads: list[str]) -> str:
+    """The reporter's words ending in a colon, then the frame header that ends their line, as
+    two lines; not a log's own line prefix ("stderr:", a timestamp) that every line carries."""
     m = _TRAILING_HEADER.match(line) if '", line ' in line else None
-    if m is None or m.group("pre").rstrip().endswith("File"):
+    if m is None or not (m.group("rank") or m.group("pre").endswith((":", "\uff1a"))) or \
+            m.group("pre").rstrip().endswith("File") or \
+            sum(h.startswith(_head(m.group("pre"))) for h in heads) > 1:
         return line
     return f'{m.group("pre")}\n  File "{m.group("file")}", line {m.group("line")}, in {m.group("func")}'
+
+
+def _head(line: str) -> str:
+    """A line's first characters with its digits as 0: one key for a log's prefixes."""
+    return re.sub(r"\d", "0", line.lstrip()[:12])
 
 
 def _unflatten(line: str) -> str:
@@ -127,7 +135,9 @@ def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
     if "`" in text:
         text = "\n".join(_untick(ln) for ln in text.split("\n"))
     if 'File "' in text or '", line ' in text:
-        text = "\n".join(_unflatten(_split_trailing_header(ln)) for ln in text.split("\n"))
+        rows = text.split("\n")
+        heads = [_head(ln) for ln in rows if ln.strip()]
+        text = "\n".join(_unflatten(_split_trailing_header(ln, heads)) for ln in rows)
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
     text = _BOLD.sub(r"\1", text)

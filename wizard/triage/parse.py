@@ -271,17 +271,15 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
             header_type, start, err.has_traceback = m.group("type"), j + 1, True
             break
     if start is None:
-        # frames without a header, unless an exception line comes first (TF/Keras messages
-        # that embed frames, e.g. "InvalidArgumentError: Graph execution error: ...")
+        # frames without a header, unless an exception line that goes on with its frames comes
+        # first (TF/Keras: "InvalidArgumentError: Graph execution error:", "in user code:"); an
+        # error stated above its traceback is read from above the frames
         first_exc = next((k for k, ln in enumerate(lines) if not ln[:1].isspace() and
-                          _EXC_STRICT.match(ln)), len(lines))
+                          _EXC_STRICT.match(ln) and ln.rstrip().endswith(":")), len(lines))
         for j, line in enumerate(lines[:first_exc]):
             if _frame_header(line) is not None:
                 start, err.has_traceback = j, True
                 break
-        if start is None and first_exc < len(lines):
-            start = _frames_below(lines, first_exc)
-            err.has_traceback = start is not None
     loose: list[str] = []
     if start is not None:
         loose.extend(ln for ln in lines[:start] if not _TB_HEADER.match(ln) and ln.strip())
@@ -291,6 +289,10 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
         exc_at = 0 if rest else None
         above = None if any(_EXC_STRICT.match(ln) for ln in rest) else next(
             (ln for ln in lines[:start] if not ln[:1].isspace() and _EXC_STRICT.match(ln)), None)
+        special = _special_exception(lines[:start]) if above is None and \
+            not any(_EXC_STRICT.match(ln) for ln in rest) else None
+        if special is not None:       # VS Code's "Exception has occurred: X", then its frames
+            above = f"{special[0]}: {special[1]}"
         if above is not None:
             # no exception line below the frames, one stated above them (a report that opens
             # with the error, then its traceback)
@@ -353,20 +355,6 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
     _unwrap_keras(err)
     _unwrap_graph(err)
     return err, loose
-
-
-def _frames_below(lines: list[str], exc_at: int) -> int | None:
-    """The first frame header right below an exception line that opens a paste's traceback
-    (an error stated, then its frames without a header), unless the exception's message goes on
-    (TensorFlow's "Graph execution error:" and Keras' "in user code:" hold their frames)."""
-    if lines[exc_at].rstrip().endswith(":"):
-        return None
-    for j in range(exc_at + 1, len(lines)):
-        if _frame_header(lines[j]) is not None:
-            return j
-        if lines[j].strip():
-            return None
-    return None
 
 
 _RAISE = re.compile(r"\braise\s+\w+\(")
