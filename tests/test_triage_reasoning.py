@@ -193,6 +193,7 @@ def test_a_full_weight_loaded_into_a_4bit_packed_layer() -> None:
            "for model.mm_projector.weight: copying a param with shape torch.Size([4096, 1024]) "
            "from checkpoint, the shape in current model is torch.Size([2097152, 1]).")
     assert t.cause_id == "state-dict-into-quantized-layer" and "4-bit" in t.primary.cause
+    assert "llm_int8_skip_modules=['mm_projector']" in t.primary.fix     # the module named
     # control: a [n, 1] head of another size is a head
     head = _t("RuntimeError: Error(s) in loading state_dict for Net: size mismatch for fc.weight: "
               "copying a param with shape torch.Size([3, 1]) from checkpoint, the shape in "

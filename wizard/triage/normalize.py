@@ -57,7 +57,8 @@ _TICK_CLOSE = re.compile(r"(?<=[^`\s])`\s*$")
 # a frame header after the reporter's words on its line ('why do I get [rank0]:   File "x.py",
 # line 3, in f', 'error : "/x/modules.py", line 254, in f'): the header on a line of its own
 _TRAILING_HEADER = re.compile(rf'^(?P<pre>.*?[^\s"])[ \t]*(?P<rank>\[rank\d+\]:)?[ \t]*(?:File )?'
-                              rf'"(?P<file>[^"\n]+\.pyx?)", line (?P<line>\d+), in (?P<func>{_FUNC})\s*$')
+                              rf'"(?P<file>[^"\n]+\.pyx?)", line (?P<line>\d+), '
+                              rf'in (?P<func>{_FUNC})\s*$')
 
 
 def _untick(line: str) -> str:
@@ -76,7 +77,8 @@ def _split_trailing_header(line: str, heads: list[str]) -> str:
             m.group("pre").rstrip().endswith("File") or \
             sum(h.startswith(_head(m.group("pre"))) for h in heads) > 1:
         return line
-    return f'{m.group("pre")}\n  File "{m.group("file")}", line {m.group("line")}, in {m.group("func")}'
+    header = f'File "{m.group("file")}", line {m.group("line")}, in {m.group("func")}'
+    return f'{m.group("pre")}\n  {header}'
 
 
 def _head(line: str) -> str:

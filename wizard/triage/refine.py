@@ -335,6 +335,7 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     if ck == [0] or mo == [0]:
         return {"reject": True}       # ZeRO-3's empty placeholders: the zero3 signatures
     if ck and mo and len(mo) == 2 and mo[1] == 1 and 2 * mo[0] == _numel(ck) != mo[0]:
+        module = re.sub(r"\.(?:weight|bias)$", "", str(ev.get("param", ""))).rsplit(".", 1)[-1]
         return {"id": "state-dict-into-quantized-layer",
                 "cause": f"The model was loaded in 4-bit (bitsandbytes: load_in_4bit, "
                          f"--load-4bit), which packs each Linear weight two values a byte into a "
@@ -343,8 +344,8 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
                 "probes": ["model.adapter"],
                 "fix": "# load without 4-bit for this step (drop --load-4bit / load_in_4bit), or "
                        "keep that module unquantized:\nBitsAndBytesConfig(load_in_4bit=True, "
-                       "llm_int8_skip_modules=['mm_projector'])   # the module the checkpoint "
-                       "holds"}
+                       f"llm_int8_skip_modules=['{module or '<the module>'}'])   # the module the "
+                       "checkpoint holds"}
     param = str(ev.get("param", ""))
     if re.search(r"\.lora_(?:[AB]|down|up|embedding_[AB])\b", param):
         return {"id": "adapter-for-another-base-model",
