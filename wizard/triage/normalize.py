@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from typing import Any
 
 from wizard.triage.rich_traceback import unbox
@@ -69,13 +70,13 @@ def _untick(line: str) -> str:
     return line
 
 
-def _split_trailing_header(line: str, heads: list[str]) -> str:
+def _split_trailing_header(line: str, heads: Counter[str]) -> str:
     """The reporter's words ending in a colon, then the frame header that ends their line, as
     two lines; not a log's own line prefix ("stderr:", a timestamp) that every line carries."""
     m = _TRAILING_HEADER.match(line) if '", line ' in line else None
     if m is None or not (m.group("rank") or m.group("pre").endswith((":", "\uff1a"))) or \
             m.group("pre").rstrip().endswith("File") or \
-            sum(h.startswith(_head(m.group("pre"))) for h in heads) > 1:
+            sum(n for h, n in heads.items() if h.startswith(_head(m.group("pre")))) > 1:
         return line
     header = f'File "{m.group("file")}", line {m.group("line")}, in {m.group("func")}'
     return f'{m.group("pre")}\n  {header}'
@@ -138,7 +139,7 @@ def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
         text = "\n".join(_untick(ln) for ln in text.split("\n"))
     if 'File "' in text or '", line ' in text:
         rows = text.split("\n")
-        heads = [_head(ln) for ln in rows if ln.strip()]
+        heads = Counter(_head(ln) for ln in rows if ln.strip())     # a log's few line prefixes
         text = "\n".join(_unflatten(_split_trailing_header(ln, heads)) for ln in rows)
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
