@@ -287,12 +287,13 @@ def _parse_segment(lines: list[str], breaks: frozenset[int] = frozenset()
         err.frames = frames
         rest = lines[idx:]
         exc_at = 0 if rest else None
-        above = None if any(_EXC_STRICT.match(ln) for ln in rest) else next(
-            (ln for ln in lines[:start] if not ln[:1].isspace() and _EXC_STRICT.match(ln)), None)
-        special = _special_exception(lines[:start]) if above is None and \
-            not any(_EXC_STRICT.match(ln) for ln in rest) else None
-        if special is not None:       # VS Code's "Exception has occurred: X", then its frames
-            above = f"{special[0]}: {special[1]}"
+        above = None
+        if not any(_EXC_STRICT.match(ln) for ln in rest):
+            above = next((ln for ln in lines[:start]
+                          if not ln[:1].isspace() and _EXC_STRICT.match(ln)), None)
+            special = _special_exception(lines[:start]) if above is None else None
+            if special is not None:   # VS Code's "Exception has occurred: X", then its frames
+                above = f"{special[0]}: {special[1]}"
         if above is not None:
             # no exception line below the frames, one stated above them (a report that opens
             # with the error, then its traceback)

@@ -5,6 +5,7 @@ it returns {"cause", "probes", "fix"} overrides, or None to keep the signature's
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable
 
@@ -13,14 +14,6 @@ from wizard.triage.parse import ParsedError
 from wizard.triage.paths import PUBLIC_DATASETS, PUBLIC_METRICS, is_local_path
 
 Refine = Callable[[dict, ParsedError], "dict[str, Any] | None"]
-
-
-def _numel(shape: list[int]) -> int:
-    """The number of elements of a shape."""
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _shape(s: Any) -> list[int] | None:
@@ -334,7 +327,7 @@ def refine_size_mismatch(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
         ev["model_shape"] = mo
     if ck == [0] or mo == [0]:
         return {"reject": True}       # ZeRO-3's empty placeholders: the zero3 signatures
-    if ck and mo and len(mo) == 2 and mo[1] == 1 and 2 * mo[0] == _numel(ck) != mo[0]:
+    if ck and mo and len(mo) == 2 and mo[1] == 1 and 0 < 2 * mo[0] == math.prod(ck):
         module = re.sub(r"\.(?:weight|bias)$", "", str(ev.get("param", ""))).rsplit(".", 1)[-1]
         return {"id": "state-dict-into-quantized-layer",
                 "cause": f"The model was loaded in 4-bit (bitsandbytes: load_in_4bit, "
