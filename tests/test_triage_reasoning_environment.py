@@ -1130,3 +1130,36 @@ def test_frames_of_a_librarys_source_checkout_are_library_frames() -> None:
     assert classify_path("/w/peft/src/peft/tuners/lora.py") == ("library", "peft")
     # a project laid out like a package of its own name is the user's
     assert classify_path("/home/me/proj/proj/train.py") == ("user", None)
+
+
+def test_tensorflow_built_for_another_cuda_than_the_one_stated() -> None:
+    report = ("- OS Platform and Distribution: Ubuntu 18.04\n- TensorFlow version: 2.1.0\n"
+              "- CUDA/cuDNN version: 10.2.89\n\nWhen I run `tf.config.list_physical_devices(None)` "
+              "I get\n\n`[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]`\n")
+    t = _t(report)
+    assert t.cause_id == "env-binary-incompatible"
+    assert "CUDA 10.1" in t.primary.cause and "cudatoolkit=10.1" in t.primary.fix
+    # the CUDA it is built against, a CUDA 11 beside a CUDA 11 build (minor-version
+    # compatibility), or only the driver's CUDA from nvidia-smi: no such finding
+    for healthy in (report.replace("10.2.89", "10.1.243"),
+                    report.replace("2.1.0", "2.6.0").replace("10.2.89", "11.4"),
+                    report.replace("- CUDA/cuDNN version: 10.2.89",
+                                   "| NVIDIA-SMI 525.60 Driver Version: 525.60 CUDA Version: 12.0 |")):
+        assert "tf-built-for-other-cuda" not in {m.signature.id for m in _t(healthy).matches}
+    # the loader's own complaint with the same versions: the mismatch, not a missing package
+    loader = ("TensorFlow 2.4.1, CUDA 10.2\nW tensorflow/stream_executor/platform/default/"
+              "dso_loader.cc:60] Could not load dynamic library 'libcudart.so.11.0'; dlerror: "
+              "libcudart.so.11.0: cannot open shared object file")
+    t = _t(loader)
+    assert t.cause_id == "env-binary-incompatible" and "built against CUDA 11.0" in t.primary.cause
+    assert "built against CUDA" not in _t(loader.replace("CUDA 10.2", "")).primary.cause
+
+
+def test_tensorflow_from_2_11_on_windows_in_the_issue_template() -> None:
+    report = ("### Tensorflow Version\n\n2.11.0\n\n### OS Platform and Distribution\n\n"
+              "Windows 11\n\n### CUDA/cuDNN version\n\n11.6/8.6\n\n```shell\nimport tensorflow "
+              "as tf\nprint(tf.test.is_build_with_cuda()) #  false is returned\n"
+              "tf.config.list_physical_devices('GPU') # [] is returned\n```")
+    t = _t(report)
+    assert t.cause_id == "tf-gpu-unsupported-on-native-windows" and "WSL2" in t.primary.fix
+    assert _t(report.replace("2.11.0", "2.10.0")).cause_id != "tf-gpu-unsupported-on-native-windows"

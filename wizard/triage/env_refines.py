@@ -23,6 +23,7 @@ from wizard.triage.env_answers import (
 )
 from wizard.triage.packages import pip_name, version_lt
 from wizard.triage.parse import ParsedError
+from wizard.triage.tf_builds import other_cuda, other_cuda_answer
 from wizard.triage.versions import paste_versions, satisfies
 
 
@@ -212,6 +213,13 @@ def refine_binary(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
         return answer(BINARY, "numpy", "A compiled package was built against NumPy 1.x and NumPy 2 "
                       "is installed (or the other way round).",
                       'pip install "numpy<2"   # or upgrade the package built for NumPy 1', ev)
+    if re.search(r"Could not load dynamic library '\w", text):     # TensorFlow's loader
+        found = other_cuda(text)
+        return other_cuda_answer(found) if found else answer(
+            BINARY, "tensorflow", "TensorFlow cannot load the CUDA libraries of the release it "
+            "is built against: the installed CUDA and cuDNN are of another release.",
+            'pip install "tensorflow[and-cuda]"   # Linux, 2.14+; else the CUDA and cuDNN of '
+            "your TensorFlow's release (tensorflow.org: tested build configurations)", ev)
     lib = re.search(r"(?:site|dist)-packages[/\\](?P<pkg>[\w-]+)", text)
     pkg = lib.group("pkg") if lib else (parsed.innermost_library_package or "torch")
     pkg = re.sub(r"(?:_\d+)?_(?:cuda|cpu|C|ext|lib)$", "", pkg)   # flash_attn_2_cuda -> flash_attn

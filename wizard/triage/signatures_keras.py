@@ -7,9 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
+from wizard.triage.tf_builds import (
+    TF_NO_GPU,
+    refine_gpu_libraries,
+    refine_tf_other_cuda,
+    refine_windows_tf_gpu,
+)
 from wizard.triage.versions import paste_versions
 
 _HF_TF = re.compile(r"\btransformers\b|\bTF[A-Z]\w*(?:Model|For\w+)\b|from_pretrained", re.I)
@@ -79,19 +84,6 @@ def refine_tf_model_on_keras3(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     files = [f.file or "" for f in parsed.frames]
     if any(_KERAS3_FILE.search(f) for f in files) and any(
             re.search(r"transformers[/\\].*modeling_tf_", f) for f in files):
-        return None
-    return {"reject": True}
-
-
-def refine_windows_tf_gpu(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """Only on Windows (not WSL) with a TensorFlow of 2.11 or later stated in the paste."""
-    stated = [paste_versions(parsed.text).get("tensorflow") or ""] + re.findall(
-        r"(?:\btf|tensor ?flow(?:-gpu)?)(?: version)?[ =:]{0,3}v?(2\.\d+)", parsed.text, re.I)[:50]
-    newest = max((v for v in stated if v), key=lambda v: tuple(map(int, re.findall(r"\d+", v))),
-                 default=None)
-    windows = re.search(r"\bWindows\b|\bwin(?:32|_amd64|10|11)\b", parsed.text, re.I) and \
-        not re.search(r"\bWSL", parsed.text)
-    if windows and newest and version_lt(newest, "2.11") is False:
         return None
     return {"reject": True}
 
@@ -264,7 +256,7 @@ KERAS_SIGNATURES: list[Signature] = [
        "pip install \"tensorflow[and-cuda]\"   # Linux; then: "
        "python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"",
        title="TensorFlow cannot load the GPU libraries", family="env-missing-package",
-       framework="tensorflow", priority=12),
+       framework="tensorflow", priority=12, refine=refine_gpu_libraries),
     _k("tf-function-retracing-warning",
        r"triggered tf\.function retracing",
        "Not an error: a tf.function was traced again for new input shapes or Python values "
@@ -315,10 +307,8 @@ KERAS_SIGNATURES: list[Signature] = [
        title="A transformers TF model on Keras 3", framework="tensorflow", priority=13,
        family="keras-3-installed", behaviour_change=True, refine=refine_tf_model_on_keras3),
     _k("tf-gpu-unsupported-on-native-windows",
-       r"Num GPUs Available:?\s*0\b|GPU is NOT AVAILABLE|list_physical_devices\(['\"]GPU['\"]\)"
-       r"[^\n]{0,40}\n[^\n]{0,20}\[\]|\b(?:not|doesn't|does not|can't|cannot|won't) (?:detect|find|"
-       r"see|use|utili[sz]e|recogni[sz]e)\w* (?:my |the |any )?GPU|No version [\d.]+ of the tensorflow-gpu "
-       r"was found|No matching distribution found for tensorflow-gpu",
+       TF_NO_GPU + r"|No version [\d.]+ of the tensorflow-gpu was found|No matching distribution "
+       r"found for tensorflow-gpu",
        "TensorFlow 2.11 and later have no GPU build for native Windows: the installed release "
        "runs on the CPU whatever CUDA and cuDNN are installed.",
        "TensorFlow 2.10 was the last release with GPU support on native Windows.",
@@ -327,6 +317,14 @@ KERAS_SIGNATURES: list[Signature] = [
        "# or native Windows: pip install \"tensorflow<2.11\"   # with CUDA 11.2 / cuDNN 8.1",
        title="No TensorFlow GPU build on native Windows", framework="tensorflow", priority=12,
        refine=refine_windows_tf_gpu),
+    _k("tf-built-for-other-cuda", TF_NO_GPU,
+       "TensorFlow is built against another CUDA release than the one installed, so it cannot "
+       "load the CUDA libraries and runs on the CPU.",
+       "TensorFlow up to 2.13 loads the system CUDA by its versioned library names.",
+       ["environment.device"], "# install the CUDA and cuDNN releases your TensorFlow is built "
+       "against (tensorflow.org: tested build configurations)",
+       title="TensorFlow built for another CUDA", framework="tensorflow", priority=12,
+       family="env-binary-incompatible", refine=refine_tf_other_cuda),
     _k("keras-data-cardinality",
        # Keras < 2.4
        r"Input arrays should have the same number of samples as target arrays|"
