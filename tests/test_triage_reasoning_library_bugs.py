@@ -24,7 +24,8 @@ def test_a_library_reaching_for_another_packages_private_name_is_a_library_bug()
     # the message alone shows no library reaching for it
     assert _t(paste.split("```\n")[-1]).cause_id != "library-bug"
     # the library's own line shown under its frame names the private name: still the library's
-    framed = ('  File "pg.py", line 79, in __init__\n    model = tl.models.Model(inputs=x, outputs=y)\n'
+    framed = ('  File "pg.py", line 79, in __init__\n'
+              "    model = tl.models.Model(inputs=x, outputs=y)\n"
               f'  File "{SITE}/tensorlayer/models/core.py", line 213, in __init__\n'
               "    if isinstance(check_argu, tf_ops._TensorLike):\n" + paste.split("```\n")[-1])
     assert _t(framed).cause_id == "library-bug"
