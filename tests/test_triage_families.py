@@ -1453,6 +1453,10 @@ def test_two_gpus_in_one_process_started_without_a_launcher() -> None:
     plain = triage("I set CUDA_VISIBLE_DEVICES=0,1,2,3 and ran ./train.sh\n" + error)
     assert plain.cause_id == "multi-gpu-without-distributed-launcher"
     assert "torchrun --nproc_per_node" in plain.primary.fix
+    # the machine's GPUs told as a count: "2x T4 GPUs", "4个32G的GPU显卡" (four 32 GB GPUs)
+    for told in ("Kaggle notebook with 2x T4 GPUs.", "我的服务器有4个32G的GPU显卡，lora时报错如下："):
+        assert triage(told + "\n" + error).cause_id == "multi-gpu-without-distributed-launcher"
+    assert triage("My server has 1 GPU.\n" + error).cause_id == "devices-differ"
     # launched per GPU, or a model placed with device_map: another cause
     assert triage("CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py\n" + error
                   ).cause_id == "devices-differ"

@@ -525,6 +525,27 @@ def test_tensorflow_gpu_on_native_windows_after_2_10() -> None:
         assert "tf-gpu-unsupported-on-native-windows" not in ids
 
 
+def test_keras_save_of_a_transformers_tf_model() -> None:
+    paste = ("model.save('saved')\n        return self.serving_output(output)\n\n"
+             "    TypeError: tf__serving_output() takes 1 positional argument but 2 were given")
+    t = triage(paste)
+    assert t.cause_id == "keras-save-instead-of-save-pretrained"
+    assert "save_pretrained" in t.primary.fix
+    other = "TypeError: forward() takes 1 positional argument but 2 were given"
+    assert triage(other).cause_id != "keras-save-instead-of-save-pretrained"
+
+
+def test_llama_cpp_converter_vocab_size_mismatch() -> None:
+    placeholder = triage("vocab size mismatch (model has -1 but tokenizer.model has 32000)")
+    assert placeholder.cause_id == "vocab-size-mismatch"
+    assert '"vocab_size": 32000' in placeholder.primary.fix
+    added = triage("Exception: Vocab size mismatch (model has 32000, but tokenizer.model combined "
+                   "with added tokens has 32002).")
+    assert added.cause_id == "added-tokens-vocab-mismatch"
+    assert "resize_token_embeddings" in added.primary.fix
+    assert "params.json" not in added.primary.cause
+
+
 def test_restart_advice_in_a_missing_backend_message_is_no_restart_finding() -> None:
     missing = ("ImportError: \nT5Converter requires the protobuf library but it was not found in "
                "your environment. Checkout the instructions on the\ninstallation page of its repo. "

@@ -615,7 +615,10 @@ def refine_nan(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 # several GPUs made visible (or asked for) to one process, and no launcher that starts one
 # process per GPU
 _MANY_GPUS = re.compile(r"CUDA_VISIBLE_DEVICES=\d+(?:,\d+)+|\bmulti-?GPU\b|\bmultiple GPUs\b|"
-                        r"\b(?:several|two|four|eight|\d) GPUs\b|多卡|多GPU", re.I)
+                        r"\b(?:several|two|four|eight|\d) GPUs\b|多卡|多GPU|"
+                        # "2x T4 GPUs", "4个32G的GPU显卡" (four 32 GB GPUs)
+                        r"\b[2-9] ?[x×] ?(?:\w+ )?GPUs\b|[2-9两四八] ?[个张块][^\n]{0,10}?(?:GPU|显卡)",
+                        re.I)
 _LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:run|launch)|accelerate launch|"
                        r"\bdeepspeed\s+(?:--|\S+\.py)|--nproc_per_node|\bdevice_map\b")
 

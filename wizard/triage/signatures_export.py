@@ -6,9 +6,26 @@ offloaded base; and the pipeline's warning about PEFT models that is no error.
 """
 from __future__ import annotations
 
+from typing import Any
+
+from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
 _x = signature_maker(12)
+
+
+def refine_params_placeholder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """-1 for the model's vocabulary: the placeholder in params.json of Meta's own Llama
+    download, not added tokens."""
+    if str(ev.get("model")) != "-1":
+        return None
+    tokens = ev.get("tokens")
+    return {"id": "vocab-size-mismatch",
+            "cause": "The model folder's params.json (Meta's own Llama download) holds the "
+                     f"placeholder vocab_size -1, so the converter compares -1 with the "
+                     f"tokenizer's {tokens} tokens.",
+            "fix": f'# in the model folder\'s params.json: "vocab_size": {tokens}\n'
+                   "python convert.py <model folder>   # then convert again"}
 
 
 EXPORT_SIGNATURES: list[Signature] = [
@@ -151,7 +168,8 @@ EXPORT_SIGNATURES: list[Signature] = [
        "org.tensorflow:tensorflow-lite-select-tf-ops to the app's dependencies",
        title="TFLite model needs the Select TF ops (Flex delegate)"),
     _x("added-tokens-vocab-mismatch",
-       r"Vocab size mismatch \(model has (?P<model>\d+), but [^\n]{0,200}?has (?P<tokens>\d+)\)|"
+       r"[Vv]ocab size mismatch \(model has (?P<model>-?\d+),? but [^\n]{0,200}?has "
+       r"(?P<tokens>\d+)\)|"
        r"Vocabulary has size (?P<tokens2>\d+) but the model expected a vocabulary of size "
        r"(?P<model2>\d+)",
        "The saved tokenizer has tokens the model's embedding matrix lacks (added_tokens.json, "
@@ -161,7 +179,7 @@ EXPORT_SIGNATURES: list[Signature] = [
        ["data.tokenizer-model-mismatch"],
        "model.resize_token_embeddings(len(tokenizer)); model.save_pretrained(out)   # or, for a "
        "pad token only: tokenizer.pad_token = tokenizer.eos_token and drop added_tokens.json",
-       title="Added tokens beyond the model's vocabulary"),
+       title="Added tokens beyond the model's vocabulary", refine=refine_params_placeholder),
     _x("unsloth-llama-cpp-not-built",
        r"Unsloth: The file '?llama\.cpp/(?:llama-)?quantize'?[^\n]{0,80}does not exist",
        "Unsloth's GGUF export needs a built llama.cpp beside the script; it was cloned but not "

@@ -283,6 +283,14 @@ KERAS_SIGNATURES: list[Signature] = [
        "model.fit(train_ds, validation_data=val_ds, callbacks=[EarlyStopping(monitor='val_loss')])"
        "\n# the metric names logged: print(history.history.keys())",
        title="The monitored metric is not logged", framework="tensorflow"),
+    _k("keras-save-instead-of-save-pretrained",
+       r"serving_output\(\) takes 1 positional argument but 2 were given",
+       "Keras' model.save() traced the transformers TF model's serving function, which only "
+       "the model's own save_pretrained exports.",
+       "A transformers TF model is saved with save_pretrained; saved_model=True adds a "
+       "SavedModel.", ["model.forward"],
+       "model.save_pretrained('out', saved_model=True)   # config, weights and out/saved_model/1",
+       title="model.save() on a transformers TF model", framework="tensorflow"),
     _k("keras-h5-duplicate-names",
        # older h5py; the group form
        r"Unable to create (?:link|group) \((?:N|n)ame already exists\)|"
