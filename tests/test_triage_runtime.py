@@ -546,6 +546,46 @@ def test_llama_cpp_converter_vocab_size_mismatch() -> None:
     assert "params.json" not in added.primary.cause
 
 
+def test_label_smoothing_on_multi_label_targets() -> None:
+    error = "RuntimeError: gather(): Expected dtype int64 for index"
+    t = triage("TrainingArguments(label_smoothing_factor=0.1), problem_type="
+               "'multi_label_classification'\n" + error)
+    assert t.cause_id == "label-smoothing-with-multilabel" and "=0.0" in t.primary.fix
+    assert triage(error).cause_id != "label-smoothing-with-multilabel"
+
+
+def test_pip_asked_for_a_command_or_import_name() -> None:
+    cli = triage("pip install huggingface-cli\nERROR: Could not find a version that satisfies the "
+                 "requirement huggingface-cli (from versions: none)\nERROR: No matching "
+                 "distribution found for huggingface-cli")
+    assert cli.cause_id == "pip-distribution-name-differs"
+    assert 'pip install "huggingface_hub[cli]"' in cli.primary.fix
+    assert "opencv-python" in triage("ERROR: No matching distribution found for cv2").primary.fix
+    # a package under its own name that has no such release: the release question
+    for own in ("torch==1.4.0", "tensorflow_text==2.12", "ruamel.yaml==0.1"):
+        assert triage(f"ERROR: No matching distribution found for {own}").cause_id == \
+            "no-wheel-for-python-version"
+
+
+def test_serving_and_conversion_of_a_fine_tuned_checkpoint() -> None:
+    bnb = "vllm serve me/model-bnb-4bit\nKeyError: 'layers.10.mlp.down_proj.weight.absmax'"
+    t = triage(bnb)
+    assert t.cause_id == "serving-quantization-flags-missing"
+    assert "--load-format bitsandbytes" in t.primary.fix
+    assert triage(bnb.replace("vllm serve", "python load.py")).cause_id != t.cause_id
+    tp = triage("vllm with tensor parallel 4: The input size is not aligned with the quantized "
+                "weight shape. This can be caused by too large tensor parallel size.")
+    assert tp.cause_id == "tensor-parallel-size-not-divisor"
+    gguf = triage("    model_arch = gguf.MODEL_ARCH.ARCEE\nAttributeError: type object "
+                  "'MODEL_ARCH' has no attribute 'ARCEE'")
+    assert gguf.cause_id == "env-version-too-old" and "gguf-py" in gguf.primary.fix
+    assert triage("AttributeError: type object 'Config' has no attribute 'ARCEE'"
+                  ).cause_id != "env-version-too-old"
+    core = triage("ValueError: File format not supported: filepath=my_model Keras Core only "
+                  "supports V3 `.keras` and `.weights.h5` files.")
+    assert core.primary.signature.id == "keras3-savedmodel-load"
+
+
 def test_restart_advice_in_a_missing_backend_message_is_no_restart_finding() -> None:
     missing = ("ImportError: \nT5Converter requires the protobuf library but it was not found in "
                "your environment. Checkout the instructions on the\ninstallation page of its repo. "

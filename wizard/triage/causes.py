@@ -32,6 +32,10 @@ CAUSES: tuple[Cause, ...] = (
           "(no truncation, or max_length above the model's limit).",
           ("sequence-longer-than-max", "expanded-size-positions", "tensor-size-mismatch-dim1",
            "generation-past-context")),
+    Cause("tensor-parallel-size-not-dividing",
+          "The tensor parallel size does not divide a dimension the GPUs split evenly (the "
+          "attention heads, the key-value heads, a quantized weight's groups).",
+          ("tensor-parallel-not-dividing-heads", "tensor-parallel-size-not-divisor")),
     Cause("labels-not-numeric",
           "The labels are still strings (class names), not integer class ids.",
           ("string-labels-not-encoded", "labels-not-encoded-as-ids")),

@@ -36,6 +36,11 @@ def pip_name(module: str) -> str:
     return module.split(".", 1)[0].replace("_", "-")
 
 
+def listed_pip_name(module: str) -> str | None:
+    """The pip name the table lists for an import name (none when the table has no entry)."""
+    return _PIP.get(module) or _PIP.get(module.lower())
+
+
 def dist_key(name: str) -> str:
     """A package name compared across spellings: lower case, '-' for '_' and '.'."""
     return re.sub(r"[-_.]+", "-", pip_name(name)).lower()

@@ -318,6 +318,13 @@ VERSION_SIGNATURES: list[Signature] = [
          "NumPy 1.20 or later with TensorFlow 2.4 or older: that TensorFlow's RNN layers call a "
          "NumPy function NumPy 1.20 no longer accepts tensors in.",
          'pip install "numpy<1.20"   # or: pip install -U tensorflow', priority=16),
+    _sig("env-gguf-older-than-converter", OLD,
+         r"type object '(?:MODEL_ARCH|MODEL_TENSOR|GGMLQuantizationType|LlamaFileType|VocabType)"
+         r"' has no attribute '(?P<member>\w+)'",
+         "llama.cpp's conversion script is newer than the installed gguf package: it names an "
+         "architecture or tensor type that gguf release does not have yet.",
+         "pip install -U gguf   # or, from the llama.cpp checkout the script comes from:\n"
+         "pip install -e ./gguf-py", priority=16),
     _sig("env-keras-tf-mismatch", NEW,
          r"Another metric with the same name already exists",
          "The standalone keras package is of another release than TensorFlow (keras 2.7 "

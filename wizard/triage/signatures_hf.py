@@ -386,6 +386,16 @@ HF_SIGNATURES: list[Signature] = [
        "tokenizer = AutoTokenizer.from_pretrained(repo)   # the fast tokenizer, from "
        "tokenizer.json", family="local-file-missing", title="A tokenizer file the repository "
        "does not ship"),
+    _s("label-smoothing-with-multilabel",
+       r"gather\(\): Expected dtype int(?:32/int)?64 for index",
+       "label_smoothing_factor > 0 makes the Trainer compute the loss with its LabelSmoother, "
+       "which gathers log-probabilities at integer class ids; multi-label labels are float "
+       "multi-hot vectors and cannot index.",
+       "Label smoothing spreads a class id's target; a multi-hot target has no single id.",
+       ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., label_smoothing_factor=0.0)   # multi-label: the model's "
+       "BCEWithLogits loss", title="Label smoothing on multi-label targets",
+       requires=r"label_smooth|LabelSmoother"),
     _s("folder-without-config",
        r"(?<!\S)(?P<path>\S{1,300}) does not appear to have a file named config\.json|"
        r"Unrecognized model in (?P<path2>\S{1,300}?)\. Should have a `model_type` key in its config\.json",

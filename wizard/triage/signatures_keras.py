@@ -505,7 +505,8 @@ KERAS_SIGNATURES: list[Signature] = [
        title="A Keras 2 name removed in Keras 3", framework="tensorflow",
        family="keras-3-installed"),
     _k("keras3-savedmodel-load",
-       r"Keras 3 only supports V3 `?\.keras`? files and legacy H5 format files",
+       r"Keras (?:3|Core) only supports V3 `?\.keras`? (?:files and legacy H5 format files|and "
+       r"`?\.weights\.h5`? files)",
        "Keras 3 (TensorFlow 2.16 and later) cannot load a SavedModel folder written by Keras 2 "
        "(model.save('dir') or save_format='tf'): load_model reads .keras and .h5 files only.",
        "Keras 3 chose the format by the file extension and dropped SavedModel loading.",

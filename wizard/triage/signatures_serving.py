@@ -98,6 +98,25 @@ SERVING_SIGNATURES: list[Signature] = [
        "vllm serve MODEL --tensor-parallel-size 2   # a divisor of num_attention_heads and "
        "num_key_value_heads (config.json)", title="A tensor parallel size that does not divide "
        "the heads"),
+    _r("tensor-parallel-size-not-divisor",
+       r"input size is not aligned with the quantized weight shape",
+       "The tensor parallel size does not divide the quantized layers' shapes: each GPU takes "
+       "an equal slice of every weight, and an AWQ/GPTQ weight splits only along its groups.",
+       "Each GPU holds an equal share of every layer, in whole quantization groups.",
+       ["environment.device"],
+       "vllm serve MODEL --tensor-parallel-size 2   # a size that divides intermediate_size / "
+       "group_size\n# or pad intermediate_size before quantizing the fine-tuned model",
+       title="A tensor parallel size that does not divide the quantized weights"),
+    _r("serving-quantization-flags-missing",
+       r"KeyError: '[\w.]+\.(?:absmax|nested_absmax|quant_map|quant_state[\w.]*|SCB)'",
+       "vLLM loads a bitsandbytes-quantized checkpoint as plain weights: without being told the "
+       "format, its loader meets bitsandbytes' quantization tensors (absmax, quant_state) it has "
+       "no place for.", "vLLM picks the loader from its flags, not from the checkpoint.",
+       ["environment.package-versions"],
+       "vllm serve CKPT --quantization bitsandbytes --load-format bitsandbytes\n"
+       "# Python: LLM(model=CKPT, quantization='bitsandbytes', load_format='bitsandbytes')",
+       title="A bitsandbytes checkpoint served without its flags",
+       requires=r"\bvllm\b|\bvLLM\b|\bVLLM\b"),
     _r("vllm-architecture-not-loaded",
        r"are not supported for now\. Supported architectures:|Model architectures "
        r"\[(?P<arch>[^\]\n]{1,200})\] are not supported for no",
