@@ -395,6 +395,12 @@ def test_a_class_of_another_project_is_not_dated_by_a_library_of_the_same_class_
     project = triage(error + "\ntorchrun --nproc_per_node 1 -m FlagEmbedding.reranker.run "
                      "--gradient_checkpointing")
     assert "sentence-transformers" not in project.primary.cause
+    # the class imported from another package: not transformers' class of that name
+    error = "AttributeError: 'WhisperModel' object has no attribute 'push_to_hub'"
+    ours = triage("from transformers import WhisperModel\n" + error)
+    assert ours.cause_id == "env-version-too-old" and "transformers" in ours.primary.fix
+    theirs = triage("from faster_whisper import WhisperModel\n" + error)
+    assert "transformers" not in (theirs.primary.fix if theirs.primary else "")
 
 
 _TF_ON_KERAS3 = (

@@ -149,10 +149,15 @@ def _across_libraries(cls: str, attr: str, raiser: str | None) -> dict[str, Any]
 _RUNS_MODULE = re.compile(r"(?:^|\s)-m\s+(?P<pkg>[A-Za-z_]\w*)\.")
 
 
-def _another_projects_class(package: str, parsed: ParsedError) -> bool:
-    """The paste never names `package` and runs another project's module (`python -m
+def _another_projects_class(package: str, parsed: ParsedError, cls: str) -> bool:
+    """The paste imports `cls` from another package (`from faster_whisper import WhisperModel`,
+    not transformers'), or never names `package` and runs another project's module (`python -m
     FlagEmbedding.reranker.run`, frames of another package): a class of the same name may well
     be that project's own (FlagEmbedding's CrossEncoder, not sentence-transformers')."""
+    imported = re.search(rf"^\W*from\s+(?P<pkg>[\w.]+)\s+import\b[^\n]*\b{re.escape(cls)}\b",
+                         parsed.text, re.M)
+    if imported:
+        return dist_key(imported.group("pkg").split(".")[0]) != dist_key(package)
     names = {package.lower(), package.lower().replace("-", "_")}
     if any(re.search(rf"\b{re.escape(n)}\b", parsed.text, re.I) for n in names):
         return False
@@ -166,7 +171,7 @@ def _dated_member(cls: str, attr: str, ev: dict, parsed: ParsedError) -> dict[st
     later (upgrade) or removed (pin), whoever's code reads it; None when the release the paste
     runs has it, or the history does not record the class."""
     change = member_change(cls, attr)
-    if change is None or _another_projects_class(change.package, parsed):
+    if change is None or _another_projects_class(change.package, parsed, cls):
         return None
     reader = attribute_reader_frame(parsed.frames)
     if reader is not None and reader.package and dist_key(reader.package) == \
