@@ -1163,3 +1163,24 @@ def test_tensorflow_from_2_11_on_windows_in_the_issue_template() -> None:
     t = _t(report)
     assert t.cause_id == "tf-gpu-unsupported-on-native-windows" and "WSL2" in t.primary.fix
     assert _t(report.replace("2.11.0", "2.10.0")).cause_id != "tf-gpu-unsupported-on-native-windows"
+
+
+def test_a_datasets_builder_newer_than_the_installed_release() -> None:
+    error = ("FileNotFoundError: Couldn't find a dataset script at /kaggle/working/audiofolder/"
+             "audiofolder.py or any data file in the same directory. Couldn't find 'audiofolder' "
+             "on the Hugging Face Hub either\n")
+    old = _t(error + "- `datasets` version: 2.1.0")
+    assert old.cause_id == "env-version-too-old" and '"datasets>=2.5' in old.primary.fix
+    # a release that has the builder, a name that is no builder, or one every release had
+    for other in (error + "- `datasets` version: 2.14.0", error.replace("audiofolder", "my_data"),
+                  error.replace("audiofolder", "csv")):
+        ids = {m.signature.id for m in _t(other).matches}
+        assert "env-dataset-builder-newer" not in ids
+
+
+def test_an_mp3_that_an_old_libsndfile_cannot_read() -> None:
+    error = "RuntimeError: Error opening '000/000002.mp3': Format not recognised."
+    t = _t("data, sr = soundfile.read(path)\n" + error)
+    assert t.cause_id == "env-version-too-old" and "soundfile>=0.12" in t.primary.fix
+    # a .wav it cannot read is another matter (a broken or mislabelled file)
+    assert _t(error.replace(".mp3", ".wav")).cause_id != "env-version-too-old"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage import api_history
 from wizard.triage.env_answers import (
     NEW,
     OLD,
@@ -19,7 +20,7 @@ from wizard.triage.env_answers import (
     stated_version,
     upgrade,
 )
-from wizard.triage.packages import pip_name
+from wizard.triage.packages import pip_name, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import installed_version
 
@@ -41,6 +42,24 @@ def refine_dataset_script_release(ev: dict, parsed: ParsedError) -> dict[str, An
     return answer(OLD, "datasets", f"datasets {release} looks for the {name!r} loading script "
                   f"under its own release tag ({release}); a dataset added to the library after "
                   f"{release} is not there.", upgrade("datasets"), ev)
+
+
+def refine_packaged_builder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """load_dataset('audiofolder') looked for a script or a Hub dataset of that name: the name
+    is one of datasets' own builders, which the installed release predates (a release that has
+    it, stated in the paste, is another matter)."""
+    name = str(ev.get("name") or ev.get("name2") or ev.get("name3") or "")
+    span = api_history.module(f"datasets.packaged_modules.{name}") if name else None
+    packaged = api_history.module("datasets.packaged_modules")
+    if span is None or packaged is None or span.first == packaged.first:
+        return {"reject": True}       # a builder since the packaged builders began (csv, json)
+    stated = stated_version(parsed, "datasets")
+    if stated and version_lt(stated, span.first) is False:
+        return {"reject": True}
+    return answer(OLD, "datasets", f"{name!r} is one of datasets' own builders, added by "
+                  f"datasets {span.first}; the installed release predates it, so load_dataset "
+                  f"looks for a loading script or a Hub dataset of that name instead.",
+                  upgrade("datasets", span.first), ev)
 
 
 def refine_example_script(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:

@@ -43,6 +43,7 @@ from wizard.triage.env_refines import (
 from wizard.triage.env_releases import (
     refine_constructor_argument,
     refine_dataset_script_release,
+    refine_packaged_builder,
     refine_example_script,
     refine_not_supported_yet,
 )
@@ -510,6 +511,12 @@ VERSION_SIGNATURES: list[Signature] = [
          r"(?P<ver>\d+\.\d+(?:\.\d+)?)\b",
          "A release took out an argument the code passes.", "pip install \"<package><release>\"",
          refine=refine_release_removed, priority=4),
+    _sig("env-dataset-builder-newer", OLD,
+         r"Couldn't find '(?P<name>[\w-]+)' on the Hugging Face Hub|Dataset '(?P<name2>[\w-]+)' "
+         r"doesn't exist on the Hub|Couldn't find a dataset script at \S*?/(?P<name3>[\w-]+)/"
+         r"(?P=name3)\.py",
+         "The installed datasets predates the builder the code names.",
+         "pip install -U datasets", refine=refine_packaged_builder, priority=16),
     _sig("env-dataset-script-release", OLD,
          r"Couldn't find file (?:locally )?at (?P<name>[\w.-]+)/[\w.-]+\.py,? or remotely at "
          r"https://raw\.githubusercontent\.com/huggingface/(?:datasets|nlp)/(?P<release>[\w.]+)/",

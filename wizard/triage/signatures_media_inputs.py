@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wizard.triage.env_answers import MISSING, NEW
+from wizard.triage.env_answers import MISSING, NEW, OLD
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
@@ -103,6 +103,15 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        ["environment.package-versions"],
        "pip install soundfile   # and for mp3/m4a: FFmpeg (apt install ffmpeg / conda install "
        "ffmpeg)", family=MISSING, title="No audio backend to decode the file"),
+    _v("soundfile-without-mp3",
+       r"Error opening [^\n]{0,300}?\.mp3'?: Format not recogni[sz]ed",
+       "The installed soundfile brings a libsndfile older than 1.1, which cannot decode MP3: "
+       "soundfile 0.12 and later ship one that can.",
+       "soundfile decodes with the libsndfile it finds or bundles.",
+       ["environment.package-versions"],
+       'pip install -U "soundfile>=0.12"   # bundles libsndfile 1.1+, which reads MP3\n'
+       "python -c \"import soundfile; print(soundfile.__libsndfile_version__)\"",
+       family=OLD, title="An MP3 that this libsndfile cannot read"),
     _v("librosa-keyword-only-arguments",
        r"(?:mel|melspectrogram|mfcc|chroma_stft|pitch_shift|time_stretch|pad_center|"
        r"(?P<generic>resample|"
