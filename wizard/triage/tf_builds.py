@@ -91,6 +91,7 @@ def other_cuda(text: str) -> dict[str, str] | None:
 
 
 def on_native_windows(text: str) -> bool:
+    """Whether the paste runs on Windows itself (not in WSL)."""
     return bool(re.search(r"\bWindows\b|\bwin(?:32|_amd64|10|11)\b", text, re.I)
                 and not re.search(r"\bWSL", text))
 
@@ -104,6 +105,7 @@ def refine_windows_tf_gpu(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 
 def other_cuda_answer(found: dict[str, str]) -> dict[str, Any]:
+    """The refine result for a TensorFlow that cannot load the CUDA the paste states."""
     return {"id": "env-binary-incompatible",
             "cause": f"TensorFlow {found['tf']} is built against CUDA {found['cuda']} and cuDNN "
                      f"{found['cudnn']}, and the paste states CUDA {found['have']}: TensorFlow "
