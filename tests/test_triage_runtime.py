@@ -24,6 +24,12 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
      "labels-with-extra-dimension"),
     (_LOSS + "RuntimeError: \"nll_loss_forward_reduce_cuda_kernel_2d_index\" not implemented "
              "for 'Int'", "label-dtype-int-expected-long"),
+    ("RuntimeError: Expected object of type Variable[torch.LongTensor] but found type "
+     "Variable[torch.IntTensor] for argument #1 'target'", "label-dtype-int-expected-long"),
+    ("tokenizer.add_special_tokens({'pad_token': '<pad>'})\nValueError: Adding unknown special "
+     "tokens is not supported", "tokenizer-cannot-add-new-special-tokens"),
+    ("python run_squad.py --train_file train-v2.0.json\nValueError: For training, each question "
+     "should have exactly 1 answer.", "squad-v2-flag-missing"),
     ("TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
      "lists; found <class 'str'>", "text-column-reaches-collate"),
     ("  File \"gen.py\", line 9, in <module>\n    out = model.generate(**inputs, do_sample=True)"

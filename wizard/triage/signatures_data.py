@@ -82,6 +82,14 @@ _m = signature_maker(12)
 
 
 DATA_SIGNATURES: list[Signature] = [
+    _m("squad-v2-flag-missing",
+       r"For training, each question should have exactly 1 answer",
+       "The data holds questions with no answer (SQuAD 2.0 style) and the script reads it as "
+       "SQuAD 1.1, where every training question has exactly one answer.",
+       "SQuAD 2.0's unanswerable questions need the script's version-2 flag.",
+       ["data.batch-structure"],
+       "python run_squad.py ... --version_2_with_negative   # SQuAD 2.0 data (run_qa.py: "
+       "--version_2_with_negative too)", title="SQuAD 2.0 data read as SQuAD 1.1"),
     _m("faiss-index-not-on-queried-dataset",
        r"Index with index_name '(?P<index>[^']+)' not initialized yet",
        "The dataset queried (get_nearest_examples / search) has no FAISS index of that name: "
@@ -124,8 +132,9 @@ DATA_SIGNATURES: list[Signature] = [
        "problem_type='multi_label_classification' and float multi-hot labels",
        title="Labels have an extra dimension", framework="pytorch"),
     _m("label-dtype-int-expected-long",
-       # torch 0.4's words
-       r"Expected object of type torch\.(?:cuda\.)?LongTensor but found type torch\.(?:cuda\.)?IntTensor for argument #\d+ 'target'|"
+       # torch 0.4's words (0.3's: "Variable[torch.LongTensor]")
+       r"Expected object of type (?:Variable\[)?torch\.(?:cuda\.)?LongTensor\]? but found type "
+       r"(?:Variable\[)?torch\.(?:cuda\.)?IntTensor\]? for argument #\d+ 'target'|"
        r"\"?nll_loss\w*\"? not implemented for 'Int'|expected scalar type Long but found Int\b|"
        r"Expected object of scalar type Long but got scalar type Int for argument #\d+ 'target'",
        "Class labels reached the loss as int32 (from NumPy on Windows, TensorFlow-style "

@@ -49,6 +49,16 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        'tokenizer_config.json:\n# {"bos_token": "<s>", "eos_token": "</s>", "unk_token": '
        '"<unk>"}', title="Empty special tokens in the tokenizer config",
        requires=r"unk_token_id|_convert_token_to_id|convert_tokens_to_ids"),
+    _t("tokenizer-cannot-add-new-special-tokens",
+       r"Adding unknown special tokens is not supported",
+       "The tokenizer (Qwen's tiktoken-based QWenTokenizer, trust_remote_code) has a fixed set "
+       "of special tokens and refuses new ones: add_special_tokens (or a pad/eos token set to a "
+       "new string) asks for one it does not have.",
+       "Its vocabulary reserves its special tokens up front (<|endoftext|>, <|im_start|>, "
+       "<|extra_0|>...).", ["data.no-pad-token"],
+       "tokenizer.pad_token_id = tokenizer.eod_id   # reuse a token it has, e.g. <|endoftext|>\n"
+       "# new markers: one of its reserved <|extra_N|> tokens instead of a new string",
+       title="This tokenizer cannot add special tokens"),
     _t("tokenizer-pad-token-read-only",
        r"can't set attribute '(?P<token>pad_token|pad_token_id|eos_token|unk_token)'|"
        r"property '(?P<prop>pad_token|pad_token_id|eos_token|eos_token_id|unk_token)' of "
