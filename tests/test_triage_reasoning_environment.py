@@ -1128,6 +1128,11 @@ def test_frames_of_a_librarys_source_checkout_are_library_frames() -> None:
     from wizard.triage.frames import classify_path
     assert classify_path("/home/me/trl/trl/trainer/dpo_trainer.py") == ("library", "trl")
     assert classify_path("/w/peft/src/peft/tuners/lora.py") == ("library", "peft")
+    # a metric's or a dataset's script that datasets / evaluate fetched into their cache
+    assert classify_path("~/.cache/huggingface/modules/datasets_modules/metrics/seqeval/78a9/"
+                         "seqeval.py") == ("library", "datasets")
+    assert classify_path("/root/.cache/huggingface/modules/evaluate_modules/metrics/"
+                         "evaluate-metric--rouge/1a2b/rouge.py") == ("library", "evaluate")
     # a project laid out like a package of its own name is the user's
     assert classify_path("/home/me/proj/proj/train.py") == ("user", None)
 

@@ -286,3 +286,17 @@ def test_a_shortened_library_path_and_a_blamed_pull_request_link() -> None:
     # control: a link to a pull request that is not blamed for anything
     plain = paste.replace("The issue was introduced in", "I read")
     assert not any("regression" in r for r in (_t(plain).bug.reasons if _t(plain).bug else []))
+
+
+def test_the_reporter_explaining_what_the_librarys_code_tries_to_do() -> None:
+    paste = ("The seqeval metric returns the following error when computed:\n```\n"
+             "~/.cache/huggingface/modules/datasets_modules/metrics/seqeval/78a9/seqeval.py in "
+             "_compute(self, predictions, references)\n    103         for type_name, score in "
+             "report.items():\n--> 104             scores[type_name][\"precision\"] = "
+             "score[\"precision\"]\n\nKeyError: 'LOC'\n```\nThis is because the current code "
+             "basically tries to do `scores['LOC']['precision'] = x`.")
+    assert _t(paste).cause_id == "library-bug"
+    # the same lines in the user's own metric file: theirs to fix
+    mine = paste.replace("~/.cache/huggingface/modules/datasets_modules/metrics/seqeval/78a9/",
+                         "/home/me/project/")
+    assert _t(mine).cause_id != "library-bug"

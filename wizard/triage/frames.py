@@ -64,6 +64,9 @@ def classify_path(path: str) -> tuple[str, str | None]:
         return "library", "tensorflow"        # TF's conversion of Keras' train_function
     if "unsloth_compiled_cache/" in p:
         return "library", "unsloth"           # trainers unsloth generates and runs
+    m = re.search(r"/(?P<pkg>datasets|evaluate)_modules/", p)
+    if m:
+        return "library", m.group("pkg")      # a metric's or dataset's script the library fetched
     if re.search(r"/pip-(?:req-build|install|build)-\w+/", p):
         return "library", None                # a package pip is building (its setup.py)
     m = _SITE.search(p)

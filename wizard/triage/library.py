@@ -327,7 +327,10 @@ _WRONG_WORDS = re.compile(r"\b(?:(?:are|is) (?:not correct|incorrect|wrong|(?:a 
 # the code found that it wrongly tries to index into the str"
 _CODE_MISBEHAVES = re.compile(r"\b(?:it|the code|this code|the (?:function|method|trainer|library)"
                               r"|`?\w+(?:\.\w+)*\(\)`?) (?:wrongly|incorrectly|mistakenly|"
-                              r"erroneously) \w+", re.I)
+                              r"erroneously) \w+|"
+                              # "This is because the current code basically tries to do:"
+                              r"\bbecause the (?:current |original )?code (?:\w+ )?(?:tries|tried|"
+                              r"assumes|expects)\b", re.I)
 
 
 # an "expected results" heading followed by a value (a list, a shape, a number), not by prose
