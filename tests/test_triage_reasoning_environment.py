@@ -1149,7 +1149,8 @@ def test_tensorflow_built_for_another_cuda_than_the_one_stated() -> None:
     for healthy in (report.replace("10.2.89", "10.1.243"),
                     report.replace("2.1.0", "2.6.0").replace("10.2.89", "11.4"),
                     report.replace("- CUDA/cuDNN version: 10.2.89", "| NVIDIA-SMI 525.60 "
-                                   "Driver Version: 525.60 CUDA Version: 12.0 |")):
+                                   "Driver Version: 525.60 CUDA Version: 12.0 |"),
+                    report.replace("- CUDA/cuDNN version: 10.2.89", "torch.version.cuda: 11.8")):
         assert "tf-built-for-other-cuda" not in {m.signature.id for m in _t(healthy).matches}
     # the loader's own complaint with the same versions: the mismatch, not a missing package
     loader = ("TensorFlow 2.4.1, CUDA 10.2\nW tensorflow/stream_executor/platform/default/"

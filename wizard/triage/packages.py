@@ -29,15 +29,15 @@ def pip_name(module: str) -> str:
     module = (module or "").strip()
     parts = module.split(".")
     for key in (".".join(parts[:n]) for n in range(len(parts), 0, -1)):   # longest prefix first
-        if key in _PIP:
-            return _PIP[key]
-        if key.lower() in _PIP:       # a reporter's capitals: "PyTorch", "Tensorflow"
-            return _PIP[key.lower()]
+        listed = listed_pip_name(key)
+        if listed:
+            return listed
     return module.split(".", 1)[0].replace("_", "-")
 
 
 def listed_pip_name(module: str) -> str | None:
-    """The pip name the table lists for an import name (none when the table has no entry)."""
+    """The pip name the table lists for an import name, as written or in lower case (a
+    reporter's capitals: "PyTorch", "Tensorflow"); none when the table has no entry."""
     return _PIP.get(module) or _PIP.get(module.lower())
 
 

@@ -168,7 +168,7 @@ EXPORT_SIGNATURES: list[Signature] = [
        "org.tensorflow:tensorflow-lite-select-tf-ops to the app's dependencies",
        title="TFLite model needs the Select TF ops (Flex delegate)"),
     _x("added-tokens-vocab-mismatch",
-       r"[Vv]ocab size mismatch \(model has (?P<model>-?\d+),? but [^\n]{0,200}?has "
+       r"Vocab size mismatch \(model has (?P<model>-?\d+),? but [^\n]{0,200}?has "
        r"(?P<tokens>\d+)\)|"
        r"Vocabulary has size (?P<tokens2>\d+) but the model expected a vocabulary of size "
        r"(?P<model2>\d+)",

@@ -116,7 +116,7 @@ SERVING_SIGNATURES: list[Signature] = [
        "vllm serve CKPT --quantization bitsandbytes --load-format bitsandbytes\n"
        "# Python: LLM(model=CKPT, quantization='bitsandbytes', load_format='bitsandbytes')",
        title="A bitsandbytes checkpoint served without its flags",
-       requires=r"\bvllm\b|\bvLLM\b|\bVLLM\b"),
+       requires=r"\bvllm\b"),
     _r("vllm-architecture-not-loaded",
        r"are not supported for now\. Supported architectures:|Model architectures "
        r"\[(?P<arch>[^\]\n]{1,200})\] are not supported for no",

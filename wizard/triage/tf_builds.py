@@ -26,10 +26,10 @@ BUILT_WITH: dict[str, tuple[str, str]] = {
     "2.12": ("11.8", "8.6"), "2.13": ("11.8", "8.6"),
 }
 
-# where the GPU list comes back empty or a check says no GPU
+# where the GPU list comes back empty or a check says no GPU (a signature: case-insensitive)
 TF_NO_GPU = (
     r"Num GPUs Available:?\s*0\b|GPU is NOT AVAILABLE|list_physical_devices\(['\"]GPU['\"]\)\)?"
-    r"[^\n]{0,40}?(?:\n[^\n]{0,20})?\[\]|is_buil[dt]_with_cuda\(\)\)?[^\n]{0,30}?\b[Ff]alse\b|"
+    r"[^\n]{0,40}?(?:\n[^\n]{0,20})?\[\]|is_buil[dt]_with_cuda\(\)\)?[^\n]{0,30}?\bfalse\b|"
     r"(?:^|\n)\W{0,4}\[PhysicalDevice\(name='/physical_device:CPU:0', device_type='CPU'\)\]"
     r"\W{0,4}(?:\n|$)|"
     r"\b(?:not|doesn't|does not|can't|cannot|won't) (?:detect|find|see|use|utili[sz]e|recogni[sz]e)"
@@ -40,8 +40,8 @@ _TF_STATED = re.compile(r"(?:\btf|tensor ?flow(?:-gpu)?)(?: version)?(?:\s*\([^)
 _CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?toolkit)?(?:/cudnn)?(?: version)?[ \t=:]{0,3}"
                           r"(?:\n\s*){0,2}v?(\d{1,2}\.\d)|Cuda compilation tools, release "
                           r"(\d{1,2}\.\d)", re.I)
-# nvidia-smi's header names the newest CUDA the driver supports, not an installed one
-_DRIVER_LINE = re.compile(r"Driver Version|NVIDIA-SMI", re.I)
+# not the system's CUDA: nvidia-smi's header (the newest the driver supports), torch's own
+_NOT_SYSTEM_CUDA = re.compile(r"Driver Version|NVIDIA-SMI|torch", re.I)
 
 
 def _minor(version: str) -> str:
@@ -65,7 +65,7 @@ def stated_cuda(text: str) -> str | None:
     found = set()
     for m in _CUDA_STATED.finditer(text[:20000]):
         line = text[text.rfind("\n", 0, m.start()) + 1: text.find("\n", m.end())]
-        if not _DRIVER_LINE.search(line):
+        if not _NOT_SYSTEM_CUDA.search(line):
             found.add(m.group(1) or m.group(2))
     return found.pop() if len(found) == 1 else None
 
