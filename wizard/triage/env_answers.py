@@ -466,8 +466,8 @@ def foreign_private(parsed: ParsedError) -> tuple[str, str, str] | None:
     if _EXTENSION.match(name) or name.startswith("__"):
         return None
     rest = parsed.text.replace(m.group(0), "")
-    for f in parsed.library_frames:   # a library's own line reaching for it is not the user's
-        rest = rest.replace(f.code, "") if f.code else rest
+    for code in filter(None, (f.code for f in parsed.library_frames)):
+        rest = rest.replace(code, "")  # a library's own line reaching for it is not the user's
     if re.search(rf"(?<![\w'\"`]){re.escape(name)}\b", rest):
         return None                   # the paste's own code (or another error line) names it
     top = top_of(module)

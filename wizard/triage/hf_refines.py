@@ -7,7 +7,7 @@ from typing import Any
 
 from wizard.triage import api_history
 from wizard.triage.env_answers import MISSING, answer, own_data_file_missing
-from wizard.triage.packages import listed_pip_name, version_lt
+from wizard.triage.packages import listed_pip_name, normal_name, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.paths import LOCAL_PATH, PUBLIC_MODELS, is_local_path
 from wizard.triage.versions import paste_versions
@@ -171,10 +171,6 @@ _COMMAND_PACKAGE = {"huggingface-cli": "huggingface_hub[cli]", "transformers-cli
                     "llamafactory-cli": "llamafactory"}
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def refine_no_wheel(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """pip found no distribution: a command's or an import's name where the package has
     another; on a platform the paste shows that often lacks wheels (Windows, Apple silicon),
@@ -182,7 +178,7 @@ def refine_no_wheel(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     req = str(ev.get("requirement") or ev.get("requirement2") or "the package").rstrip(".,;")
     asked = re.split(r"[<>=!~\[;@ ]", req, maxsplit=1)[0]
     package = _COMMAND_PACKAGE.get(asked.lower()) or listed_pip_name(asked)
-    if package and _normal(package.split("[")[0]) != _normal(asked):
+    if package and normal_name(package.split("[")[0]) != normal_name(asked):
         return {"id": "pip-distribution-name-differs",
                 "cause": f"No package on PyPI is named {asked}: that is the name of a command or "
                          f"of the module you import, and the package that provides it is "

@@ -41,9 +41,14 @@ def listed_pip_name(module: str) -> str | None:
     return _PIP.get(module) or _PIP.get(module.lower())
 
 
+def normal_name(name: str) -> str:
+    """A name as pip compares it: lower case, '-' for runs of '_', '.' and '-'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def dist_key(name: str) -> str:
-    """A package name compared across spellings: lower case, '-' for '_' and '.'."""
-    return re.sub(r"[-_.]+", "-", pip_name(name)).lower()
+    """A package compared across spellings: the normal form of its pip name."""
+    return normal_name(pip_name(name))
 
 
 def parse_version(text: str | None) -> tuple[int, ...] | None:

@@ -44,15 +44,15 @@ _CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?toolkit)?(?:/cudnn)?(?: version)?[ \t
 _NOT_SYSTEM_CUDA = re.compile(r"Driver Version|NVIDIA-SMI|torch", re.I)
 
 
-def _minor(version: str) -> str:
+def _major_minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
 def stated_tensorflows(text: str) -> set[str]:
     """The TensorFlow releases (major.minor) a paste states: environment block, pins, prose."""
-    found = {_minor(v) for v in _TF_STATED.findall(text[:20000])}
+    found = {_major_minor(v) for v in _TF_STATED.findall(text[:20000])}
     versions = paste_versions(text)
-    found |= {_minor(versions[k]) for k in ("tensorflow", "tensorflow-gpu") if k in versions}
+    found |= {_major_minor(versions[k]) for k in ("tensorflow", "tensorflow-gpu") if k in versions}
     return {v for v in found if re.fullmatch(r"[12]\.\d+", v)}
 
 
