@@ -1698,8 +1698,19 @@ def test_an_unknown_model_type_key_is_an_old_transformers() -> None:
              "KeyError: 'mistral'")
     t = triage(paste)
     assert t.cause_id == "env-version-too-old" and "mistral" in t.primary.cause
-    assert 'pip install -U "transformers"' in t.primary.fix
+    assert 'pip install -U "transformers>=4.34.0"' in t.primary.fix   # the release that added it
     assert triage("KeyError: 'label'").cause_id == "unknown"    # a column, not a model type
+
+
+def test_a_model_type_key_in_prose_is_dated_by_the_release_that_added_the_model() -> None:
+    said = ("Running the quick start with transformers I get KeyError: 'qwen2' . Is my "
+            "transformers too old?")
+    t = triage(said)
+    assert t.cause_id == "env-version-too-old"
+    assert 'transformers>=4.37.0' in t.primary.fix and "4.37.0" in t.primary.cause
+    # a model transformers 3 had already, or a key that is no model, in prose: not this
+    assert triage(said.replace("qwen2", "bert")).cause_id != "env-version-too-old"
+    assert triage(said.replace("qwen2", "input_ids")).cause_id != "env-version-too-old"
 
 
 @pytest.mark.parametrize("cause_id", sorted(USAGE_PASTES))

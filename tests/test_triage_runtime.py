@@ -219,6 +219,51 @@ def test_a_common_runtime_error_names_its_cause(paste: str, expected: str) -> No
     assert triage(paste).cause_id == expected
 
 
+_NCCL = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+         "NCCLUtils.hpp:268, unhandled system error (run with NCCL_DEBUG=INFO for details), "
+         "NCCL version 2.21.5\nncclSystemError: System call (e.g. socket, malloc) or external "
+         "library call failed or device error.\nLast error:\n")
+
+
+@pytest.mark.parametrize("lines, expected", [
+    ("Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)",
+     "docker-shm-too-small"),
+    ("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission "
+     "denied\nnode08:27106:27302 [0] include/shm.h:48 NCCL WARN Error while creating shared "
+     "memory segment nccl-shm-recv-b7948f403864987a-0-3-0 (size 4460544)",
+     "shm-permission-denied"),
+    ("", "nccl-system-error"),        # no line of NCCL's own: the setup failed, which step unsaid
+])
+def test_nccls_own_lines_name_the_setup_step_that_failed(lines: str, expected: str) -> None:
+    t = triage(_NCCL + lines)
+    assert t.cause_id == "nccl-system-error" and t.primary.signature.id == expected
+
+
+@pytest.mark.parametrize("paste, expected", [
+    ("Training with multiple 4090 gpus always gets stuck and no report is shown; with 3090 "
+     "everything is fine.", "nccl-p2p-unsupported"),
+    ("The model freezes when using 4 or more GPUs with torchrun; with NCCL_P2P_DISABLE=1 it "
+     "works. What problems can that cause?", "nccl-p2p-unsupported"),
+    # a hang without the GPUs P2P fails on (every rank must call save_state), a 4090 that does
+    # not hang, and one GPU
+    ("With DeepSpeed, accelerator.save_state() hangs when only the main process calls it.",
+     None),
+    ("Training on 2x RTX 4090 with torchrun: the loss is NaN after 100 steps.", None),
+    ("My RTX 4090 gets stuck at 100% utilisation when generating.", None),
+])
+def test_a_multi_gpu_hang_is_p2p_only_where_the_paste_points_there(paste: str,
+                                                                     expected: str | None) -> None:
+    got = triage(paste).cause_id
+    assert got == expected if expected else got != "nccl-p2p-unsupported"
+
+
+def test_a_port_in_use_beside_nccls_error_is_the_port() -> None:
+    t = triage("What is the reason of 'RuntimeError: Address already in use', 'RuntimeError: "
+               "NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:784, unhandled "
+               "system error, NCCL version 2.7.8'")
+    assert t.cause_id == "distributed-port-in-use"
+
+
 @pytest.mark.parametrize("paste", [
     # cross-entropy with long labels of the right rank, and nll_loss on floats (another cause)
     _LOSS + "RuntimeError: expected scalar type Long but found Float",

@@ -24,7 +24,7 @@ from wizard.triage.env_answers import (
 from wizard.triage.packages import pip_name, version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.tf_builds import other_cuda, other_cuda_answer
-from wizard.triage.versions import paste_versions, satisfies
+from wizard.triage.versions import history_span_change, paste_versions, satisfies
 
 
 def refine_requires_version(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -361,15 +361,38 @@ def refine_tf_op(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
             "fix": "pip install -U tensorflow"}
 
 
+def _model_type_added(model_type: str) -> str | None:
+    """The release that added transformers' model folder for ``model_type`` ('qwen2' ->
+    '4.37.0'); None for a model transformers 3 had already (its flat layout), or none."""
+    name = model_type.replace("-", "_")
+    if api_history.module(f"transformers.configuration_{name}") is not None:
+        return None                   # in transformers 3's flat layout already
+    span = api_history.module(f"transformers.models.{name}")
+    change = history_span_change(span, model_type) if span is not None else None
+    return change.added if change is not None and not change.removed else None
+
+
 def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """KeyError: 'mistral' where transformers maps a config's model_type to its class."""
+    """KeyError: 'mistral' where transformers maps a config's model_type to its class; a
+    KeyError in the reporter's prose counts when the key is a model transformers added later."""
     model_type = str(ev.get("model_type", ""))
-    if not re.search(r"configuration_auto|CONFIG_MAPPING|model_type", parsed.text) and \
-            model_type not in _ARCHITECTURES:
+    text = parsed.text
+    added = _model_type_added(model_type)
+    alone = (parsed.exc_name == "KeyError" and
+             (parsed.message or "").strip(" '\"`") == model_type) or \
+        re.search(rf"(?m)^KeyError: '{re.escape(model_type)}'`{{0,3}}\s*$", text)
+    if not alone and not (added and re.search(r"transformers|from_pretrained|\bAuto[A-Z]", text)):
         return {"reject": True}
+    if not re.search(r"configuration_auto|CONFIG_MAPPING|model_type", text) and \
+            model_type not in _ARCHITECTURES and not added:
+        return {"reject": True}
+    stated = stated_version(parsed, "transformers")
+    since = f" (it is in transformers from {added} on)" if added else ""
     return answer(OLD, "transformers", f"The checkpoint's model_type '{model_type}' is not in "
-                  "the installed transformers: the architecture was added in a later release.",
-                  upgrade("transformers"), ev)
+                  f"the installed transformers: the architecture was added in a later "
+                  f"release{since}.",
+                  upgrade("transformers", added if added and version_lt(stated, added) is not False
+                          else None), ev)
 
 
 # ---------------------------------------------------------------------------------------------

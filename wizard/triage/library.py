@@ -52,7 +52,7 @@ _CHECKSUM = re.compile(r"NonMatchingChecksumError|Checksums didn't match (?:for 
 _REGRESSION = [re.compile(p, re.I) for p in (
     # "works with 4.30" (not "does not work, using 0.19": that is the failure, not the fix)
     r"(?<!not )(?<!n't )(?<!never )(?<!no longer )"
-    r"(?:works?|worked|working|runs? (?:fine|smoothly)|no (?:issue|problem|error)s?|resolves?|"
+    r"\b(?:works?|worked|working|runs? (?:fine|smoothly)|no (?:issue|problem|error)s?|resolves?|"
     r"resolved|goes away|went away)\b[^.\n]{0,40}?\b(?:with|on|in|using|after downgrad\w*"
     r"(?: to)?)\s+(?:`?[\w-]+`?\s*(?:==|=|\s)\s*)?`?v?\d+\.\d+",
     r"(?:downgrad\w*|revert\w*|roll\w* back|going back|go back|fall(?:ing)? back|switch\w* "

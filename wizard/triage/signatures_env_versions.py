@@ -361,7 +361,7 @@ VERSION_SIGNATURES: list[Signature] = [
          "The checkpoint's model type is newer than the installed transformers.",
          'pip install -U transformers', priority=17),
     _sig("env-model-type-key", OLD,
-         r"(?m)^KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'`{0,3}\s*$",
+         r"KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'(?![\w'])",
          "The checkpoint's model type is newer than the installed transformers.",
          "pip install -U transformers", refine=refine_model_type_key, priority=16),
     _sig("env-tokenizer-class", OLD,

@@ -65,6 +65,13 @@ _BF16_UNAVAILABLE = re.compile(
     r"instead of (?:bf16|bfloat16)", re.I)
 
 
+# GPUs whose NCCL P2P transport is known not to work, or the reporter saying P2P off helped
+_P2P_SUSPECT = re.compile(r"\bRTX ?40[6-9]0\b|\b40[6-9]0s?\b|NCCL_P2P_DISABLE", re.I)
+_SEVERAL_GPUS = re.compile(r"multi(?:ple)?[- ]?gpus?|\b(?:[2-9]|\d{2}) ?(?:x ?)?(?:gpus|cards)\b|"
+                           r"\b[2-9] ?x ?(?:rtx ?)?\d{4}|\b(?:nccl|ddp|torchrun|deepspeed)\b|"
+                           r"accelerate launch|init_process_group|(?:4090|gpu)s\b", re.I)
+
+
 _m = signature_maker(12)
 
 
@@ -139,8 +146,7 @@ RUN_SIGNATURES: list[Signature] = [
        "Accelerator(kwargs_handlers=[InitProcessGroupKwargs(timeout=timedelta(hours=2))])",
        title="NCCL collective timed out", priority=11),
     _m("nccl-system-error",
-       # older torch; NCCL's own line for a small /dev/shm
-       r"NCCL Error \d+: unhandled system error|Error while creating shared memory segment /dev/shm/nccl|"
+       r"NCCL Error \d+: unhandled system error|"   # older torch
        r"NCCL error in:?[^\n]{0,200}(?:unhandled system error|unhandled cuda error|internal "
        r"error|invalid usage)",
        "NCCL could not set up communication between the GPUs: a container's small /dev/shm, "
@@ -152,9 +158,46 @@ RUN_SIGNATURES: list[Signature] = [
        "NCCL_DEBUG=INFO torchrun ...   # shows which transport fails\n"
        "NCCL_P2P_DISABLE=1 NCCL_IB_DISABLE=1 torchrun ...   # or: docker run --shm-size=16g",
        title="NCCL failed to set up", priority=11,
-       # NCCL's own warning names the cause: two ranks on one GPU (nccl-duplicate-gpu)
+       # NCCL's own lines name the cause: two ranks on one GPU (nccl-duplicate-gpu), /dev/shm
        refine=lambda ev, parsed: {"reject": True}
-       if re.search(r"Duplicate GPU detected", parsed.text) else None),
+       if re.search(r"Duplicate GPU detected|Error while creating shared memory segment|"
+                    r"Call to (?:shm_open|posix_fallocate) failed", parsed.text) else None),
+    # NCCL's own lines (NCCL_DEBUG=INFO, or "Last error:") name which setup step failed
+    _m("docker-shm-too-small",
+       r"Error while creating shared memory segment|NCCL WARN Call to posix_fallocate failed",
+       "NCCL could not create its shared-memory segment in /dev/shm: it is too small (a Docker "
+       "container's default is 64 MB) for the buffers NCCL shares between the GPUs of a node.",
+       "Within a node NCCL passes data through /dev/shm; a container's small default fills up.",
+       ["environment.device"],
+       "docker run --shm-size=16g ...   # or --ipc=host; in Kubernetes an emptyDir with "
+       "medium: Memory on /dev/shm\n# or, slower: NCCL_SHM_DISABLE=1 torchrun ...",
+       title="/dev/shm too small for NCCL", family="nccl-system-error", priority=12,
+       refine=lambda ev, parsed: {"reject": True}
+       if re.search(r"Call to shm_open failed\s*:\s*Permission denied", parsed.text) else None),
+    _m("shm-permission-denied",
+       r"Call to shm_open failed\s*:\s*Permission denied",
+       "NCCL may not create files in /dev/shm: the user running the training has no write "
+       "permission there, so NCCL's shared-memory transport fails at setup.",
+       "shm_open creates NCCL's segments as files under /dev/shm.", ["environment.device"],
+       "ls -ld /dev/shm   # should be drwxrwxrwt\nsudo chmod 1777 /dev/shm   # or: "
+       "NCCL_SHM_DISABLE=1 torchrun ...", title="No permission on /dev/shm",
+       family="nccl-system-error", priority=13),
+    # a hang, not an error: only where the paste names the GPUs NCCL's P2P fails on, or says
+    # that turning P2P off helped
+    _m("nccl-p2p-unsupported",
+       r"\b(?:stuck|hangs?|hanging|hung|freez\w*|deadlock\w*)\b",
+       "A multi-GPU run hangs at its first collective operation: NCCL's direct GPU-to-GPU (P2P) "
+       "transport does not work on this machine (consumer RTX 40-series cards have no P2P; on "
+       "servers, PCI ACS or the IOMMU blocks it), so the ranks wait for data that never comes.",
+       "Within a node NCCL moves data GPU to GPU over PCIe/NVLink (P2P) when the driver offers "
+       "it; where the transfers do not arrive, no error is raised and the run waits forever.",
+       ["environment.device"],
+       "NCCL_P2P_DISABLE=1 torchrun ...   # through host memory instead: slower, works\n"
+       "nvidia-smi topo -m; NCCL_DEBUG=INFO   # which transport NCCL picks\n"
+       "# servers: disable PCI ACS / set iommu=pt in the kernel command line",
+       title="Multi-GPU run hangs: NCCL P2P does not work here", priority=10,
+       refine=lambda ev, parsed: None if _P2P_SUSPECT.search(parsed.text) and
+       _SEVERAL_GPUS.search(parsed.text) else {"reject": True}),
     _m("webdataset-nodesplitter-missing",
        r"you need to add an explicit nodesplitter to your input pipeline",
        "The run is distributed (several processes or nodes, launched by torchrun, accelerate or "
@@ -386,7 +429,7 @@ RUN_SIGNATURES: list[Signature] = [
        "torchrun and accelerate rendezvous on MASTER_PORT.", ["environment.device"],
        "accelerate launch --main_process_port 29501 train.py   # or: torchrun --master_port "
        "29501 ...\n# or end the old run: pkill -f train.py", title="Launcher port in use",
-       priority=11),
+       priority=12),
     _m("cuda-error-asynchronous",
        r"CUDA error: an illegal memory access was encountered|CUBLAS_STATUS_EXECUTION_FAILED|"
        r"cublas runtime error : the GPU program failed to execute|"
