@@ -214,6 +214,13 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
     # NumPy's ABI message as printed: wrapped before "NumPy 2"
     ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
      "env-binary-incompatible"),
+    ("I'm getting a memory error trying to run predictions: `RuntimeError: Caught RuntimeError "
+     "in pin memory thread for device 0.`", "pin-memory-thread-error"),
+    ('  File "temp.py", line 5, in <module>\n    tokenizer = AutoTokenizer.from_pretrained('
+     '"vinai/bertweet-base")\n  File "/env/lib/python3.8/site-packages/transformers/models/auto/'
+     'tokenization_auto.py", line 275, in tokenizer_class_from_name\n    if c.__name__ == '
+     "class_name:\nAttributeError: 'NoneType' object has no attribute '__name__'",
+     "fast-tokenizer-class-unavailable"),
 ])
 def test_a_common_runtime_error_names_its_cause(paste: str, expected: str) -> None:
     assert triage(paste).cause_id == expected
@@ -275,13 +282,16 @@ def test_a_port_in_use_beside_nccls_error_is_the_port() -> None:
     "exitcode  : 1 (pid: 5217)",
     "NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
     "You must call `compile()` on the optimizer",
+    # the same AttributeError in the user's own code, far from AutoTokenizer
+    '  File "train.py", line 9, in log\n    print(fn.__name__)\nAttributeError: \'NoneType\' '
+    "object has no attribute '__name__'",
 ])
 def test_the_same_words_in_another_error_are_left_alone(paste: str) -> None:
     ids = {m.signature.id for m in triage(paste).matches}
     assert not ids & {"labels-with-extra-dimension", "label-dtype-int-expected-long",
                       "text-column-reaches-collate", "sampling-from-non-finite-logits",
                       "host-memory-exhausted", "nccl-collective-timeout", "nccl-system-error",
-                      "keras-model-not-compiled"}
+                      "keras-model-not-compiled", "fast-tokenizer-class-unavailable"}
 
 
 def test_too_many_indices_reads_who_indexed() -> None:

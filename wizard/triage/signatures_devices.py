@@ -238,6 +238,15 @@ DEVICE_SIGNATURES: list[Signature] = [
        "dataset.map(fn, num_proc=1)   # or keep GPU work out of map / DataLoader workers\n"
        "# or: torch.multiprocessing.set_start_method('spawn')", priority=13,
        title="CUDA in a forked worker"),
+    _d("pin-memory-thread-error",
+       r"Caught RuntimeError in pin memory thread",
+       "The DataLoader's pin-memory thread could not page-lock a batch (pin_memory=True, the "
+       "Trainer's default): the machine ran short of page-locked host memory, or CUDA failed "
+       "in that thread. Pinning only speeds up the copy to the GPU.",
+       "With pin_memory the DataLoader copies each batch into page-locked memory in a thread.",
+       ["environment.device"],
+       "TrainingArguments(..., dataloader_pin_memory=False)   # or DataLoader(..., "
+       "pin_memory=False)", title="Pin-memory thread failed"),
     _d("dataloader-shared-memory",
        # a rank killed by SIGBUS: NCCL's buffers in a full /dev/shm
        r"Signal 7 \(SIGBUS\) received by PID|"

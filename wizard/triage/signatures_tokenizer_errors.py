@@ -38,6 +38,19 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        "spm.SentencePieceTrainer.train(input='corpus.txt', model_prefix='m', vocab_size=500)   "
        "# smaller, or: hard_vocab_limit=False (or more text)",
        title="vocab_size larger than the training text allows"),
+    # transformers 4.x's lookup of the class tokenizer_config.json (or the fast default) names
+    _t("fast-tokenizer-class-unavailable",
+       r"'NoneType' object has no attribute '__name__'",
+       "AutoTokenizer looked up a tokenizer class that does not exist here and found None: the "
+       "model has only a slow (Python) tokenizer and AutoTokenizer asks for the fast one "
+       "(use_fast=True is its default), or the slow class needs sentencepiece, which is not "
+       "installed.", "AutoTokenizer maps a config's tokenizer class to the classes it can "
+       "import; one it cannot is None.", ["data.tokenizer-model-mismatch"],
+       "tokenizer = AutoTokenizer.from_pretrained(checkpoint, use_fast=False)\n"
+       "pip install sentencepiece   # for the slow tokenizers of T5, XLNet, ALBERT, mBART...",
+       title="No tokenizer class for this model",
+       refine=lambda ev, parsed: None if re.search(
+           r"tokenizer_class_from_name|tokenization_auto", parsed.text) else {"reject": True}),
     _t("tokenizer-special-tokens-empty",
        r"maximum recursion depth exceeded|\bRecursionError\b",
        "The checkpoint's tokenizer_config.json gives empty (or unknown) special tokens: looking "
