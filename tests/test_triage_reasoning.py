@@ -892,3 +892,13 @@ def test_a_tokenizer_file_the_repository_does_not_ship() -> None:
     # the config missing is the folder's, not the tokenizer's
     assert _t("OSError: ./out does not appear to have a file named config.json."
               ).primary.signature.id == "folder-without-config"
+
+
+def test_a_gguf_models_folder_where_its_file_belongs() -> None:
+    said = ("python -m aphrodite.endpoints.openai.api_server --model /root/models/gguf/ "
+            "--quantization gguf --max-model-len 4096\nOSError: /root/models/gguf/ does not "
+            "appear to have a file named config.json.")
+    t = _t(said)
+    assert t.cause_id == "folder-instead-of-file-path" and ".gguf" in t.primary.fix
+    # the same error without a GGUF model in sight is a folder without its config
+    assert _t(said.replace(" --quantization gguf", "")).cause_id == "local-file-missing"

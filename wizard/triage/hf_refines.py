@@ -250,10 +250,27 @@ def refine_collated_label(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
 
 
 
+# a GGUF model named in the paste: an engine's option, a .gguf file, or the reporter's words
+_GGUF = re.compile(r"(?:--quantization|--load[-_]format)[ =]+gguf\b|\.gguf\b|\bgguf[ _](?:format|"
+                   r"files?|models?)\b", re.I)
+
+
 def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """Only for a local path (a Hub id without the file is another matter)."""
-    return None if re.match(LOCAL_PATH, str(ev.get("path") or ev.get("path2") or "")) else \
-        {"reject": True}
+    """Only for a local path (a Hub id without the file is another matter); a GGUF model's
+    folder where its file belongs."""
+    path = str(ev.get("path") or ev.get("path2") or "")
+    if not re.match(LOCAL_PATH, path):
+        return {"reject": True}
+    if _GGUF.search(parsed.text):
+        return {"id": "folder-instead-of-file-path",
+                "cause": f"{path} is the folder that holds a GGUF model, and a GGUF model is one "
+                         "file: given a folder, the loader (vLLM, Aphrodite, transformers) reads "
+                         "it as a Hugging Face model folder and looks for its config.json.",
+                "fix": "--model /path/to/model-Q4_K_M.gguf --tokenizer <the original model's "
+                       "repo>   # vLLM and its forks: the .gguf file itself\n"
+                       "# transformers: AutoModelForCausalLM.from_pretrained(folder, "
+                       "gguf_file=\"model-Q4_K_M.gguf\")"}
+    return None
 
 
 # the download caches of huggingface_hub, sentence-transformers and torch.hub
