@@ -1582,6 +1582,9 @@ def test_error_inside_a_sentence_glued_fences_pytest_and_escaped_newlines() -> N
     t = triage("Traceback (most recent call last):\n    \"input_ids\": feature[\"input_ids_j\"],\n"
                "KeyErrorKeyError: : 'input_ids_j'")
     assert t.parsed.exc_type == "KeyError" and t.parsed.message == "'input_ids_j'"
+    # an input method's full-width punctuation around the message
+    t = triage("推理的时候报错：\nInput type （BFloat16） and bias type （Half） should be the same.")
+    assert t.cause_id == "mixed-dtypes"
 
 
 def test_only_output_pasted_matches_nothing_or_the_symptom() -> None:

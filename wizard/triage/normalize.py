@@ -2,7 +2,7 @@
 
 `normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
 rank prefixes, pytest's `E   ` prefix, Markdown fences (whole-line or glued to an error line),
-quote marks, Markdown bold, image and notebook links (Colab, VS Code), escaped newlines of a
+quote marks and full-width ASCII, Markdown bold, image and notebook links (Colab, VS Code), escaped newlines of a
 traceback pasted as a string, and dedents; it redraws rich's boxed tracebacks in Python's format,
 rejoins a frame header the terminal wrapped and an exception line two ranks printed at once.
 `to_int` reads a number from it.
@@ -21,7 +21,10 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|
 _ORPHAN_SGR = re.compile(r"\[(?:\d{1,3};){0,4}\d{1,3}m")   # colour codes whose ESC got lost
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _LINE_PREFIX = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s?)", re.M)   # torchrun/accelerate
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                         # an input method's full-width ASCII ("（BFloat16）", "报错："), and its space
+                         **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)},
+                         "\u3000": " "})
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
 _TAGGED_FENCE = re.compile(r"^\s*```[\w+-]+\s*$")
 _GLUED_OPEN = re.compile(r"^(\s*)```+[ \t]*(?=\S)")     # a fence glued to the line it opens
