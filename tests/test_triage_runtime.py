@@ -214,6 +214,8 @@ _LOSS = ('Traceback (most recent call last):\n  File "train.py", line 41, in <mo
     # NumPy's ABI message as printed: wrapped before "NumPy 2"
     ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
      "env-binary-incompatible"),
+    ("ValueError: Video features and video tokens do not match: tokens: 1035, features 1152",
+     "vlm-image-tokens-truncated"),
     ("I'm getting a memory error trying to run predictions: `RuntimeError: Caught RuntimeError "
      "in pin memory thread for device 0.`", "pin-memory-thread-error"),
     ('  File "temp.py", line 5, in <module>\n    tokenizer = AutoTokenizer.from_pretrained('

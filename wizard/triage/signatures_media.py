@@ -24,11 +24,12 @@ def refine_whisper_bins(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
 
 MEDIA_SIGNATURES: list[Signature] = [
     _v("vlm-image-tokens-truncated",
-       r"Image features and image tokens do not match|Number of images does not match number "
-       r"of special image tokens in the (?:input )?text",
-       "The prompt holds fewer image placeholder tokens than the vision tower produced features: "
-       "the processor expanded <image> into one token per patch, and truncation (max_length, "
-       "max_prompt_length, cutoff_len) then cut part of them while the pixel values stayed.",
+       r"(?:Image|Video) features and (?:image|video) tokens do not match|Number of images does "
+       r"not match number of special image tokens in the (?:input )?text",
+       "The prompt holds fewer image (or video) placeholder tokens than the vision tower produced "
+       "features: the processor expanded <image> into one token per patch, and truncation "
+       "(max_length, max_prompt_length, cutoff_len) then cut part of them while the pixel "
+       "values stayed.",
        "A vision-language model replaces each image token with one image feature; the counts "
        "must be equal.", ["data.text-lengths"],
        "batch = processor(text=texts, images=images, padding=True, truncation=False, "
