@@ -4,7 +4,7 @@ appeared and disappeared, read from their released wheels.
 A maintainer script, run by hand (never by the tests or CI) with an interpreter that has pip and
 reaches PyPI::
 
-    .venv-modern/bin/python scripts/build_api_history.py     # all packages, ~3 minutes, ~0.9 GB fetched
+    .venv-modern/bin/python scripts/build_api_history.py     # all packages, ~25 minutes, ~0.9 GB fetched
     .venv-modern/bin/python scripts/build_api_history.py --packages peft trl --merge
 
 For each package it takes the latest patch of every minor release from a starting release on
@@ -33,6 +33,11 @@ right, and the runs of releases that lacked it in between go to ``top_gaps[packa
 * ``modules[package][dotted.path]`` -- every ``.py`` module and package directory in the wheel,
   plus the deprecated paths transformers 5.x still serves through its legacy module alias finder
   (``_LEGACY_MODULE_ALIASES`` keys, ``models.x.image_processing_x_fast``).
+* ``names[package][dotted.module][name]`` -- ``[first, last]`` of a public name a plain module
+  binds at its top level (definitions, assignments, what it imports from its own package, in
+  ``if`` / ``try`` blocks too), recorded only when the module's file gained or lost it while the
+  file existed: so "cannot import name 'X' from 'pkg.sub.mod'" can be dated. Lazily exporting
+  package ``__init__`` files are left out.
 * ``kwargs["pkg.Qualname"][arg]`` -- keyword arguments of a fixed list of callables (``TARGETS``),
   looked up by name across the package's modules: a function's or method's parameters (not
   ``self``, ``*args``, ``**kwargs``, nor positional-only ones); for a class its ``__init__``
@@ -300,6 +305,49 @@ def public_module_names(tree: ast.Module) -> list[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
     return [n for n in names if not n.startswith("_")]
+
+
+def _defined_at_top(stmts: list[ast.stmt], out: set[str], pkg: str) -> None:
+    """Names a module binds at its top level, in ``if`` / ``try`` / ``with`` blocks too; of its
+    imports those from its own package ``pkg``, never ``Optional`` or ``nn``."""
+    for node in stmts:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").split(".")[0] == pkg):
+            out.update(a.asname or a.name for a in node.names if a.name != "*")
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                _defined_at_top(getattr(node, block, []), out, pkg)
+            for handler in getattr(node, "handlers", []):
+                _defined_at_top(handler.body, out, pkg)
+
+
+def module_names(rel: Release) -> dict[str, list[str]]:
+    """The public names each plain module binds (``from pkg.mod import name``), what it imports
+    from its own package included (a name moved elsewhere stays importable where it was);
+    package ``__init__`` files that export lazily (``_LazyModule``) are left out."""
+    out: dict[str, list[str]] = {}
+    for path, text in rel.files.items():
+        parts = path[:-3].split("/")
+        init = parts[-1] == "__init__"
+        if init:
+            if "_LazyModule" in text or "_import_structure" in text:
+                continue
+            parts = parts[:-1]
+        if not all(p.isidentifier() for p in parts) or len(parts) < 2:
+            continue
+        tree = rel.tree(path)
+        if tree is None:
+            continue
+        names: set[str] = set()
+        _defined_at_top(tree.body, names, rel.pkg)
+        out[".".join(parts)] = sorted(n for n in names if not n.startswith("_"))
+    return out
 
 
 def read_init(rel: Release) -> set[str]:
@@ -895,6 +943,7 @@ def scan_wheel(pkg: str, wheel: Path) -> dict:
         if sig is not None:
             kwargs[f"{pkg}.{target}"] = (sorted(sig.args), sig.varkw, sig.xbase)
     return {"top": sorted(top), "modules": sorted(modules_of(rel)), "kwargs": kwargs,
+            "names": module_names(rel),
             "members": scan_members(rel), "files": len(files), "requires": requires}
 
 
@@ -935,6 +984,27 @@ def _finish(table: dict, gaps: dict) -> dict:
     return out
 
 
+def changed_names(per_release: list[dict[str, list[str]]]) -> dict[str, dict[str, list[int]]]:
+    """{module: {name: [first, last]}} for the names a module's file gained or lost while it
+    existed as a file (a name present in every release that had the file is left out: where the
+    file went, a module path served by an alias, the name's fate is not known)."""
+    files: dict = {}
+    names: dict = {}
+    for i, mods in enumerate(per_release):
+        for mod, found in mods.items():
+            _seen(files, mod, i)
+            for name in found:
+                _seen(names.setdefault(mod, {}), name, i)
+    out: dict[str, dict[str, list[int]]] = {}
+    for mod, table in names.items():
+        lo, hi = min(files[mod]), max(files[mod])
+        for name, indices in table.items():
+            first, last = min(indices), max(indices)
+            if first > lo or last < hi:
+                out.setdefault(mod, {})[name] = [first, last]
+    return out
+
+
 def _runs(indices: list[int]) -> list[list[int]]:
     runs: list[list[int]] = []
     for i in sorted(indices):
@@ -955,7 +1025,7 @@ def main() -> None:
     opts = ap.parse_args()
 
     t0 = time.time()
-    data: dict = {k: {} for k in ("releases", "top", "modules", "kwargs", "varkw", "bases",
+    data: dict = {k: {} for k in ("releases", "top", "modules", "names", "kwargs", "varkw", "bases",
                                   "callables", "top_gaps", "module_gaps", "kwarg_gaps",
                                   "classes", "members", "member_gaps", "member_bases",
                                   "member_open", "requires")}
@@ -1017,6 +1087,8 @@ def main() -> None:
                 if xbase:
                     data["bases"][key] = xbase  # newest release wins
         data["top"][pkg] = _finish(top, data["top_gaps"].setdefault(pkg, {}))
+        data["names"][pkg] = changed_names(
+            [results[(pkg, version)]["names"] for version in scanned])
         data["modules"][pkg] = _finish(mods, data["module_gaps"].setdefault(pkg, {}))
         data["callables"].update(_finish(calls, {}))
         for key, table in kwargs.items():

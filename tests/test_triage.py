@@ -1705,6 +1705,19 @@ def test_an_unknown_model_type_key_is_an_old_transformers() -> None:
     assert triage("KeyError: 'label'").cause_id == "unknown"    # a column, not a model type
 
 
+def test_a_name_a_module_lost_is_dated_by_that_modules_history() -> None:
+    said = ("  File \"/root/.cache/huggingface/modules/transformers_modules/m/modeling_m.py\", "
+            "line 30, in <module>\n    from transformers.utils.import_utils import "
+            "is_torch_fx_available\nImportError: cannot import name 'is_torch_fx_available' from "
+            "'transformers.utils.import_utils'")
+    t = triage(said)
+    assert t.cause_id == "env-version-too-new" and 'transformers<5.0.0' in t.primary.fix
+    # a name the module gained: too old, with the release that added it
+    t = triage("transformers==4.30.2\nImportError: cannot import name 'GenerationMode' from "
+               "'transformers.generation.utils'")
+    assert t.cause_id == "env-version-too-old" and "4.32" in t.primary.cause + t.primary.fix
+
+
 def test_a_model_type_key_in_prose_is_dated_by_the_release_that_added_the_model() -> None:
     said = ("Running the quick start with transformers I get KeyError: 'qwen2' . Is my "
             "transformers too old?")

@@ -2,9 +2,10 @@
 
 Reads ``api_history.json`` (built from the released wheels by ``scripts/build_api_history.py``; see
 its docstring for what is recorded and the approximations) so triage can tell, for
-"cannot import name 'X'", "No module named 'pkg.sub'" and "got an unexpected keyword argument 'k'",
-whether the name was added later (upgrade), removed (pin below the removing release or use the
-replacement), or never existed in any release (a typo or the wrong class: no upgrade helps). For
+"cannot import name 'X'" (from the package or one of its modules), "No module named 'pkg.sub'"
+and "got an unexpected keyword argument 'k'", whether the name was added later (upgrade), removed
+(pin below the removing release or use the replacement), or never existed in any release (a typo
+or the wrong class: no upgrade helps). For
 "'X' object has no attribute 'y'" it knows the members of a few dozen classes (``member``,
 ``member_in_no_release``); classes that forward or compute attributes answer nothing there.
 
@@ -115,6 +116,15 @@ def module(path: str) -> Span | None:
     if pair is None:
         return None
     return _span(pkg, dotted, pair, gaps=_data()["module_gaps"].get(pkg, {}).get(dotted))
+
+
+def module_name(path: str, name: str) -> Span | None:
+    """When ``from path import name`` worked, for a name the module's file gained or lost
+    while it existed; None for one every release of the module had, or none had."""
+    pkg = _import_name(path.split(".", 1)[0])
+    dotted = ".".join([pkg, *path.split(".")[1:]])
+    pair = _data().get("names", {}).get(pkg, {}).get(dotted, {}).get(name)
+    return _span(pkg, name, pair) if pair is not None else None
 
 
 def owner(name: str) -> str | None:

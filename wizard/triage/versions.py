@@ -348,6 +348,8 @@ def history_change(name: str, package: str | None = None) -> ApiChange | None:
     span = api_history.top_name(package, name) if package and "." not in name else None
     if span is None and "." in name:
         span = api_history.module(name)
+        if span is None:              # a name of a module: "transformers.utils.is_x_available"
+            span = api_history.module_name(*name.rsplit(".", 1))
     return history_span_change(span, name)
 
 
