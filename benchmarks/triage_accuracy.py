@@ -6,7 +6,9 @@ cause in different words count as one); a signature inside a family (audio-backe
 env-missing-package) names its own cause as well as the family's. The split is fixed by thread: a report is "held" when the
 SHA-256 of its address starts with a hex digit below 5 (about a third), else "dev". Tune on dev (its misses are listed); only score
 held. Besides top-1, each split prints how often triage names a cause at all and how often it is
-right when it does (the trust an answer deserves; the rest are told no known cause matches). The corpus grew in rounds (a report's `batch`); held is also printed per round.
+right when it does (the trust an answer deserves; the rest are told no known cause matches), and
+for a release mismatch (too old and too new are one cause) how often the fix points the way the
+thread found. The corpus grew in rounds (a report's `batch`); held is also printed per round.
 
 A third set, "fresh" (tests/data/fresh_wordings.yaml), holds threads outside the corpus for errors
 the catalogue already knows, gathered after their signatures were written and never tuned on: it
@@ -79,15 +81,23 @@ def names_cause(got: tuple[str, str, str | None], key: str) -> bool:
     return same_cause(got[0], key) or (got[2] is not None and same_cause(got[2], key))
 
 
+# too old and too new are one cause (a release mismatch), but the fix points one way
+_DIRECTIONS = {"env-version-too-old", "env-version-too-new"}
+
+
 def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
     right = 0
     per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     bug = Counter()
     misses = []
     crashes = named = 0
+    way = [0, 0]                      # a version answer to a version key: the direction right
     for r in reports:
         full = answer(r["paste"])
         got = full[0]
+        if {got, r["cause_id"]} <= _DIRECTIONS:
+            way[0] += got == r["cause_id"]
+            way[1] += 1
         crashes += got == "crash"
         ok = names_cause(full, r["cause_id"])
         right += ok
@@ -106,7 +116,8 @@ def score(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return {"reports": n, "top1": right / n if n else None, "crashes": crashes,
             "named": named, "right_when_named": right / named if named else None,
             "per_category": {k: {"right": v[0], "of": v[1]} for k, v in sorted(per_category.items())},
-            "library_bug_precision": precision, "library_bug_recall": recall, "misses": misses}
+            "library_bug_precision": precision, "library_bug_recall": recall,
+            "direction": {"right": way[0], "of": way[1]}, "misses": misses}
 
 
 def score_fresh(threads: list[dict[str, Any]]) -> dict[str, Any]:
@@ -173,6 +184,9 @@ def main() -> int:
         print(f"   a cause named for {result['named']}/{result['reports']}, right when named "
               f"{pct(result['right_when_named'])} (else: no known cause, the checks and the search "
               "come next)")
+        way = result["direction"]
+        print(f"   a release too old or too new, and which: {way['right']}/{way['of']} the way "
+              "the thread found")
         for cat, v in result["per_category"].items():
             print(f"   {cat:16s} {v['right']:3d}/{v['of']:<3d}")
         if name == "held":

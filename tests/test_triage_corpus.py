@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchmarks.triage_accuracy import score
 from wizard.triage.causes import CAUSES, cause_of, same_cause
 from wizard.triage.env_answers import FAMILY
 from wizard.triage.match import triage
@@ -122,3 +123,17 @@ def test_answers_do_not_depend_on_the_noise_around_a_paste(reports: dict[str, di
                 if not same_cause(got, plain):
                     changed.append((name, how, plain, got))
     assert not changed
+
+
+def test_the_benchmark_counts_which_way_a_release_mismatch_points() -> None:
+    """Too old and too new are one cause; the benchmark also counts whether the fix points the
+    way the thread found (only where both the key and the answer are one of the two)."""
+    def report(paste: str, key: str) -> dict:
+        return {"paste": paste, "cause_id": key, "category": "environment", "library_bug": False,
+                "file": "x.yaml"}
+    removed = ("ImportError: cannot import name 'is_torch_fx_available' from "
+               "'transformers.utils.import_utils'")
+    with pastes_from_elsewhere():
+        got = score([report(removed, "env-version-too-new"), report(removed, "env-version-too-old"),
+                     report("KeyError: 'label'", "env-version-too-old")])
+    assert got["top1"] == 2 / 3 and got["direction"] == {"right": 1, "of": 2}
