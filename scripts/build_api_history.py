@@ -4,7 +4,7 @@ appeared and disappeared, read from their released wheels.
 A maintainer script, run by hand (never by the tests or CI) with an interpreter that has pip and
 reaches PyPI::
 
-    .venv-modern/bin/python scripts/build_api_history.py     # all packages, ~25 minutes, ~0.9 GB fetched
+    .venv-modern/bin/python scripts/build_api_history.py     # all packages, ~25 min, ~0.9 GB fetched
     .venv-modern/bin/python scripts/build_api_history.py --packages peft trl --merge
 
 For each package it takes the latest patch of every minor release from a starting release on
@@ -1025,8 +1025,8 @@ def main() -> None:
     opts = ap.parse_args()
 
     t0 = time.time()
-    data: dict = {k: {} for k in ("releases", "top", "modules", "names", "kwargs", "varkw", "bases",
-                                  "callables", "top_gaps", "module_gaps", "kwarg_gaps",
+    data: dict = {k: {} for k in ("releases", "top", "modules", "names", "kwargs", "varkw",
+                                  "bases", "callables", "top_gaps", "module_gaps", "kwarg_gaps",
                                   "classes", "members", "member_gaps", "member_bases",
                                   "member_open", "requires")}
     if opts.merge and opts.out.exists():

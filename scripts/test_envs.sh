@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 # The tf shard "tf-1": the slowest files (whole-case runs in fresh processes); "tf-2": the rest.
 SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_interactive.py
       tests/test_app_browser.py tests/test_memory_tf.py tests/test_verdict.py)
+# Triage over the whole corpus of real reports and the wording variants: the same in either
+# environment (answered as pastes from another machine), so when the three runs go together
+# only tf-1 runs them; a one-environment run runs them too.
+CORPUS=(tests/test_triage_corpus.py tests/test_triage_wordings.py)
 
 pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
   local env=$1
@@ -24,10 +28,12 @@ pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
   ".venv-$env/bin/python" -m pytest -q -p no:cacheprovider "$@"
 }
 
-run() {
+run() {  # NAME [together]
   case "$1" in
-    tf-1) pytest_in tf "${SLOW[@]}" ;;
-    tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" ;;
+    tf-1) pytest_in tf "${SLOW[@]}" "${CORPUS[@]}" ;;
+    tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" "${CORPUS[@]/#/--ignore=}" ;;
+    modern) if [ "${2:-}" = together ]; then pytest_in modern tests "${CORPUS[@]/#/--ignore=}"
+            else pytest_in modern tests; fi ;;
     *) pytest_in "$1" tests ;;
   esac
 }
@@ -40,7 +46,7 @@ mkdir -p .test-logs
 start=$(date +%s)
 names=(tf-1 tf-2 modern)
 for name in "${names[@]}"; do
-  ( run "$name" >".test-logs/$name.log" 2>&1; echo $? >".test-logs/$name.rc" ) &
+  ( run "$name" together >".test-logs/$name.log" 2>&1; echo $? >".test-logs/$name.rc" ) &
 done
 wait
 status=0

@@ -2,9 +2,10 @@
 
 `normalize` removes ANSI colours, Windows line ends, control characters, torchrun/accelerate
 rank prefixes, pytest's `E   ` prefix, Markdown fences (whole-line or glued to an error line),
-quote marks and full-width ASCII, Markdown bold, image and notebook links (Colab, VS Code), escaped newlines of a
-traceback pasted as a string, and dedents; it redraws rich's boxed tracebacks in Python's format,
-rejoins a frame header the terminal wrapped and an exception line two ranks printed at once.
+quote marks and full-width ASCII, Markdown bold, image and notebook links (Colab, VS Code),
+escaped newlines of a traceback pasted as a string, and dedents; it redraws rich's boxed
+tracebacks in Python's format, rejoins a frame header the terminal wrapped and an exception line
+two ranks printed at once.
 `to_int` reads a number from it.
 """
 from __future__ import annotations
