@@ -578,6 +578,8 @@ def test_remote_code_not_registered_for_an_auto_class_points_at_the_repository()
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) "
      "should be the same", "mixed-dtypes"),
     ("RuntimeError: Placeholder storage has not been allocated on MPS device!", "devices-differ"),
+    ("RuntimeError: Index put requires the source and destination dtypes match, got Float for "
+     "the destination and BFloat16 for the source.", "mixed-dtypes"),
     ("huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
      "'namespace/repo_name': '/content/drive/MyDrive/model'. Use `repo_type` argument if needed.",
      "local-file-missing"),
@@ -778,6 +780,8 @@ def test_a_sentencepiece_tokenizer_returning_none_in_the_reporters_words() -> No
      "with an 'input_ids' key.", "group-by-length-without-input-ids"),
     ("`bf16 mixed precision requires PyTorch >= 1.10 and a supported device.`",
      "bf16-unsupported-gpu"),
+    ("ptxas /tmp/compile-ptx-src-38292b, line 104; error   : Feature 'cvt with .f32.bf16' "
+     "requires .target sm_80 or higher", "bf16-unsupported-gpu"),
     ("TypeError: forward() got an unexpected keyword argument 'token_type_ids'",
      "unsupported-token-type-ids"),
     ("ImportError: cannot import name 'AutoModelForCausalLMWithValueHead' from 'trl'",
@@ -1357,6 +1361,8 @@ def test_right_padding_refused_by_flash_attention_in_training_or_generation() ->
      "attribute 'layer'", "keras-and-tf-keras-mixed"),
     ("--> 181     match = re_bert.match(bert.weights[0].name)\nIndexError: list index out of range",
      "weights-loaded-before-build"),
+    ("It runs on TensorFlow 2.15; on 2.16 I get an error stating that `KerasLayer` cannot be "
+     "added to the Sequential model.", "keras-3-installed"),
     ("model = MultiLabelClassificationModel('bert', 'bert-base-uncased', num_labels=22)\n"
      "RuntimeError: shape '[-1, 22]' is invalid for input of size 2",
      "multilabel-labels-not-multi-hot"),
@@ -1374,6 +1380,9 @@ def test_keras_and_multi_label_controls() -> None:
                   ).cause_id != "multilabel-labels-not-multi-hot"
     assert triage("MultiLabelClassificationModel\nRuntimeError: shape '[-1, 4]' is invalid for "
                   "input of size 8").cause_id != "multilabel-labels-not-multi-hot"
+    # a layer of the user's own that Sequential refuses is not a Keras 2 layer
+    assert triage("my AttentionBlock cannot be added to the Sequential model").cause_id != \
+        "keras-3-installed"
 
 
 def test_weights_only_in_the_other_framework() -> None:

@@ -127,6 +127,12 @@ def module_name(path: str, name: str) -> Span | None:
     return _span(pkg, name, pair) if pair is not None else None
 
 
+def modules_with_name(package: str, name: str) -> list[str]:
+    """The modules of ``package`` whose file gained or lost ``name`` in some scanned release."""
+    pkg = _import_name(package)
+    return [m for m, names in _data().get("names", {}).get(pkg, {}).items() if name in names]
+
+
 def owner(name: str) -> str | None:
     """The key of the recorded callable that ``name`` denotes, or None.
 

@@ -27,6 +27,10 @@ CAUSES: tuple[Cause, ...] = (
           "A label (class id) outside 0..num_labels-1 reaches the loss: the head has fewer "
           "outputs than the data has classes, or the ids do not start at 0.",
           ("torch-target-out-of-bounds", "tf-label-out-of-range", "cuda-device-side-assert")),
+    Cause("keras-implementations-mixed",
+          "Objects of two Keras implementations meet in one model (standalone keras and "
+          "tf.keras, or a Keras 2 layer from tf-keras in a Keras 3 model).",
+          ("keras-and-tf-keras-mixed", "keras-3-model-keras-2-layer")),
     Cause("sequence-too-long",
           "A sequence longer than the model's position embeddings reaches the model "
           "(no truncation, or max_length above the model's limit).",
@@ -150,7 +154,7 @@ CAUSES: tuple[Cause, ...] = (
           "The code names an import path, argument or option that no release has (misspelt or "
           "invented).",
           ("wrong-import-path", "invalid-config-argument", "misspelt-argument",
-           "unsupported-trainer-argument")),
+           "unsupported-trainer-argument", "hf-argparser-unused-args")),
     Cause("data-file-unparseable",
           "The data files do not parse into one table: a column with mixed types, or a file "
           "that is not the format it is read as.",

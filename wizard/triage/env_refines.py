@@ -361,7 +361,7 @@ def refine_tf_op(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
             "fix": "pip install -U tensorflow"}
 
 
-def _model_type_added(model_type: str) -> str | None:
+def model_type_added(model_type: str) -> str | None:
     """The release that added transformers' model folder for ``model_type`` ('qwen2' ->
     '4.37.0'); None for a model transformers 3 had already (its flat layout), or none."""
     name = model_type.replace("-", "_")
@@ -377,7 +377,7 @@ def refine_model_type_key(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
     KeyError in the reporter's prose counts when the key is a model transformers added later."""
     model_type = str(ev.get("model_type", ""))
     text = parsed.text
-    added = _model_type_added(model_type)
+    added = model_type_added(model_type)
     alone = (parsed.exc_name == "KeyError" and
              (parsed.message or "").strip(" '\"`") == model_type) or \
         re.search(rf"(?m)^KeyError: '{re.escape(model_type)}'`{{0,3}}\s*$", text)

@@ -216,7 +216,9 @@ DEVICE_SIGNATURES: list[Signature] = [
        r"--tf32 requires Ampere or a newer GPU arch|"
        r"bf16 mixed precision requires PyTorch >= [\d.]+ and a supported device|Bfloat16 is only "
        r"supported on GPUs with compute capability of at least 8\.0|"
-       r"Current CUDA Device does not support bfloat16",
+       r"Current CUDA Device does not support bfloat16|"
+       # ptxas compiling a bf16 kernel (Triton's) for a GPU before sm_80
+       r"Feature '[^'\n]*bf16' requires \.target sm_\d+ or higher",
        "bf16 was asked for on a GPU without bfloat16 (a T4, a V100 or older).",
        "bfloat16 arithmetic needs an Ampere (A100, RTX 30xx) or newer GPU; older ones run "
        "fp16.", ["model.precision-unsupported"],

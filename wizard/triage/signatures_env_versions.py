@@ -48,6 +48,11 @@ from wizard.triage.env_releases import (
     refine_not_supported_yet,
 )
 from wizard.triage.env_signature import env_signature as _sig
+from wizard.triage.env_stated import (
+    refine_import_cut,
+    refine_model_type_said_unsupported,
+    refine_name_said_removed,
+)
 from wizard.triage.env_skew import (
     refine_installed_conflict,
     refine_pins_conflict,
@@ -360,6 +365,12 @@ VERSION_SIGNATURES: list[Signature] = [
          r"Transformers does not recognize",
          "The checkpoint's model type is newer than the installed transformers.",
          'pip install -U transformers', priority=17),
+    _sig("env-model-type-said-unsupported", OLD,
+         r"(?-i:\b[Tt]ransformers?)`?(?:==|\s+v?|\s+version\s+)(?P<version>\d+\.\d+(?:\.\d+)?)"
+         r"`?[^\n]{0,30}?\b(?:do(?:es)?n[o']?t|not|never) support[^\n]{0,20}?"
+         r"[`'\"](?P<model_type>[a-z][a-z0-9_]{1,40})[`'\"]",
+         "The checkpoint's model type is newer than the stated transformers release.",
+         "pip install -U transformers", refine=refine_model_type_said_unsupported, priority=8),
     _sig("env-model-type-key", OLD,
          r"KeyError: '(?P<model_type>[a-z][a-z0-9_-]{1,40})'(?![\w'])",
          "The checkpoint's model type is newer than the installed transformers.",
@@ -552,6 +563,17 @@ VERSION_SIGNATURES: list[Signature] = [
          r"(?P<loc> \([^)\n]*\))?)?",
          "A name cannot be imported from a package.", "pip install -U <package>",
          refine=refine_cannot_import),
+    _sig("env-name-said-removed", NEW,
+         r"[`'\"](?P<name>[A-Za-z_]\w{2,})[`'\"][^\n]{0,60}?\b(?:is|was|has been|have been|were|"
+         r"got)\s+(?:now\s+|since\s+|completely\s+|fully\s+)?(?:removed|dropped|deleted)\b",
+         "A name the code uses was removed by a release newer than the code was written for.",
+         "pip install \"<the library><the release that removed it>\"",
+         refine=refine_name_said_removed, priority=4),
+    _sig("env-import-cut", OLD,
+         # no exception line: the import is the last frame's code (frames are not searched)
+         r"\A(?![\w.]*(?:Error|Exception)\b)",
+         "A traceback cut at an import line, beside a release of that library that lacks a name "
+         "it imports.", "pip install -U <the library>", refine=refine_import_cut, priority=4),
     _sig("env-import-line", OLD,
          r"(?m)^\s*`*from (?P<module>[A-Za-z_][\w.]*) import (?P<name>[A-Z]\w*)`*\s*$",
          "A class is imported from a library it does not belong to.", "from <its library> import "

@@ -355,7 +355,10 @@ KERAS_SIGNATURES: list[Signature] = [
        refine=refine_keras_tensor),
     _k("keras-3-model-keras-2-layer",
        r"Only instances of `?keras\.Layer`? can be added to a Sequential model\. Received: "
-       r"<(?P<module>(?:tensorflow_hub|tf_keras|transformers|keras\.engine)\b[\w.]*)",
+       r"<(?P<module>(?:tensorflow_hub|tf_keras|transformers|keras\.engine)\b[\w.]*)|"
+       # the same in a reporter's words, the message cut off
+       r"`?(?:hub\.)?KerasLayer`? (?:can ?not|can't|could not|couldn't) be added to (?:the |a )?"
+       r"Sequential",
        "A Keras 2 layer (tf-keras: TF Hub's KerasLayer, transformers' TF models) was added to a "
        "Keras 3 model: TensorFlow >= 2.16 makes tf.keras Keras 3, and Keras 3 accepts only its "
        "own layers.",

@@ -197,7 +197,9 @@ USAGE_SIGNATURES: list[Signature] = [
        # (torch.cuda.FloatTensor)
        r"Input type \((?:torch\.)?(?P<dev>cuda\.)?(?P<in_t2>\w+)Tensor\) and (?:weight|bias) type "
        r"\((?:torch\.)?(?P=dev)(?!(?P=in_t2)Tensor)\w+Tensor\) should be the same|"
-       r"(?:mat1|self) and mat2 must have the same dtype",
+       r"(?:mat1|self) and mat2 must have the same dtype|"
+       r"Index put requires the source and destination dtypes match, got (?P<dst>\w+) for the "
+       r"destination and (?P<src>\w+) for the source",
        "Two tensors of one operation have different floating dtypes: a float16/bfloat16 model "
        "fed float32 inputs (or a float32 layer added to a half-precision model) without autocast.",
        "Matrix products need both operands in one dtype; autocast (fp16=True / bf16=True in the "

@@ -1,0 +1,64 @@
+"""What a paste states about releases, checked against the tables read from the released wheels
+(wizard/triage/env_stated.py): each statement answers only where the table agrees, with a
+control where it does not."""
+from __future__ import annotations
+
+from wizard.triage.match import triage
+from wizard.triage.versions import pastes_from_elsewhere
+
+_PEFT_IMPORT = (
+    'File "/home/u/envs/x/lib/python3.10/site-packages/peft/peft_model.py", line 37, in <module>\n'
+    "    from transformers import Cache, DynamicCache, EncoderDecoderCache, PreTrainedModel\n"
+    "My environment:\ntokenizers                0.15.2\ntorch                     2.1.2\n"
+    "transformers              {version}\n")
+
+
+def _answer(text: str) -> tuple[str | None, str | None, str]:
+    with pastes_from_elsewhere():
+        m = triage(text).primary
+    return (m.signature.id, m.cause_id, m.fix) if m else (None, None, "")
+
+
+def test_a_name_the_reporter_says_was_removed_is_a_release_too_new() -> None:
+    sig, cause, fix = _answer(
+        "`HybridCache` has been deprecated, and is now removed in transformers, causing\n"
+        "  .venv/lib/python3.12/site-packages/liger_kernel/transformers/monkey_patch.py:21")
+    assert (sig, cause) == ("env-name-said-removed", "env-version-too-new")
+    assert 'pip install "transformers<5.0.0"' in fix
+    # a module-level helper, found in the module that defined it
+    sig, _, fix = _answer("Pin transformers because 5.0 introduced breaking changes for pruning "
+                          "heads (`find_pruneable_heads_and_indices` is removed).")
+    assert sig == "env-name-said-removed" and "transformers<5.0.0" in fix
+
+
+def test_a_removal_the_tables_do_not_show_is_not_taken_on_trust() -> None:
+    # every release of transformers has AutoModel: the statement is wrong or about another thing
+    assert _answer("`AutoModel` was removed from transformers?")[0] != "env-name-said-removed"
+    # a name of no library the tables hold
+    assert _answer("`frobnicate_all` was removed in transformers")[0] != "env-name-said-removed"
+
+
+def test_a_model_type_a_stated_release_does_not_support() -> None:
+    sig, cause, fix = _answer("Transformer 4.34.1 do not support 'gemma2' architecture\n"
+                              "Please upgrade the docker image.")
+    assert (sig, cause) == ("env-model-type-said-unsupported", "env-version-too-old")
+    assert fix == 'pip install -U "transformers>=4.42.0"'
+    # a release that has the model: the statement is about something else
+    assert _answer("transformers 4.45.0 does not support 'gemma2' here"
+                   )[0] != "env-model-type-said-unsupported"
+
+
+def test_a_traceback_cut_at_an_import_beside_the_listed_release() -> None:
+    sig, cause, fix = _answer(_PEFT_IMPORT.format(version="4.39.3"))
+    assert (sig, cause) == ("env-import-cut", "env-version-too-old")
+    assert fix == 'pip install -U "transformers>=4.43.0"'
+    # the listed release has every imported name: not this
+    assert _answer(_PEFT_IMPORT.format(version="4.45.0"))[0] != "env-import-cut"
+    # an exception printed after the import is the error to read
+    raised = _PEFT_IMPORT.format(version="4.39.3") + "RuntimeError: CUDA error: out of memory"
+    assert _answer(raised)[0] != "env-import-cut"
+
+
+def test_bf16_wordings_of_the_compiler_only() -> None:
+    assert _answer("ptxas /tmp/x, line 10; error   : Feature '.e4m3' requires .target sm_89 or "
+                   "higher")[1] != "bf16-unsupported-gpu"
