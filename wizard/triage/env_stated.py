@@ -32,7 +32,8 @@ def _gone_everywhere(package: str, name: str) -> ApiChange | None:
     """The change of a name that a release of ``package`` removed from every module that had it
     (a name moved elsewhere is still importable, so not removed)."""
     spans = [api_history.top_name(package, name)]
-    spans += [api_history.module_name(m, name) for m in api_history.modules_with_name(package, name)]
+    spans += [api_history.module_name(m, name)
+              for m in api_history.modules_with_name(package, name)]
     spans = [s for s in spans if s is not None]
     if not spans or any(not s.removed for s in spans):
         return None
