@@ -1514,9 +1514,16 @@ def test_an_adapter_loaded_frozen_explains_a_regression_statement() -> None:
      "merge-into-quantized-unsupported"),
     ("predictions = model.predict(validation_input_ids)\nprint(predictions.shape)\n"
      "AttributeError: 'list' object has no attribute 'shape'", "model-output-misread"),
+    ("huggingface_hub.utils._errors.HfHubHTTPError: 500 Server Error: Internal Server Error for "
+     "url: https://huggingface.co/api/datasets/ylacombe/jenny-tts-6h-tagged", "hub-unreachable"),
 ])
 def test_deepspeed_merge_and_predict_wordings(paste: str, cause: str) -> None:
     assert triage(paste).cause_id == cause
+
+
+def test_a_server_error_of_another_host_is_not_the_hub_down() -> None:
+    assert triage("requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: "
+                  "https://api.wandb.ai/graphql").cause_id != "hub-unreachable"
 
 
 def test_a_list_without_predict_is_not_a_keras_output() -> None:

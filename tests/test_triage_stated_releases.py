@@ -31,6 +31,19 @@ def test_a_name_the_reporter_says_was_removed_is_a_release_too_new() -> None:
     assert sig == "env-name-said-removed" and "transformers<5.0.0" in fix
 
 
+def test_deprecated_counts_once_a_release_removed_it() -> None:
+    sig, cause, fix = _answer("In recent versions of `transformers`, `AdamW` has been deprecated "
+                              "and should now be imported from `torch.optim`.")
+    assert (sig, cause) == ("env-name-said-removed", "env-version-too-new")
+    assert 'pip install "transformers<4.50.0"' in fix
+    # a warning about a future removal is not one
+    assert _answer("FutureWarning: `AdamW` is deprecated and will be removed in a future version "
+                   "of transformers")[0] != "env-name-said-removed"
+    # nor in a release the paste lists that still has it
+    assert _answer("transformers==4.30.0\n`AdamW` has been deprecated, what do I use?"
+                   )[0] != "env-name-said-removed"
+
+
 def test_a_removal_the_tables_do_not_show_is_not_taken_on_trust() -> None:
     # every release of transformers has AutoModel: the statement is wrong or about another thing
     assert _answer("`AutoModel` was removed from transformers?")[0] != "env-name-said-removed"
@@ -57,6 +70,15 @@ def test_a_traceback_cut_at_an_import_beside_the_listed_release() -> None:
     # an exception printed after the import is the error to read
     raised = _PEFT_IMPORT.format(version="4.39.3") + "RuntimeError: CUDA error: out of memory"
     assert _answer(raised)[0] != "env-import-cut"
+
+
+def test_an_image_processors_size_dict_given_to_torchvision() -> None:
+    sig, cause, fix = _answer("Resize(feature_extractor.size)\nTypeError: Size should be int or "
+                              "sequence. Got <class 'dict'>")
+    assert (sig, cause) == ("env-image-processor-size-dict", "env-version-too-new")
+    assert '"shortest_edge"' in fix
+    assert _answer("TypeError: Size should be int or sequence. Got <class 'float'>"
+                   )[0] != "env-image-processor-size-dict"
 
 
 def test_bf16_wordings_of_the_compiler_only() -> None:

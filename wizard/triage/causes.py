@@ -31,6 +31,14 @@ CAUSES: tuple[Cause, ...] = (
           "Objects of two Keras implementations meet in one model (standalone keras and "
           "tf.keras, or a Keras 2 layer from tf-keras in a Keras 3 model).",
           ("keras-and-tf-keras-mixed", "keras-3-model-keras-2-layer")),
+    Cause("graph-kept-across-steps",
+          "A tensor of an earlier step's graph (a recurrent state, a memory, a running loss) is "
+          "carried into the next step without .detach(), so backward goes through a freed graph.",
+          ("backward-through-graph-twice", "recurrent-state-not-detached")),
+    Cause("hub-outage",
+          "The Hub itself fails to answer (a 5xx: an outage or overload), not the user's network, "
+          "credentials or code.",
+          ("hub-down", "hub-outage")),
     Cause("sequence-too-long",
           "A sequence longer than the model's position embeddings reaches the model "
           "(no truncation, or max_length above the model's limit).",
@@ -102,7 +110,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("setup-step-skipped",
           "A setup step was left out: git-lfs, a restart after installing, a data download, a "
           "build tool on the PATH.",
-          ("env-setup-step-skipped", "rust-compiler-not-found")),
+          ("env-setup-step-skipped", "rust-compiler-not-found", "env-restart-runtime")),
     Cause("local-file-missing",
           "The local path given to a loader does not hold the file it reads (never downloaded, "
           "or a folder of another format).",

@@ -44,12 +44,14 @@ def _gone_everywhere(package: str, name: str) -> ApiChange | None:
 
 
 def refine_name_said_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """The reporter says a name was removed, and a library the paste names removed it: the code
-    that uses it was written for an older release (pin below it, or update that code)."""
+    """The reporter says a name was removed (or deprecated), and a library the paste names
+    removed it, in a release not older than the one the paste lists: the code that uses it was
+    written for an older release (pin below it, or update that code)."""
     name = str(ev.get("name", ""))
     for package in dict.fromkeys(m.lower() for m in _LIBRARIES.findall(parsed.text)):
         change = _gone_everywhere(package, name)
-        if change is not None:
+        stated = stated_version(parsed, package)
+        if change is not None and (not stated or not version_lt(stated, change.removed)):
             return answer_from_change(change, f"`{name}`", parsed, ev, importer_of(parsed))
     return {"reject": True}
 

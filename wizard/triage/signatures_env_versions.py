@@ -563,9 +563,18 @@ VERSION_SIGNATURES: list[Signature] = [
          r"(?P<loc> \([^)\n]*\))?)?",
          "A name cannot be imported from a package.", "pip install -U <package>",
          refine=refine_cannot_import),
+    _sig("env-image-processor-size-dict", NEW,
+         r"Size should be int or sequence\. Got <class 'dict'>",
+         "An image processor's `size` went to torchvision's Resize/CenterCrop as it is: newer "
+         "transformers releases store it as a dict ({'height': h, 'width': w} or "
+         "{'shortest_edge': s}) where the code was written for the int of older ones.",
+         'size = processor.size   # or feature_extractor.size\n'
+         'size = size["shortest_edge"] if "shortest_edge" in size else '
+         '(size["height"], size["width"])\nResize(size)', priority=14),
     _sig("env-name-said-removed", NEW,
-         r"[`'\"](?P<name>[A-Za-z_]\w{2,})[`'\"][^\n]{0,60}?\b(?:is|was|has been|have been|were|"
-         r"got)\s+(?:now\s+|since\s+|completely\s+|fully\s+)?(?:removed|dropped|deleted)\b",
+         r"[`'\"](?P<name>[A-Za-z_]\w{2,})[`'\"][^\n`'\"]{0,60}?\b(?:is|was|has been|have been|"
+         r"were|got)\s+(?:now\s+|since\s+|completely\s+|fully\s+)?(?:removed|dropped|deleted|"
+         r"deprecated)\b(?!,? and (?:will|may|might|is going to)\b)",
          "A name the code uses was removed by a release newer than the code was written for.",
          "pip install \"<the library><the release that removed it>\"",
          refine=refine_name_said_removed, priority=4),

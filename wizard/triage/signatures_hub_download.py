@@ -1,5 +1,5 @@
 """Errors of downloading from the Hub where the network or the cache gets in the way: hf_transfer
-and hf_xet without retries, a connection cut mid-file, the Hub down (504), a proxy answering
+and hf_xet without retries, a connection cut mid-file, the Hub down (a 5xx), a proxy answering
 instead of the Hub, a stale lock, a shared cache raced by several processes, resumed downloads
 of a finished file, quotas and stale NFS handles."""
 from __future__ import annotations
@@ -27,8 +27,8 @@ HUB_DOWNLOAD_SIGNATURES: list[Signature] = [
        "# run the download again (it resumes); with hf_xet: pip install -U hf-xet  (or "
        "HF_HUB_DISABLE_XET=1)", title="The download was cut"),
     _n("hub-down",
-       r"50[234] Server Error: (?:Gateway Time-?out|Bad Gateway|Service Unavailable) for url: "
-       r"https://huggingface\.co",
+       r"50[0234] Server Error: (?:Gateway Time-?out|Bad Gateway|Service Unavailable|Internal "
+       r"Server Error) for url: https://huggingface\.co",
        "The Hub itself did not answer (a gateway timeout or an outage), not the code.",
        "The Hub returns 5xx while it is down or overloaded.", ["environment.hub-unreachable"],
        "# retry later; meanwhile load from the cache:\nexport HF_HUB_OFFLINE=1   # or "
