@@ -231,6 +231,22 @@ def test_a_library_calling_a_private_function_whose_signature_changed() -> None:
     assert _t(own).bug is None
 
 
+def test_a_library_calling_a_torch_operator_whose_arguments_changed() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             f'  File "{SITE}/apex/contrib/multihead_attn/self_multihead_attn_func.py", line 233, '
+             "in backward\n"
+             "    softmax_grads = torch._softmax_backward_data(dropout_grads, softmax_results, -1, "
+             "softmax_results)\n"
+             "TypeError: _softmax_backward_data(): argument 'input_dtype' (position 4) must be "
+             "torch.dtype, not Tensor")
+    t = _t(paste)
+    assert t.bug is not None and t.bug.package == "apex"
+    # control: the user's own line calling it so is the user's call
+    own = paste.replace(f"{SITE}/apex/contrib/multihead_attn/self_multihead_attn_func.py",
+                        "train.py")
+    assert _t(own).bug is None
+
+
 def test_a_package_missing_its_own_data_file_is_a_packaging_bug() -> None:
     paste = ("Traceback (most recent call last):\n"
              f'  File "{SITE}/mteb/abstasks/AbsTaskSpeedTask.py", line 35, in load_data\n'

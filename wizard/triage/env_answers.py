@@ -344,10 +344,12 @@ def private_override_arity(parsed: ParsedError) -> tuple[str, str] | None:
     return m.group("cls"), m.group("method")
 
 
-_PRIVATE_CALL = re.compile(r"(?<![\w.])(?P<fn>_[A-Za-z]\w{0,80})\(\) (?:missing \d+ required "
+_PRIVATE_CALL = re.compile(r"(?<![\w.])(?P<fn>_[A-Za-z]\w{0,80})\(\)(?: (?:missing \d+ required "
                            r"(?:positional|keyword-only) arguments?|takes (?:from )?\d+ (?:to \d+ )?"
                            r"positional arguments? but \d+ (?:were|was) given|got an unexpected "
-                           r"keyword argument)")
+                           r"keyword argument)|"
+                           # a torch operator's binding: an argument of another type at a position
+                           r": argument '\w+' \(position \d+\) must be [\w.]+, not \w+)")
 
 
 def private_call_mismatch(parsed: ParsedError) -> tuple[str, str] | None:
@@ -359,7 +361,7 @@ def private_call_mismatch(parsed: ParsedError) -> tuple[str, str] | None:
     if m is None or inner is None or not inner.is_library or not inner.package:
         return None
     fn = m.group("fn")
-    if not re.search(rf"(?<![\w.]){re.escape(fn)}\b", inner.code or "") or \
+    if not re.search(rf"(?<!\w){re.escape(fn)}\b", inner.code or "") or \
             any(f.is_user and f.function == fn for f in parsed.frames):
         return None
     return pip_name(inner.package), fn
