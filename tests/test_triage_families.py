@@ -1516,9 +1516,17 @@ def test_an_adapter_loaded_frozen_explains_a_regression_statement() -> None:
      "AttributeError: 'list' object has no attribute 'shape'", "model-output-misread"),
     ("huggingface_hub.utils._errors.HfHubHTTPError: 500 Server Error: Internal Server Error for "
      "url: https://huggingface.co/api/datasets/ylacombe/jenny-tts-6h-tagged", "hub-unreachable"),
+    ("RuntimeError: The size of tensor a (32000) must match the size of tensor b (32002) at "
+     "non-singleton dimension 0", "vocab-size-mismatch"),
 ])
 def test_deepspeed_merge_and_predict_wordings(paste: str, cause: str) -> None:
     assert triage(paste).cause_id == cause
+
+
+def test_sizes_that_are_no_vocabulary_and_its_added_tokens() -> None:
+    for a, b in ((512, 514), (32000, 64000)):
+        assert triage(f"RuntimeError: The size of tensor a ({a}) must match the size of tensor b "
+                      f"({b}) at non-singleton dimension 0").cause_id != "vocab-size-mismatch"
 
 
 def test_a_server_error_of_another_host_is_not_the_hub_down() -> None:

@@ -18,6 +18,7 @@ from wizard.triage.usage_refines import (
     refine_target_list,
     refine_truncation_not_asked,
     refine_unused_model_kwargs,
+    refine_vocabulary_rows,
 )
 
 _u = signature_maker(11)
@@ -84,7 +85,10 @@ USAGE_SIGNATURES: list[Signature] = [
        "collator = DataCollatorForCompletionOnlyLM(ids, tokenizer=tokenizer)",
        title="Could not find response key", family="response-template-tokenization-mismatch"),
     _u("vocab-size-mismatch",
-       r"size mismatch for [\w.]*?\b(?:lm_head|embed_tokens|wte|word_embeddings|embed_out)\b",
+       r"size mismatch for [\w.]*?\b(?:lm_head|embed_tokens|wte|word_embeddings|embed_out)\b|"
+       # two vocabularies' rows meeting in one operation (e.g. merging weights)
+       r"The size of tensor a \((?P<rows_a>\d+)\) must match the size of tensor b "
+       r"\((?P<rows_b>\d+)\) at non-singleton dimension 0\b",
        "The checkpoint's embeddings (or lm_head) are sized for another vocabulary than the model "
        "built to load them: tokens were added and the embeddings resized during training (the "
        "adapter or checkpoint saved them at the new size), but the base model was rebuilt at "
@@ -95,7 +99,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "model = AutoModelForCausalLM.from_pretrained(base)\n"
        "model.resize_token_embeddings(len(tokenizer))   # the tokenizer saved with the adapter\n"
        "model = PeftModel.from_pretrained(model, adapter_path)",
-       title="size mismatch for lm_head / embed_tokens", priority=14),
+       title="size mismatch for lm_head / embed_tokens", priority=14,
+       refine=refine_vocabulary_rows),
     _u("dataset-split-not-found",
        # TensorFlow Datasets' quotes
        r"Unknown split '(?P<split3>[^'\n]+)'\. Should be one of (?P<splits3>\[[^\]\n]*\])|"

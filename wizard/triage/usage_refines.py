@@ -278,3 +278,12 @@ def refine_unused_model_kwargs(ev: dict, parsed: ParsedError) -> dict[str, Any] 
         if change is not None and change.removed:
             return answer_from_change(change, f"The models' forward argument {name}", parsed, ev)
     return None
+
+
+def refine_vocabulary_rows(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Two sizes of dimension 0 that are both vocabulary-sized and a few rows apart (32000 and
+    32002) are a vocabulary and the same vocabulary with added tokens; other sizes are not."""
+    if "rows_a" not in ev:
+        return None                   # the "size mismatch for lm_head" wording
+    a, b = int(ev["rows_a"]), int(ev["rows_b"])
+    return None if min(a, b) >= 5000 and 0 < abs(a - b) <= 1000 else {"reject": True}
