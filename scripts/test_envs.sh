@@ -12,13 +12,14 @@ cd "$(dirname "$0")/.."
 
 # The tf shard "tf-1": the slowest files (whole-case runs in fresh processes); "tf-2": the rest.
 SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_interactive.py
-      tests/test_app_browser.py tests/test_memory_tf.py tests/test_verdict.py)
+      tests/test_app_browser.py tests/test_memory_tf.py tests/test_verdict.py
+      tests/test_reprex_real.py)
 # Triage over the whole corpus of real reports and the wording variants: the same in either
 # environment (answered as pastes from another machine), so when the three runs go together
 # only tf-1 runs them; a one-environment run runs them too.
 CORPUS=(tests/test_triage_corpus.py tests/test_triage_wordings.py)
 # The rest of triage's own tests (a paste in, an answer out) are the same in either environment
-# too: when together, only modern runs them.
+# too: when together, only tf-1 runs them.
 TRIAGE=($(ls tests/test_triage*.py | grep -v -e _corpus -e _wordings) tests/test_issue_search.py
         tests/test_api_history.py)
 # The front ends driven end to end (a headless browser, a pseudo-terminal) run the same code in
@@ -42,10 +43,12 @@ pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
 
 run() {  # NAME: one of the three runs that go together, or an environment's whole suite
   case "$1" in
-    tf-1) pytest_in tf "${SLOW[@]}" "${CORPUS[@]}" "${TORCH_REPRO[@]/#/--deselect=}" ;;
+    tf-1) pytest_in tf "${SLOW[@]}" "${CORPUS[@]}" "${TRIAGE[@]}" \
+            "${TORCH_REPRO[@]/#/--deselect=}" ;;
     tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" "${CORPUS[@]/#/--ignore=}" \
             "${TRIAGE[@]/#/--ignore=}" ;;
-    modern-part) pytest_in modern tests "${CORPUS[@]/#/--ignore=}" "${FRONT[@]/#/--ignore=}" ;;
+    modern-part) pytest_in modern tests "${CORPUS[@]/#/--ignore=}" "${TRIAGE[@]/#/--ignore=}" \
+            "${FRONT[@]/#/--ignore=}" ;;
     *) pytest_in "$1" tests ;;
   esac
 }
