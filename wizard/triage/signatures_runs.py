@@ -67,6 +67,8 @@ _BF16_UNAVAILABLE = re.compile(
 
 # GPUs whose NCCL P2P transport is known not to work, or the reporter saying P2P off helped
 _P2P_SUSPECT = re.compile(r"\bRTX ?40[6-9]0\b|\b40[6-9]0s?\b|NCCL_P2P_DISABLE", re.I)
+# NCCL's line when /dev/shm is not writable (not too small: its own rule)
+_SHM_DENIED = r"Call to shm_open failed\s*:\s*Permission denied"
 _SEVERAL_GPUS = re.compile(r"multi(?:ple)?[- ]?gpus?|\b(?:[2-9]|\d{2}) ?(?:x ?)?(?:gpus|cards)\b|"
                            r"\b[2-9] ?x ?(?:rtx ?)?\d{4}|\b(?:nccl|ddp|torchrun|deepspeed)\b|"
                            r"accelerate launch|init_process_group|(?:4090|gpu)s\b", re.I)
@@ -173,9 +175,9 @@ RUN_SIGNATURES: list[Signature] = [
        "medium: Memory on /dev/shm\n# or, slower: NCCL_SHM_DISABLE=1 torchrun ...",
        title="/dev/shm too small for NCCL", family="nccl-system-error", priority=12,
        refine=lambda ev, parsed: {"reject": True}
-       if re.search(r"Call to shm_open failed\s*:\s*Permission denied", parsed.text) else None),
+       if re.search(_SHM_DENIED, parsed.text) else None),
     _m("shm-permission-denied",
-       r"Call to shm_open failed\s*:\s*Permission denied",
+       _SHM_DENIED,
        "NCCL may not create files in /dev/shm: the user running the training has no write "
        "permission there, so NCCL's shared-memory transport fails at setup.",
        "shm_open creates NCCL's segments as files under /dev/shm.", ["environment.device"],
