@@ -98,7 +98,8 @@ _RANK = {name: i for i, name in enumerate(_DOWNSTREAM)}
 _IMPORT_LINE = re.compile(r"^[ \t>]*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 
 
-def _named(text: str) -> list[str]:
+def named_libraries(text: str) -> list[str]:
+    """The libraries the text names, in order, as pip names (repeats kept)."""
     return [pip_name(m.lower().replace("_", "-") if m.lower().startswith("sentence")
                      else m.lower()) for m in _NAMED_LIBRARY.findall(text)]
 
@@ -113,7 +114,7 @@ def named_library(parsed: ParsedError) -> str | None:
     pkg = parsed.innermost_library_package
     if pkg:
         return pip_name(pkg)
-    return _most_named(_named(" ".join(re.findall(r"\b[a-z_-]+\b", parsed.text))))
+    return _most_named(named_libraries(" ".join(re.findall(r"\b[a-z_-]+\b", parsed.text))))
 
 
 def _most_named(named: list[str]) -> str | None:
@@ -135,13 +136,13 @@ def blamed_library(parsed: ParsedError) -> str | None:
     if pkg:
         return pip_name(pkg)
     message = parsed.message or ""
-    for found in (_named(message) + _classes(_CLASS_NAME.findall(message)),
+    for found in (named_libraries(message) + _classes(_CLASS_NAME.findall(message)),
                   [pip_name(m) for m in _IMPORT_LINE.findall(parsed.text)]
                   + _classes(_CLASS_CALL.findall(parsed.text))):
         known = [n for n in found if n in _RANK]
         if known:
             return min(known, key=_RANK.__getitem__)
-    return _most_named(_named(parsed.text))
+    return _most_named(named_libraries(parsed.text))
 
 
 def top_of(module: str) -> str:

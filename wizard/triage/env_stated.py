@@ -12,6 +12,7 @@ from wizard.triage.env_answers import (
     answer,
     answer_from_change,
     importer_of,
+    named_libraries,
     stated_version,
     top_of,
     upgrade,
@@ -20,10 +21,6 @@ from wizard.triage.env_refines import model_type_added
 from wizard.triage.packages import version_lt
 from wizard.triage.parse import ParsedError
 from wizard.triage.versions import ApiChange, history_span_change
-
-# the libraries whose releases the tables hold, as the paste may name them
-_LIBRARIES = re.compile(r"(?i)\b(transformers|huggingface[-_]hub|peft|trl|datasets|accelerate|"
-                        r"diffusers|tokenizers|sentence[-_]transformers|safetensors)\b")
 
 _IMPORT = re.compile(r"\s*from (?P<module>[A-Za-z_][\w.]*) import \(?(?P<names>\w+(?:, *\w+)*)")
 
@@ -48,7 +45,7 @@ def refine_name_said_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | 
     removed it, in a release not older than the one the paste lists: the code that uses it was
     written for an older release (pin below it, or update that code)."""
     name = str(ev.get("name", ""))
-    for package in dict.fromkeys(m.lower() for m in _LIBRARIES.findall(parsed.text)):
+    for package in dict.fromkeys(named_libraries(parsed.text)):
         change = _gone_everywhere(package, name)
         stated = stated_version(parsed, package)
         if change is not None and (not stated or not version_lt(stated, change.removed)):
