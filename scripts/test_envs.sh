@@ -10,10 +10,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# The tf shard "tf-1": the slowest files (whole-case runs in fresh processes); "tf-2": the rest.
-SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_interactive.py
-      tests/test_app_browser.py tests/test_memory_tf.py tests/test_verdict.py
-      tests/test_reprex_real.py)
+# The tf shard "tf-1": the slowest files (whole-case runs in fresh processes) and what runs once
+# (below); "tf-2": the rest.
+SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_memory_tf.py
+      tests/test_verdict.py tests/test_reprex_real.py)
 # Triage over the whole corpus of real reports and the wording variants: the same in either
 # environment (answered as pastes from another machine), so when the three runs go together
 # only tf-1 runs them; a one-environment run runs them too.
@@ -22,9 +22,11 @@ CORPUS=(tests/test_triage_corpus.py tests/test_triage_wordings.py)
 # too: when together, only tf-1 runs them.
 TRIAGE=($(ls tests/test_triage*.py | grep -v -e _corpus -e _wordings) tests/test_issue_search.py
         tests/test_api_history.py)
-# The front ends driven end to end (a headless browser, a pseudo-terminal) run the same code in
-# either environment: when together, only tf-1 runs them (it has TensorFlow's path as well).
-FRONT=(tests/test_app_browser.py tests/test_interactive.py)
+# The front ends driven end to end (a headless browser, a pseudo-terminal, the app's client, the
+# command line) run the same code in either environment: when together, only tf-1 runs them (it
+# has TensorFlow's path as well).
+FRONT=(tests/test_app_browser.py tests/test_interactive.py tests/test_app_client.py
+       tests/test_cli.py)
 # PyTorch's reproductions of an injected transformers bug: when together, modern (transformers
 # 5) runs them; tf-1 keeps TensorFlow's.
 TORCH_REPRO=(tests/test_repro.py::test_injected_raise_in_transformers_gives_a_verified_library_bug_report
@@ -43,10 +45,10 @@ pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
 
 run() {  # NAME: one of the three runs that go together, or an environment's whole suite
   case "$1" in
-    tf-1) pytest_in tf "${SLOW[@]}" "${CORPUS[@]}" "${TRIAGE[@]}" \
+    tf-1) pytest_in tf "${SLOW[@]}" "${CORPUS[@]}" "${TRIAGE[@]}" "${FRONT[@]}" \
             "${TORCH_REPRO[@]/#/--deselect=}" ;;
     tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" "${CORPUS[@]/#/--ignore=}" \
-            "${TRIAGE[@]/#/--ignore=}" ;;
+            "${TRIAGE[@]/#/--ignore=}" "${FRONT[@]/#/--ignore=}" ;;
     modern-part) pytest_in modern tests "${CORPUS[@]/#/--ignore=}" "${TRIAGE[@]/#/--ignore=}" \
             "${FRONT[@]/#/--ignore=}" ;;
     *) pytest_in "$1" tests ;;
