@@ -354,9 +354,10 @@ _PRIVATE_CALL = re.compile(r"(?<![\w.])(?P<fn>_[A-Za-z]\w{0,80})\(\)(?: (?:missi
 
 
 def private_call_mismatch(parsed: ParsedError) -> tuple[str, str] | None:
-    """(library, function) when a library's own line calls a private function
-    (`_flash_attn_forward`) with arguments its installed definition does not take, not one of
-    the user's functions: an internal whose signature changed under the library."""
+    """(library, function) when a library's own line calls a private function, bare or through
+    its module (`_flash_attn_forward(...)`, `torch._softmax_backward_data(...)`), with arguments
+    its installed definition does not take (missing, extra, or of another type), not one of the
+    user's functions: an internal whose signature changed under the library."""
     m = _PRIVATE_CALL.search(parsed.message or "")
     inner = parsed.frames[-1] if parsed.frames else None
     if m is None or inner is None or not inner.is_library or not inner.package:
