@@ -10,13 +10,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# The tf shard "tf-1": the slowest files (whole-case runs in fresh processes) and what runs once
-# (below); "tf-2": the rest.
+# The tf shard "tf-1": the slowest files (whole-case runs in fresh processes) and most of what runs
+# once (below); "tf-2": the rest, with the corpus runs.
 SLOW=(tests/test_repro.py tests/test_course_scenario.py tests/test_memory_tf.py
       tests/test_verdict.py tests/test_reprex_real.py)
 # Triage over the whole corpus of real reports and the wording variants: the same in either
 # environment (answered as pastes from another machine), so when the three runs go together
-# only tf-1 runs them; a one-environment run runs them too.
+# only tf-2 runs them; a one-environment run runs them too.
 CORPUS=(tests/test_triage_corpus.py tests/test_triage_wordings.py)
 # The rest of triage's own tests (a paste in, an answer out) are the same in either environment
 # too: when together, only tf-1 runs them.
@@ -45,10 +45,10 @@ pytest_in() {  # ENV ARGS...: pytest in that environment's virtualenv
 
 run() {  # NAME: one of the three runs that go together, or an environment's whole suite
   case "$1" in
-    tf-1) pytest_in tf "${SLOW[@]}" "${CORPUS[@]}" "${TRIAGE[@]}" "${FRONT[@]}" \
+    tf-1) pytest_in tf "${SLOW[@]}" "${TRIAGE[@]}" "${FRONT[@]}" \
             "${TORCH_REPRO[@]/#/--deselect=}" ;;
-    tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" "${CORPUS[@]/#/--ignore=}" \
-            "${TRIAGE[@]/#/--ignore=}" "${FRONT[@]/#/--ignore=}" ;;
+    tf-2) pytest_in tf tests "${SLOW[@]/#/--ignore=}" "${TRIAGE[@]/#/--ignore=}" \
+            "${FRONT[@]/#/--ignore=}" ;;
     modern-part) pytest_in modern tests "${CORPUS[@]/#/--ignore=}" "${TRIAGE[@]/#/--ignore=}" \
             "${FRONT[@]/#/--ignore=}" ;;
     *) pytest_in "$1" tests ;;
