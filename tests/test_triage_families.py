@@ -1537,3 +1537,20 @@ def test_a_server_error_of_another_host_is_not_the_hub_down() -> None:
 def test_a_list_without_predict_is_not_a_keras_output() -> None:
     assert triage("rows = df.values.tolist()\nAttributeError: 'list' object has no attribute "
                   "'shape'").cause_id != "model-output-misread"
+
+
+def test_a_schedule_type_lacking_its_own_arguments_goes_through_lr_scheduler_kwargs() -> None:
+    trainer = _tb(("/content/train.py", 40, "<module>", "trainer.train()"),
+                  (f"{LIB}/transformers/optimization.py", 520, "get_scheduler",
+                   "return schedule_func(optimizer, num_warmup_steps=num_warmup_steps, "
+                   "num_training_steps=num_training_steps, **scheduler_specific_kwargs)"),
+                  error="TypeError: get_wsd_schedule() missing 2 required positional arguments: "
+                        "'num_stable_steps' and 'num_decay_steps'")
+    with pastes_from_elsewhere():
+        t = triage(trainer)
+        assert t.cause_id == "scheduler-required-kwargs-missing"
+        assert "lr_scheduler_kwargs=" in t.primary.fix
+        # control: your own call lacking what every schedule takes is not a schedule's own
+        own = triage("TypeError: get_linear_schedule_with_warmup() missing 1 required positional "
+                     "argument: 'num_training_steps'")
+    assert own.cause_id != "scheduler-required-kwargs-missing"

@@ -402,8 +402,8 @@ def test_a_well_known_repository_that_cannot_be_loaded_was_not_reached() -> None
         t = triage(msg.format(public))
         assert t.cause_id == "hub-unreachable" and "HF_ENDPOINT" in t.primary.fix
     gated = triage(msg.format("meta-llama/Llama-2-7b-hf"))
-    assert gated.cause_id == "hub-unreachable" and "huggingface-cli login" in gated.primary.fix
-    assert "huggingface-cli login" not in triage(msg.format("bert-base-uncased")).primary.fix
+    assert gated.cause_id == "hub-unreachable" and "hf auth login" in gated.primary.fix
+    assert "hf auth login" not in triage(msg.format("bert-base-uncased")).primary.fix
     # an id of nobody we know may be misspelt or private; a path is a local folder
     assert triage(msg.format("someone/my-modle")).cause_id == "model-id-not-found"
     assert triage(msg.format("./out/checkpoint-500")).cause_id == "local-file-missing"

@@ -84,3 +84,42 @@ def test_an_image_processors_size_dict_given_to_torchvision() -> None:
 def test_bf16_wordings_of_the_compiler_only() -> None:
     assert _answer("ptxas /tmp/x, line 10; error   : Feature '.e4m3' requires .target sm_89 or "
                    "higher")[1] != "bf16-unsupported-gpu"
+
+
+_AUTO = ("ValueError: Unrecognized configuration class <class '{config}'> for this kind of "
+         "AutoModel: {auto}.\nModel type should be one of BertConfig, DistilBertConfig.{tail}")
+
+
+def test_an_auto_class_refusing_a_model_a_release_has_a_task_class_for_is_a_release_too_old(
+) -> None:
+    electra = "transformers.configuration_electra.ElectraConfig"
+    sig, cause, fix = _answer(_AUTO.format(config=electra,
+                                           auto="AutoModelForSequenceClassification", tail=""))
+    assert (sig, cause) == ("wrong-auto-class", "env-version-too-old")
+    assert fix.startswith('pip install -U "transformers')
+    qwen = "transformers.models.qwen2_vl.configuration_qwen2_vl.Qwen2VLConfig"
+    _, cause, fix = _answer(_AUTO.format(config=qwen, auto="AutoModelForVision2Seq",
+                                         tail="\ntransformers version: 4.40.0"))
+    assert cause == "env-version-too-old" and 'transformers>=4.45.0' in fix
+    # controls: no release has T5ForCausalLM (the Auto class does not fit), and a stated
+    # release that has Qwen2VLForConditionalGeneration is not too old
+    t5 = "transformers.models.t5.configuration_t5.T5Config"
+    assert _answer(_AUTO.format(config=t5, auto="AutoModelForCausalLM", tail=""))[1] == \
+        "wrong-auto-class"
+    assert _answer(_AUTO.format(config=qwen, auto="AutoModelForVision2Seq",
+                                tail="\ntransformers version: 4.46.1"))[1] == "wrong-auto-class"
+
+
+def test_the_removed_hub_cli_answers_with_its_replacement() -> None:
+    for paste in ("$ huggingface-cli login\nbash: huggingface-cli: command not found",
+                  "'huggingface-cli' is not recognized as an internal or external command,\n"
+                  "operable program or batch file.",
+                  "`huggingface-cli` was deprecated in favor of `hf` and is no longer callable."):
+        sig, cause, fix = _answer(paste)
+        assert (sig, cause) == ("env-hub-cli-removed", "env-version-too-new")
+        assert fix.startswith("hf auth login")
+    # control: the Hub's own advice to log in with it is no such statement
+    sig, _, fix = _answer("OSError: You are trying to access a gated repo.\nMake sure to have "
+                          "access to it at https://huggingface.co/meta-llama/Llama-2-7b-hf.\n"
+                          "401 Client Error. Please log in with `huggingface-cli login`.")
+    assert sig != "env-hub-cli-removed" and "hf auth login" in fix

@@ -397,15 +397,15 @@ def refine_load_path(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "cached; or a local folder of that name hides it."
                          + (" It is also gated: without a token of an account that accepted its "
                             "licence, it cannot be downloaded either." if gated else ""),
-                "fix": ("huggingface-cli login   # gated: accept the licence on its page first\n"
+                "fix": ("hf auth login   # gated: accept the licence on its page first\n"
                         if gated else "") + "curl -I https://huggingface.co   # reachable?\n"
                        "export HF_ENDPOINT=https://hf-mirror.com   # a mirror, where the Hub is "
-                       "blocked\n# or download once where it is reachable (huggingface-cli "
+                       "blocked\n# or download once where it is reachable (hf "
                        f"download {path}) and load the local folder"}
     return {"id": "model-id-not-found",
             "cause": f"{path} is not a repository the Hub serves here: misspelt, private or "
                      "gated (needs a token), or the Hub is unreachable and it is not cached.",
-            "fix": "huggingface-cli login   # for private or gated repositories\n"
+            "fix": "hf auth login   # for private or gated repositories\n"
                    f"# and check the id at https://huggingface.co/{path}"}
 
 

@@ -535,7 +535,7 @@ def refine_repo_not_found(ev: dict, parsed: ParsedError) -> dict[str, Any] | Non
                 "cause": "The repository exists but is gated: until you accept its terms on the "
                          "Hub and authenticate, the Hub answers as if it did not exist.",
                 "fix": "# accept the terms at https://huggingface.co/<repo>, then:\n"
-                       "huggingface-cli login"}
+                       "hf auth login"}
     public = _HUB_NAME.search(parsed.text)
     if public:
         name = next(g for g in public.groups() if g)

@@ -344,7 +344,7 @@ DEVICE_SIGNATURES: list[Signature] = [
        "Models, datasets (Arrow caches) and checkpoints are written under HF_HOME, the dataset "
        "cache and output_dir.", ["environment.package-versions"],
        "df -h ~/.cache /tmp .   # which is full\nexport HF_HOME=/big/disk/hf   # or: "
-       "huggingface-cli delete-cache; TrainingArguments(save_total_limit=2)",
+       "hf cache rm <repo_id>; TrainingArguments(save_total_limit=2)",
        priority=13, title="No space left on device"),
     _d("deepspeed-config-mismatch-training-args",
        r"Please correct the following DeepSpeed config values that mismatch TrainingArguments "

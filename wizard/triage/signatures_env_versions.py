@@ -62,6 +62,16 @@ from wizard.triage.python_syntax import refine_python_too_old
 from wizard.triage.signature import Signature
 
 VERSION_SIGNATURES: list[Signature] = [
+    _sig("env-hub-cli-removed", NEW,
+         r"huggingface-cli(?:\.exe)?: (?:command )?not found|'huggingface-cli' is not recognized "
+         r"as an internal or external command|huggingface-cli`?[^\n]{0,80}?\b(?:is )?"
+         r"(?:deprecated|no longer (?:callable|works|available|supported))",
+         "huggingface_hub 1.0 removed the `huggingface-cli` command: its `hf` command replaces it "
+         "(same subcommands and arguments, `login` under `hf auth`). If `hf` is missing too, "
+         "huggingface_hub is not installed in this environment.",
+         "hf auth login          # was: huggingface-cli login\n"
+         "hf download <repo_id>  # was: huggingface-cli download <repo_id>\n"
+         "# no hf command: pip install -U huggingface_hub", priority=14),
     _sig("env-tiktoken-encoding-unknown", OLD,
          r"Unknown encoding (?P<encoding>\w+)\. Plugins found",
          "The installed tiktoken does not know that encoding: encodings arrive with tiktoken "
@@ -540,7 +550,7 @@ VERSION_SIGNATURES: list[Signature] = [
          "repository, as datasets 1.x did; a repository of data files only (parquet, csv, json) "
          "loads with a newer datasets. (If the repository is private or gated, the same lookup "
          "fails without a token.)",
-         "pip install -U datasets\n# private or gated: huggingface-cli login first",
+         "pip install -U datasets\n# private or gated: hf auth login first",
          priority=16),
     _sig("env-example-script-release", OLD,
          r"(?P<script>\brun_\w+\.py)\b[\s\S]{0,800}?\b(?:ImportError|cannot import name)\b|"

@@ -95,10 +95,10 @@ HF_SIGNATURES: list[Signature] = [
        r" Unauthorized for url: https://huggingface\.co/api/(?:repos/create|whoami)",
        "The token in use is invalid (revoked, mistyped, or an HF_TOKEN variable that overrides "
        "the one saved by login).",
-       "HF_TOKEN in the environment takes priority over huggingface-cli login.",
+       "HF_TOKEN in the environment takes priority over hf auth login.",
        ["environment.hub-auth-required"],
-       "unset HF_TOKEN   # or set it to a valid token\nhuggingface-cli login\n"
-       "huggingface-cli whoami", priority=14, refine=refine_invalid_token),
+       "unset HF_TOKEN   # or set it to a valid token\nhf auth login\n"
+       "hf auth whoami", priority=14, refine=refine_invalid_token),
     _s("hub-gated-repo",
        r"Cannot access gated repo|You are trying to access a gated repo|is a gated (?:repo|"
        r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors|"
@@ -110,14 +110,15 @@ HF_SIGNATURES: list[Signature] = [
        "The repository is gated: accept its terms on the Hub and authenticate.",
        "Gated repos answer 401/403 until the license is accepted and a token is sent.",
        ["environment.gated-repo", "environment.hub-auth-required"],
-       "# accept the terms at https://huggingface.co/<repo>, then:\nhuggingface-cli login",
+       "# accept the terms at https://huggingface.co/<repo>, then:\nhf auth login",
        priority=13, refine=refine_download_forbidden),
     _s("hub-upload-too-large",
        r"413 Client Error: Payload Too Large|Payload Too Large for url",
        "The upload exceeds the Hub's limits (50 GB per file, very large commits).",
        "Split large files and upload big folders in several commits.",
        ["environment.download-size"],
-       "huggingface-cli upload-large-folder <repo> <folder> --repo-type=dataset"),
+       "hf upload <repo> <folder> --repo-type=dataset   # huggingface_hub >= 1.0: several "
+       "commits, resumable\n# older: hf upload-large-folder <repo> <folder> --repo-type=dataset"),
     _s("gpu-held-by-other-process",
        r"Blas (?:x?GEMM\w*) launch failed|failed to create cublas handle|CUBLAS_STATUS_"
        r"(?:ALLOC_FAILED|NOT_INITIALIZED)",
@@ -415,7 +416,7 @@ HF_SIGNATURES: list[Signature] = [
        "The call needs a Hugging Face token (a push, a private or gated repo) and none is "
        "saved or set on this machine.", "huggingface_hub reads the token from HF_TOKEN or the "
        "login cache.", ["environment.hub-auth-required"],
-       "huggingface-cli login   # or: export HF_TOKEN=hf_...  (a token with write access to "
+       "hf auth login   # or: export HF_TOKEN=hf_...  (a token with write access to "
        "push)", priority=14),
     _s("hub-write-refused",
        # another wording; repository creation and LFS uploads refused
@@ -430,7 +431,7 @@ HF_SIGNATURES: list[Signature] = [
        "namespace (organisation) it has no write rights in.",
        "push_to_hub creates and writes the repository with the token's rights.",
        ["environment.hub-auth-required"],
-       "huggingface-cli login   # with a token that has the write role\n"
+       "hf auth login   # with a token that has the write role\n"
        "# or push to your own namespace: hub_model_id='<your user>/<name>'", priority=14),
     _s("checkpoint-file-unreadable",
        r"Unable to load weights from pytorch checkpoint file",
@@ -459,7 +460,7 @@ HF_SIGNATURES: list[Signature] = [
        "safetensors, torch.load and h5py read an index at the end or a signature at the start; "
        "a partial file has neither.", ["environment.hub-file-missing"],
        "ls -l <the weights file>   # far smaller than on the Hub: fetch it again\n"
-       "huggingface-cli download <repo> --force-download   # or git lfs pull in a clone",
+       "hf download <repo> --force-download   # or git lfs pull in a clone",
        priority=14, title="The weights file is incomplete", refine=refine_unreadable_weights),
     _s("data-files-different-columns",
        r"All the data files must have the same columns|Features of the new split don't match "

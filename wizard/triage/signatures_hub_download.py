@@ -58,7 +58,7 @@ HUB_DOWNLOAD_SIGNATURES: list[Signature] = [
        "The snapshot points at a blob the other process is still moving.",
        ["environment.hub-unreachable"],
        "pip install -U \"huggingface_hub>=0.24.7\"\n# or download once before launching: "
-       "huggingface-cli download <repo>", title="Processes racing on a shared cache"),
+       "hf download <repo>", title="Processes racing on a shared cache"),
     _n("resumed-download-finished",
        r"416 Client Error: Range Not Satisfiable",
        "A download resumed an .incomplete file that was already complete; the server refuses the "

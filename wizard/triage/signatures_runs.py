@@ -554,7 +554,7 @@ RUN_SIGNATURES: list[Signature] = [
        "resolving a large dataset), often without a token.",
        "The Hub rate-limits anonymous and free requests per IP and per token.",
        ["environment.hub-unreachable"],
-       "huggingface-cli login   # authenticated requests get a higher limit\n"
+       "hf auth login   # authenticated requests get a higher limit\n"
        "# download once and reuse: snapshot_download(repo_id, local_dir=...); wait and retry",
        title="Too many requests to the Hub", priority=13),
     _m("hub-revision-not-found",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from wizard.triage.refine import refine_dtypes_many_gpus
 from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.usage_refines import (
+    refine_auto_class,
     refine_float_labels,
     refine_inplace_owner,
     refine_layer_shapes,
@@ -15,6 +16,7 @@ from wizard.triage.usage_refines import (
     refine_quantized_target,
     refine_reward_parameter,
     refine_row_key,
+    refine_schedule_arguments,
     refine_target_list,
     refine_truncation_not_asked,
     refine_unused_model_kwargs,
@@ -517,6 +519,19 @@ USAGE_SIGNATURES: list[Signature] = [
        "bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n"
        "model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb)   # no "
        "load_in_4bit=", priority=14, title="Quantization set twice"),
+    _u("scheduler-required-kwargs-missing",
+       r"get_(?P<fn>\w*schedule\w*)\(\) missing \d+ required positional arguments?: "
+       r"(?P<args>[^\n]+)|One of min_lr or min_lr_rate should be set",
+       "The lr_scheduler_type picked needs arguments of its own (warmup_stable_decay: "
+       "num_stable_steps and num_decay_steps; cosine_with_min_lr: min_lr or min_lr_rate), and "
+       "the Trainer passes a schedule nothing but the optimizer, the warmup and the total steps.",
+       "The schedule's own arguments go through TrainingArguments' lr_scheduler_kwargs.",
+       ["hyperparameters.hidden-defaults"],
+       "TrainingArguments(..., lr_scheduler_type=\"warmup_stable_decay\",\n"
+       "                  lr_scheduler_kwargs={\"num_stable_steps\": 800, \"num_decay_steps\": 100})"
+       "\n# cosine_with_min_lr: lr_scheduler_kwargs={\"min_lr_rate\": 0.1}",
+       priority=12, title="The learning-rate schedule lacks its own arguments",
+       refine=refine_schedule_arguments),
     _u("wrong-auto-class",
        r"Unrecognized configuration class <class '(?P<config>[\w.]+)'> for this kind of "
        r"AutoModel: (?P<auto>\w+)",
@@ -529,8 +544,7 @@ USAGE_SIGNATURES: list[Signature] = [
        "from transformers import AutoConfig; print(AutoConfig.from_pretrained(name)."
        "architectures)   # then the Auto class of that task (T5: AutoModelForSeq2SeqLM)",
        priority=12, title="The Auto class does not fit the checkpoint",
-       refine=lambda ev, parsed: {"reject": True}
-       if str(ev.get("config", "")).startswith("transformers_modules.") else None),
+       refine=refine_auto_class),
     _u("tensor-to-numpy",
        # torch < 1.0
        r"can't convert CUDA tensor to numpy|Can't call numpy\(\) on Variable that requires grad|"

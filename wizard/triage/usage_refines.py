@@ -6,7 +6,15 @@ import re
 from typing import Any
 
 from wizard.triage import api_history
-from wizard.triage.env_answers import answer_from_change, article, libclass
+from wizard.triage.env_answers import (
+    OLD,
+    answer,
+    answer_from_change,
+    article,
+    libclass,
+    stated_version,
+    upgrade,
+)
 from wizard.triage.frames import attribute_reader_frame
 from wizard.triage.packages import dist_key, version_lt
 from wizard.triage.parse import ParsedError
@@ -287,3 +295,50 @@ def refine_vocabulary_rows(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
         return None                   # the "size mismatch for lm_head" wording
     a, b = int(ev["rows_a"]), int(ev["rows_b"])
     return None if min(a, b) >= 5000 and 0 < abs(a - b) <= 1000 else {"reject": True}
+
+
+# the model class an Auto class maps a config to, when it is not "<Model>For<Task>"
+_AUTO_SUFFIX = {"AutoModel": "Model", "AutoModelForSeq2SeqLM": "ForConditionalGeneration",
+                "AutoModelForVision2Seq": "ForConditionalGeneration",
+                "AutoModelForImageTextToText": "ForConditionalGeneration",
+                "AutoModelForSpeechSeq2Seq": "ForConditionalGeneration"}
+
+
+def refine_auto_class(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """An Auto class refusing a config: when a release of transformers has the model's class for
+    that task (ElectraConfig, AutoModelForSequenceClassification: ElectraForSequenceClassification)
+    the release that ran the code predates it; when none has, the Auto class does not fit. A
+    repository's own code (transformers_modules) is another question (library.py)."""
+    config, auto = str(ev.get("config", "")), str(ev.get("auto", ""))
+    if config.startswith("transformers_modules."):
+        return {"reject": True}
+    cls = config.rsplit(".", 1)[-1]
+    framework = next((p for p in ("TF", "Flax") if auto.startswith(p + "Auto")), "")
+    base = auto[len(framework):]
+    suffix = _AUTO_SUFFIX.get(base) or (base[len("AutoModel"):]
+                                        if base.startswith("AutoModelFor") else None)
+    if not cls.endswith("Config") or not suffix:
+        return None
+    name = framework + cls[:-len("Config")] + suffix
+    span = api_history.top_name("transformers", name)
+    stated = stated_version(parsed, "transformers")
+    if span is None or version_lt(stated, span.first) is False or \
+            (span.removed and version_lt(stated, span.removed) is not True):
+        return None
+    change = history_span_change(span, name)
+    added = change.added if change else None
+    return answer(OLD, "transformers", f"{name} is the model class {auto} maps "
+                  f"{cls} to, and the transformers that ran the code predates it (the Auto "
+                  "classes learn a model's task classes release by release).",
+                  upgrade("transformers", added), ev)
+
+
+# what the Trainer passes every schedule
+_SCHEDULE_COMMON = {"optimizer", "num_warmup_steps", "num_training_steps"}
+
+
+def refine_schedule_arguments(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A schedule lacking only what every schedule takes is your own call missing an argument,
+    not a schedule type's own arguments."""
+    missing = set(re.findall(r"'(\w+)'", str(ev.get("args") or "")))
+    return {"reject": True} if missing and not missing - _SCHEDULE_COMMON else None
