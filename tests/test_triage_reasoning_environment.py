@@ -1171,6 +1171,25 @@ def test_tensorflow_from_2_11_on_windows_in_the_issue_template() -> None:
     assert _t(report.replace("2.11.0", "2.10.0")).cause_id != "tf-gpu-unsupported-on-native-windows"
 
 
+def test_tensorflow_from_2_14_on_linux_without_a_gpu_needs_its_cuda_packages() -> None:
+    report = ("### TensorFlow version\n\nTF 2.16.1\n\n### OS platform and distribution\n\n"
+              "Linux Ubuntu 22.04.4 LTS\n\n### Current behavior?\n\nI installed TF with: pip "
+              "install tensorflow\nWhen I run tf.config.list_physical_devices('GPU')\nI get an "
+              "empty list  [ ]\n")
+    t = _t(report)
+    assert (t.primary.signature.id, t.cause_id) == ("tf-cuda-extras-not-found",
+                                                    "env-setup-step-skipped")
+    assert 'tensorflow[and-cuda]' in t.primary.fix and "skipped them" in t.primary.cause
+    extras = _t(report.replace("pip install tensorflow", "pip install tensorflow[and-cuda]"))
+    assert "LD_LIBRARY_PATH" in extras.primary.cause
+    # controls: a release that loads the system CUDA, native Windows, no release stated
+    for other in (report.replace("TF 2.16.1", "TF 2.12.0"),
+                  report.replace("Linux Ubuntu 22.04.4 LTS", "Windows 11"),
+                  report.replace("TF 2.16.1", "")):
+        ids = {m.signature.id for m in _t(other).matches}
+        assert "tf-cuda-extras-not-found" not in ids
+
+
 def test_a_datasets_builder_newer_than_the_installed_release() -> None:
     error = ("FileNotFoundError: Couldn't find a dataset script at /kaggle/working/audiofolder/"
              "audiofolder.py or any data file in the same directory. Couldn't find 'audiofolder' "

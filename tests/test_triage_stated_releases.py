@@ -123,3 +123,16 @@ def test_the_removed_hub_cli_answers_with_its_replacement() -> None:
                           "access to it at https://huggingface.co/meta-llama/Llama-2-7b-hf.\n"
                           "401 Client Error. Please log in with `huggingface-cli login`.")
     assert sig != "env-hub-cli-removed" and "hf auth login" in fix
+
+
+def test_a_datasets_column_where_code_expects_a_list_is_datasets_4() -> None:
+    for error in ("TypeError: stack(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                  "not Column",
+                  "AttributeError: 'Column' object has no attribute 'sort'"):
+        sig, cause, fix = _answer("ds = load_dataset('lerobot/pusht', split='train')\n"
+                                  "torch.stack(ds['timestamp'])\n" + error)
+        assert (sig, cause) == ("env-datasets-column-object", "env-version-too-new")
+        assert 'datasets<4.0.0' in fix and "list(ds" in fix
+    # control: pyspark's Column is another class
+    assert _answer("df.select(F.col('a'))\nTypeError: 'Column' object is not callable")[0] != \
+        "env-datasets-column-object"

@@ -62,6 +62,16 @@ from wizard.triage.python_syntax import refine_python_too_old
 from wizard.triage.signature import Signature
 
 VERSION_SIGNATURES: list[Signature] = [
+    _sig("env-datasets-column-object", NEW,
+         r"(?:Tensors|list|tuple|sequence|ndarray|str)[^\n]{0,40}, not (?:Iterable)?Column\b|"
+         r"'(?:Iterable)?Column' object (?:has no attribute|is not|does not)|"
+         r"\bdatasets\.(?:\w+\.)?(?:Iterable)?Column\b|\bIterableColumn\b",
+         "Since datasets 4.0, dataset[\"column\"] returns a lazy Column (IterableColumn for a "
+         "streamed dataset) instead of a Python list: code written for datasets 3 (torch.stack "
+         "of it, .sort(), list methods, json) meets the new object.",
+         "values = list(ds[\"column\"])   # or ds[\"column\"][:] : a list, as before\n"
+         '# or keep the release the code was written for: pip install "datasets<4.0.0"',
+         requires=r"\bdatasets\b|load_dataset|\bDataset\b", priority=14),
     _sig("env-hub-cli-removed", NEW,
          r"huggingface-cli(?:\.exe)?: (?:command )?not found|'huggingface-cli' is not recognized "
          r"as an internal or external command|huggingface-cli`?[^\n]{0,80}?\b(?:is )?"

@@ -12,6 +12,7 @@ from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.tf_builds import (
     TF_NO_GPU,
     refine_gpu_libraries,
+    refine_tf_cuda_extras,
     refine_tf_other_cuda,
     refine_windows_tf_gpu,
 )
@@ -333,6 +334,13 @@ KERAS_SIGNATURES: list[Signature] = [
        "against (tensorflow.org: tested build configurations)",
        title="TensorFlow built for another CUDA", framework="tensorflow", priority=12,
        family="env-binary-incompatible", refine=refine_tf_other_cuda),
+    _k("tf-cuda-extras-not-found", TF_NO_GPU,
+       "TensorFlow on Linux loads its CUDA libraries from pip packages (tensorflow[and-cuda]) "
+       "since 2.14; without them (or with them out of the loader's reach) it runs on the CPU.",
+       "From 2.14 the Linux wheels take CUDA and cuDNN from the nvidia-* pip packages.",
+       ["environment.device"], 'pip install "tensorflow[and-cuda]"',
+       title="TensorFlow's CUDA packages missing or not found", framework="tensorflow",
+       priority=12, family="env-setup-step-skipped", refine=refine_tf_cuda_extras),
     _k("keras-data-cardinality",
        # Keras < 2.4
        r"Input arrays should have the same number of samples as target arrays|"

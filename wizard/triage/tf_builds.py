@@ -29,7 +29,8 @@ BUILT_WITH: dict[str, tuple[str, str]] = {
 # where the GPU list comes back empty or a check says no GPU (a signature: case-insensitive)
 TF_NO_GPU = (
     r"Num GPUs Available:?\s*0\b|GPU is NOT AVAILABLE|list_physical_devices\(['\"]GPU['\"]\)\)?"
-    r"[^\n]{0,40}?(?:\n[^\n]{0,20})?\[\]|is_buil[dt]_with_cuda\(\)\)?[^\n]{0,30}?\bfalse\b|"
+    r"[^\n]{0,40}?(?:\n[^\n]{0,60})?(?:\[ ?\]|\ban empty list\b)|"
+    r"is_buil[dt]_with_cuda\(\)\)?[^\n]{0,30}?\bfalse\b|"
     r"(?:^|\n)\W{0,4}\[PhysicalDevice\(name='/physical_device:CPU:0', device_type='CPU'\)\]"
     r"\W{0,4}(?:\n|$)|"
     r"\b(?:not|doesn't|does not|can't|cannot|won't) (?:detect|find|see|use|utili[sz]e|recogni[sz]e)"
@@ -132,3 +133,27 @@ def refine_gpu_libraries(ev: dict, parsed: ParsedError) -> dict[str, Any] | None
     build is that mismatch, else the CUDA packages are missing."""
     found = other_cuda(parsed.text)
     return other_cuda_answer(found) if found else None
+
+
+def refine_tf_cuda_extras(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """TensorFlow 2.14 or later on Linux sees no GPU (no Windows, no CUDA of another release in
+    the paste): its CUDA libraries come as pip extras, which the install skipped or which the
+    loader does not find."""
+    tf = _newest(stated_tensorflows(parsed.text))
+    if not tf or version_lt(tf, "2.14") is not False or on_native_windows(parsed.text) or \
+            re.search(r"\b(?:macOS|Darwin|OS X)\b", parsed.text) or other_cuda(parsed.text):
+        return {"reject": True}
+    extras = re.search(r"tensorflow\[and-cuda\]", parsed.text, re.I)
+    return {"cause": f"TensorFlow {tf} on Linux loads CUDA and cuDNN from the pip packages its "
+                     "and-cuda extra installs (nvidia-*), not from the system CUDA. "
+                     + ("They are installed here, yet the loader does not find them under "
+                        "site-packages/nvidia (seen with 2.16.1): point LD_LIBRARY_PATH at them."
+                        if extras else "The install skipped them (pip install tensorflow "
+                        "alone is the CPU setup), so TensorFlow runs on the CPU."),
+            "fix": ('pip install "tensorflow[and-cuda]"   # the CUDA libraries as pip packages\n'
+                    'NVIDIA_DIR=$(dirname $(dirname $(python -c "import nvidia.cudnn; '
+                    'print(nvidia.cudnn.__file__)")))\n'
+                    'export LD_LIBRARY_PATH=$(echo $NVIDIA_DIR/*/lib | tr " " ":"):'
+                    '$LD_LIBRARY_PATH   # if it still sees no GPU\n'
+                    "python -c \"import tensorflow as tf; "
+                    "print(tf.config.list_physical_devices('GPU'))\"")}
