@@ -528,8 +528,8 @@ USAGE_SIGNATURES: list[Signature] = [
        "The schedule's own arguments go through TrainingArguments' lr_scheduler_kwargs.",
        ["hyperparameters.hidden-defaults"],
        "TrainingArguments(..., lr_scheduler_type=\"warmup_stable_decay\",\n"
-       "                  lr_scheduler_kwargs={\"num_stable_steps\": 800, \"num_decay_steps\": 100})"
-       "\n# cosine_with_min_lr: lr_scheduler_kwargs={\"min_lr_rate\": 0.1}",
+       "                  lr_scheduler_kwargs={\"num_stable_steps\": 800, "
+       "\"num_decay_steps\": 100})\n# cosine_with_min_lr: lr_scheduler_kwargs={\"min_lr_rate\": 0.1}",
        priority=12, title="The learning-rate schedule lacks its own arguments",
        refine=refine_schedule_arguments),
     _u("wrong-auto-class",
