@@ -833,6 +833,10 @@ def test_a_tf_data_tensor_without_a_static_shape() -> None:
     t = _t("Model.fit throws\n> ValueError: Input 0 of layer srcnn is incompatible with the "
            "layer: its rank is undefined, but the layer requires a defined rank.")
     assert t.cause_id == "tf-dataset-unknown-shape" and "ensure_shape" in t.primary.fix
+    # Keras 3 reading the shape of such a tensor through optree
+    t = _t("model.fit(train_ds)\nFile ~/lib/python3.12/site-packages/optree/ops.py:747, in "
+           "tree_map\nValueError: as_list() is not defined on an unknown TensorShape.")
+    assert t.cause_id == "tf-dataset-unknown-shape"
 
 
 def test_a_regression_told_as_running_smoothly_on_the_older_release() -> None:

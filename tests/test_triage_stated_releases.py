@@ -136,3 +136,13 @@ def test_a_datasets_column_where_code_expects_a_list_is_datasets_4() -> None:
     # control: pyspark's Column is another class
     assert _answer("df.select(F.col('a'))\nTypeError: 'Column' object is not callable")[0] != \
         "env-datasets-column-object"
+
+
+def test_a_torchcodec_decoder_read_as_the_old_audio_dict_is_datasets_4() -> None:
+    sig, cause, fix = _answer('    audio = batch["audio"]["array"]\n'
+                              "TypeError: 'AudioDecoder' object is not subscriptable")
+    assert (sig, cause) == ("env-datasets-lazy-decoder", "env-version-too-new")
+    assert "get_all_samples()" in fix and "datasets<4.0.0" in fix
+    # control: a dict of another library is no decoder
+    assert _answer("TypeError: 'NoneType' object is not subscriptable")[0] != \
+        "env-datasets-lazy-decoder"

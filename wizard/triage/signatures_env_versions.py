@@ -72,6 +72,16 @@ VERSION_SIGNATURES: list[Signature] = [
          "values = list(ds[\"column\"])   # or ds[\"column\"][:] : a list, as before\n"
          '# or keep the release the code was written for: pip install "datasets<4.0.0"',
          requires=r"\bdatasets\b|load_dataset|\bDataset\b", priority=14),
+    _sig("env-datasets-lazy-decoder", NEW,
+         r"'(?P<decoder>AudioDecoder|VideoDecoder)' object (?:is not subscriptable|has no "
+         r"attribute '(?:array|sampling_rate|get|keys|items)')",
+         "Since datasets 4.0, an Audio (or Video) column gives torchcodec decoder objects that "
+         "decode on demand, instead of the dict with 'array' and 'sampling_rate' that code "
+         "written for datasets 3 reads.",
+         "samples = example[\"audio\"].get_all_samples()   # samples.data, samples.sample_rate\n"
+         "array = samples.data.squeeze(0).numpy()\n"
+         '# or keep the release the code was written for: pip install "datasets<4.0.0"',
+         priority=14),
     _sig("env-hub-cli-removed", NEW,
          r"huggingface-cli(?:\.exe)?: (?:command )?not found|'huggingface-cli' is not recognized "
          r"as an internal or external command|huggingface-cli`?[^\n]{0,80}?\b(?:is )?"

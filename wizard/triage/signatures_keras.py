@@ -430,7 +430,8 @@ KERAS_SIGNATURES: list[Signature] = [
         "{'TFBertMainLayer': TFBertMainLayer})   # import the layers of the library that built it",
         title="Unknown layer on load_model", framework="tensorflow", priority=11),
     _k("tf-dataset-unknown-shape",
-       r"its rank is undefined, but the layer requires a defined rank",
+       r"its rank is undefined, but the layer requires a defined rank|"
+       r"as_list\(\) is not defined on an unknown TensorShape",
        "The tensors of the tf.data pipeline have no static shape (parsed from TFRecords, made by "
        "tf.py_function or tf.numpy_function), so the model cannot tell their rank.",
        "Keras builds each layer from its input's static shape; an op whose output shape "
