@@ -1554,3 +1554,15 @@ def test_a_schedule_type_lacking_its_own_arguments_goes_through_lr_scheduler_kwa
         own = triage("TypeError: get_linear_schedule_with_warmup() missing 1 required positional "
                      "argument: 'num_training_steps'")
     assert own.cause_id != "scheduler-required-kwargs-missing"
+
+
+def test_a_base_model_without_a_chat_template_explains_the_regression_it_was_taken_for() -> None:
+    said = ("PR #8 introduced the wrapper which switches from generate() to chat(). Base models "
+            "don't define a chat template. Since `transformers >= v4.44` no longer provides a "
+            "default chat template, calling chat() on these models raises a `ValueError`.")
+    with pastes_from_elsewhere():
+        t = triage(said)
+        assert t.cause_id == "chat-template-not-set" and t.verdict == "known-error"
+        # control: the regression alone, without the chat template, stays a possible bug
+        assert triage(said.split(". Base models")[0] + " and it crashes now.").verdict == \
+            "possible-library-bug"

@@ -288,14 +288,18 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("chat-template-not-set",
        # a processor's words (vision-language models)
        r"No chat template is set for this processor|processor does not have a chat template|"
-       r"chat_template is not set|Cannot use chat template functions because",
+       r"chat_template is not set|Cannot use chat template functions because|"
+       # the reporter's words for it
+       r"no longer provides? (?:a )?default chat templates?|default chat templates? (?:was|were|"
+       r"has been|have been) removed",
        "The tokenizer has no chat template (a base model, not an instruct model), so "
        "apply_chat_template has nothing to format with.",
-       "Only chat/instruct checkpoints ship a chat template in tokenizer_config.json.",
+       "Only chat/instruct checkpoints ship a chat template in tokenizer_config.json; "
+       "transformers 4.44 stopped falling back to a default template.",
        ["data.tokenizer-model-mismatch"],
        "tokenizer = AutoTokenizer.from_pretrained('<the -Instruct / -chat checkpoint>')\n"
        "# or set one: tokenizer.chat_template = '...'",
-       title="The tokenizer has no chat template"),
+       title="The tokenizer has no chat template", behaviour_change=True),
     _u("column-not-in-dataset",
        r"Column (?:to remove )?\[?'?(?P<column>[^\]'\n]{1,80})'?\]? not in the dataset|"
        r"Columns? (?P<column2>\w+|\[[^\]\n]{1,200}\]) not in the dataset\. Current columns in the "
