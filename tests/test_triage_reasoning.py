@@ -69,6 +69,16 @@ def test_a_message_in_markdown_bold_inside_a_sentence_is_read() -> None:
     assert kw.frames[0].code == "g(**kwargs, **extra)"
 
 
+def test_a_missing_attribute_whose_opening_quote_markdown_ate_is_read() -> None:
+    paste = "NllbTokenizerFast' object has no attribute 'lang_code_to_id"
+    assert parse_traceback(paste).message == \
+        "'NllbTokenizerFast' object has no attribute 'lang_code_to_id'"
+    assert _t(paste).cause_id in ("env-version-too-old", "env-version-too-new")
+    # a quoted class stays as written
+    whole = "AttributeError: 'Trainer' object has no attribute 'x'"
+    assert parse_traceback(whole).message == "'Trainer' object has no attribute 'x'"
+
+
 def test_errors_pasted_one_after_another_without_their_headers_are_separate() -> None:
     first = ('File "/home/me/run.py", line 3, in <module>\n    import missing_mod\n'
              "ModuleNotFoundError: No module named 'missing_mod'\n\nthen, after installing it:\n\n")

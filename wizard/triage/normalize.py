@@ -41,6 +41,9 @@ _WRAPPED_HEADER = re.compile(r'^([ \t]*File "[^"\n]*", line \d+, in)[ \t]*\n[ \t
 # two ranks printing the same exception at once: "KeyErrorKeyError: : 'input_ids_j'"
 _INTERLEAVED_EXC = re.compile(r"^(?P<type>[A-Z]\w*(?:Error|Exception))(?P=type): : ", re.M)
 # Markdown bold around a message ("It complains about **Unknown layer: X**"), not `**kwargs`
+# "NllbTokenizerFast' object has no attribute 'x": the opening quote lost to Markdown
+_HALF_QUOTED = re.compile(r"(?<![\w'\"`.])(?P<cls>[A-Za-z_]\w*)' object has no attribute "
+                          r"'(?P<attr>\w+)'?")
 _BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,500}?)(?<=[^\s*])\*\*(?![\w*])")
 _ESCAPED_TB = re.compile(r'\\n\s*(?:File \\?"|Traceback|[A-Z]\w*(?:Error|Exception)\b)')
 
@@ -148,6 +151,8 @@ def normalize_with_breaks(text: Any) -> tuple[str, frozenset[int]]:
     text = _INTERLEAVED_EXC.sub(r"\g<type>: ", text)
     text = _NB_LINK.sub(lambda m: m.group("text"), text)
     text = _BOLD.sub(r"\1", text)
+    if "' object has no attribute '" in text:
+        text = _HALF_QUOTED.sub(r"'\g<cls>' object has no attribute '\g<attr>'", text)
     lines: list[str] = []
     breaks: set[int] = set()
     inside = False
