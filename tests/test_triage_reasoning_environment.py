@@ -1209,3 +1209,30 @@ def test_an_mp3_that_an_old_libsndfile_cannot_read() -> None:
     assert t.cause_id == "env-version-too-old" and "soundfile>=0.12" in t.primary.fix
     # a .wav it cannot read is another matter (a broken or mislabelled file)
     assert _t(error.replace(".mp3", ".wav")).cause_id != "env-version-too-old"
+
+
+def test_windows_system_runtime_and_setup_steps_of_their_own() -> None:
+    dll = ('ERROR    Could not load torch: [WinError 126] The specified module could not be found. '
+           'Error loading\n    "P:\\AI\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one '
+           "of its dependencies.")
+    t = _t(dll)
+    assert t.primary.signature.id == "system-runtime-library-missing" and "VCRedist" in \
+        t.primary.fix
+    # control: a DLL of another package is not torch's runtime
+    assert _t(dll.replace("fbgemm.dll", "mylib.dll")).primary is None or \
+        _t(dll.replace("fbgemm.dll", "mylib.dll")).primary.signature.id != \
+        "system-runtime-library-missing"
+    unidic = ("default dictionary path: /u/venv/lib/python3.10/site-packages/unidic/dicdir\n"
+              "[ifs] no such file or directory: /u/venv/lib/python3.10/site-packages/unidic/"
+              "dicdir/mecabrc")
+    t = _t(unidic)
+    assert t.cause_id == "env-setup-step-skipped" and "python -m unidic download" in t.primary.fix
+
+
+def test_a_wheel_for_another_python_names_that_python() -> None:
+    t = _t("ERROR: torch_xla-2.0-cp39-cp39-linux_x86_64.whl is not a supported wheel on this "
+           "platform.")
+    assert t.cause_id == "no-wheel-for-python-version" and "Python 3.9" in t.primary.cause
+    # without a CPython tag it is the platform
+    t = _t("ERROR: mypkg-1.0-py3-none-win_amd64.whl is not a supported wheel on this platform.")
+    assert t.cause_id == "no-wheel-for-platform"

@@ -319,6 +319,11 @@ def test_a_file_that_is_not_utf8_is_read_by_what_reads_it() -> None:
                "0x80 in position 64: invalid start byte")
     t = triage(weights)
     assert t.cause_id == "file-not-utf8" and "the folder" in t.primary.fix
+    # a UTF-8 file read with Windows' code page: the default encoding, not the file
+    windows = ("    data = json.load(open(path))\nUnicodeDecodeError: 'charmap' codec can't decode "
+               "byte 0x8d in position 238339: character maps to <undefined>")
+    t = triage(windows)
+    assert t.cause_id == "default-encoding-not-utf8" and 'encoding=\"utf-8\"' in t.primary.fix
 
 
 def test_warnings_that_are_no_error_give_way_to_the_error() -> None:

@@ -511,3 +511,22 @@ def refine_wrapped_load_error(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     """transformers' wrapper of torch.load's error answers only when the paste lacks the error it
     wraps (shown, the chained error is the cause)."""
     return {"reject": True} if parsed.chain else None
+
+
+_WHEEL_PYTHON = re.compile(r"-cp(?P<major>\d)(?P<minor>\d{1,2})-")
+
+
+def refine_wheel_tags(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """A wheel refused by its tags: a CPython tag names the Python it is for (the usual case on
+    a notebook platform whose Python moved on); without one, the platform."""
+    wheel = str(ev.get("wheel") or "")
+    m = _WHEEL_PYTHON.search(wheel)
+    if m is None:
+        return None
+    version = f"{m.group('major')}.{m.group('minor')}"
+    return {"id": "no-wheel-for-python-version",
+            "cause": f"{wheel} is built for Python {version} (its cp{m.group('major')}"
+                     f"{m.group('minor')} tag), and the Python running pip is another version (or "
+                     "platform): pip refuses it.",
+            "fix": f"python --version   # not {version}: take the wheel tagged for this Python, "
+                   f"or run Python {version} (a venv or conda env with python={version})"}

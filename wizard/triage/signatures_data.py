@@ -332,6 +332,18 @@ DATA_SIGNATURES: list[Signature] = [
        ["data.batch-structure"],
        "open(path, encoding='latin-1')   # the file's real encoding; or re-save it as UTF-8",
        title="File is not UTF-8", refine=refine_utf8),
+    _m("default-encoding-not-utf8",
+       r"'(?P<codec>charmap|cp\d{3,4}|gbk|gb2312|mbcs|ascii)' codec can't (?:decode|encode) "
+       r"(?:byte|character)",
+       "Python opened a UTF-8 file (or printed UTF-8 text) with the system's default encoding, "
+       "which is not UTF-8 here: Windows' code page ('charmap' is cp1252; gbk on Chinese "
+       "Windows), or ascii under a C/POSIX locale.",
+       "open() without encoding= uses the locale's encoding; on Windows that is not UTF-8.",
+       ["data.batch-structure"],
+       "open(path, encoding=\"utf-8\")   # in the line that reads it (json.load(open(...)))\n"
+       "# or for the whole run: set PYTHONUTF8=1 (Windows: setx PYTHONUTF8 1; Linux: export "
+       "LANG=C.UTF-8)", title="A UTF-8 file read with the system's default encoding",
+       priority=12),
     _m("image-channels-mismatch",
        # Keras: a 4-D channels-last input against the model's; PyTorch: a convolution's
        r"expected shape=\((?:None|\d+), ?(?:None|\d+), ?(?:None|\d+), ?(?P<want>\d)\), found "

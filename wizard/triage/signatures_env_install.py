@@ -233,6 +233,22 @@ INSTALL_SIGNATURES: list[Signature] = [
          "C++ backend, which refuses the duplicate.",
          'pip install "protobuf==3.20.3"   # or: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python',
          priority=17),
+    _sig("system-runtime-library-missing", BINARY,
+         r"\[WinError 126\][^\n]{0,200}?(?:\n[^\n]{0,200}?)?(?:fbgemm|c10|torch_cpu|"
+         r"shm|caffe2_nvrtc|libiomp5md|cudnn\w*)\.dll",
+         "Windows cannot load a DLL of the installed torch (fbgemm.dll, c10.dll) because a "
+         "system library it depends on is missing: the Microsoft Visual C++ runtime (its OpenMP "
+         "library, libomp140.x86_64.dll / vcomp140.dll), which torch's wheels do not ship.",
+         "winget install Microsoft.VCRedist.2015+.x64   # the Visual C++ 2015-2022 "
+         "redistributable (or the MSVC v143 build tools in the Visual Studio Installer)\n"
+         "# then open a new terminal and retry", priority=17),
+    _sig("env-unidic-dictionary-not-downloaded", SETUP,
+         r"unidic[\\/]dicdir[\\/]mecabrc",
+         "The unidic package installs without its dictionary: MeCab (used by Japanese text "
+         "frontends such as MeloTTS, fugashi) finds no mecabrc until the dictionary is "
+         "downloaded, a step of its own.",
+         "python -m unidic download   # once per environment (or: pip install unidic-lite)",
+         priority=17),
     _sig("env-torchcodec-unloadable", BINARY,
          r"Could not load libtorchcodec",
          "datasets 4 decodes audio and video with torchcodec, whose library needs a shared FFmpeg "

@@ -19,6 +19,7 @@ from wizard.triage.hf_refines import (
     refine_local_folder,
     refine_no_grad,
     refine_no_wheel,
+    refine_wheel_tags,
     refine_other_framework_weights,
     refine_padding_side,
     refine_partial_checkpoint,
@@ -187,6 +188,16 @@ HF_SIGNATURES: list[Signature] = [
        ["environment.package-versions"],
        "python --version   # use a Python the pinned release supports, or a newer release",
        priority=14, refine=refine_no_wheel),
+    _s("no-wheel-for-platform",
+       r"(?P<wheel>[\w.+-]+\.whl) is not a supported wheel on this platform",
+       "pip refuses a wheel built for another platform or Python version than the one that runs "
+       "pip: its file name says which (cp39 is Python 3.9; linux_x86_64, win_amd64, "
+       "macosx_..._arm64 the platform).",
+       "A wheel installs only where its tags match the interpreter.",
+       ["environment.package-versions"],
+       "python --version; pip debug --verbose | grep -m5 cp   # the tags pip accepts here\n"
+       "# then the wheel built for them, or the Python the wheel is built for",
+       priority=14, refine=refine_wheel_tags),
     _s("torch-cpu-only-build", r"Torch not compiled with CUDA enabled|module 'torch\._C' has no "
        r"attribute '_cuda_\w+'",
        "The installed PyTorch is a CPU-only build.",
