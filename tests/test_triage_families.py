@@ -506,6 +506,12 @@ def test_a_sentencepiece_class_without_its_file_and_a_tokenizer_never_asked_to_t
         assert t.cause_id == "tokenizer-class-mismatch" and "AutoTokenizer" in t.primary.fix
         assert triage("TypeError: not a string").cause_id != "tokenizer-class-mismatch"
         assert triage(said).cause_id == "truncation-not-enabled"
+        # the same in a traceback whose frames are parsed
+        framed = ('Traceback (most recent call last):\n  File "/x/lib/python3.10/site-packages/'
+                  'sentencepiece/__init__.py", line 310, in LoadFromFile\n    return '
+                  "_sentencepiece.SentencePieceProcessor_LoadFromFile(self, arg)\n"
+                  "TypeError: not a string\n")
+        assert triage(framed).cause_id == "tokenizer-class-mismatch"
         # the call asks for truncation: something else is going on
         asked = said.replace("tok.encode(txt)", "tok.encode(txt, truncation=True)")
         assert triage(asked).cause_id != "truncation-not-enabled"
@@ -1566,3 +1572,10 @@ def test_a_base_model_without_a_chat_template_explains_the_regression_it_was_tak
         # control: the regression alone, without the chat template, stays a possible bug
         assert triage(said.split(". Base models")[0] + " and it crashes now.").verdict == \
             "possible-library-bug"
+
+
+def test_comet_imported_after_the_framework_it_patches() -> None:
+    with pastes_from_elsewhere():
+        t = triage("ImportError: You must import Comet before these modules: torch, tensorboard")
+    assert t.cause_id == "tracker-imported-after-framework"
+    assert t.primary.fix.startswith("import comet_ml")

@@ -96,6 +96,15 @@ SETUP_SIGNATURES: list[Signature] = [
        "# torch: OneCycleLR(optimizer, max_lr, total_steps, cycle_momentum=False), or an "
        "optimizer with momentum/betas", title="Momentum cycled on an optimizer without it",
        refine=refine_momentum),
+    _g("tracker-imported-after-framework",
+       r"You must import Comet before these modules: (?P<modules>[\w, .]+)",
+       "comet_ml patches the frameworks when it is imported, so it must come before them; here "
+       "torch (or tensorflow, tensorboard) was imported first, directly or through a library "
+       "(transformers, lightning) that imports it.",
+       "Comet hooks the frameworks at import time to log automatically.",
+       ["environment.package-versions"],
+       "import comet_ml   # the very first import of the script\nimport torch\n...",
+       title="Comet imported after the framework", priority=14),
     _g("config-field-wrong-type",
        r"\d+ validation errors? for (?P<model>[\w.]+)\s*\n\s*(?P<field>[\w.\[\]-]+)\s*\n\s*"
        r"(?P<problem>Input should be[^\n\[]*|Field required|Extra inputs are not permitted|"

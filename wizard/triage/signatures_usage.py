@@ -175,14 +175,17 @@ USAGE_SIGNATURES: list[Signature] = [
        "# pandas: df = df.dropna(subset=['text']); df['text'] = df['text'].astype(str)",
        title="The tokenizer got a value that is not text"),
     _u("tokenizer-class-mismatch",
-       r"(?s:SentencePieceProcessor_LoadFromFile.{0,400}?not a string)",
+       r"(?s:SentencePieceProcessor_LoadFromFile.{0,400}?not a string)|"
+       # the same raised in a traceback whose frames are parsed (their code is not prose)
+       r"^TypeError: not a string$",
        "A SentencePiece tokenizer class (LlamaTokenizer, T5Tokenizer ...) found no SentencePiece "
        "model file for this checkpoint: the checkpoint uses another tokenizer (a BPE "
        "tokenizer.json, e.g. a GPT-NeoX based model), or its tokenizer.model was not saved.",
        "The slow SentencePiece classes load tokenizer.model; with none, the path is None.",
        ["environment.hub-file-missing"],
        "tokenizer = AutoTokenizer.from_pretrained(name)   # the class the checkpoint declares",
-       title="not a string (SentencePiece loading no file)", priority=12),
+       title="not a string (SentencePiece loading no file)", priority=12,
+       requires=r"LoadFromFile|sentencepiece"),
     _u("truncation-not-enabled",
        r"(?:not|isn't|doesn't|does not|no longer) (?:actually )?truncat\w*",
        "The tokenizer does not truncate because the call does not ask it to: max_len / "
