@@ -1579,3 +1579,23 @@ def test_comet_imported_after_the_framework_it_patches() -> None:
         t = triage("ImportError: You must import Comet before these modules: torch, tensorboard")
     assert t.cause_id == "tracker-imported-after-framework"
     assert t.primary.fix.startswith("import comet_ml")
+
+
+def test_a_column_listed_yet_not_found_has_invisible_characters_in_its_name() -> None:
+    autotrain = ("ERROR   Columns 'sentence' could not be found in the provided file (which has "
+                 "columns: 'sentence','label')")
+    spaced = ("ValueError: Column to remove ['text'] not in the dataset. Current columns in the "
+              "dataset: ['text ', 'label']")
+    other = spaced.replace("'text ', ", "'sentence', ")
+    with pastes_from_elsewhere():
+        for paste in (autotrain, spaced):
+            t = triage(paste)
+            assert t.cause_id == "column-name-whitespace" and "utf-8-sig" in t.primary.fix
+        # control: a name the dataset does not have at all
+        assert triage(other).cause_id == "column-not-in-dataset"
+
+
+def test_a_gradio_endpoint_the_app_does_not_expose() -> None:
+    with pastes_from_elsewhere():
+        t = triage('response2: {"error":"This app has no endpoint /api/predict/."}')
+    assert t.cause_id == "gradio-endpoint-not-named" and "view_api()" in t.primary.fix

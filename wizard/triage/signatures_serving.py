@@ -219,6 +219,17 @@ SERVING_SIGNATURES: list[Signature] = [
        "Older gradio_client walks the schema expecting dicts.", ["environment.package-versions"],
        "pip install -U gradio   # or pin: pip install \"pydantic==2.10.6\"",
        requires=r"gradio", family="env-version-too-old", title="Gradio and pydantic 2.11"),
+    _r("gradio-endpoint-not-named",
+       r"This app has no endpoint (?P<endpoint>/[\w/]+?)/?\.?[\"'}]",
+       "The request names an endpoint the app does not expose: a Gradio app's routes follow "
+       "each event's api_name (and the route layout of the Gradio release), so a hand-written "
+       "/api/predict reaches nothing unless an event is named predict.",
+       "Gradio serves one endpoint per event listener, named by api_name.",
+       ["environment.package-versions"],
+       "from gradio_client import Client\nclient = Client(url)\nclient.view_api()   # the "
+       "endpoints the app has\nclient.predict(\"Hello World\", api_name=\"/predict\")   # or "
+       "name the event in the app: btn.click(fn, ..., api_name=\"predict\")",
+       title="No such Gradio endpoint"),
     _r("gradio-localhost-behind-proxy",
        r"When localhost is not accessible, a shareable link must be created",
        "Gradio could not reach its own server on localhost: a proxy or VPN intercepts "

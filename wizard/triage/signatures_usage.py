@@ -9,6 +9,7 @@ from wizard.triage.signature import Signature, signature_maker
 from wizard.triage.usage_refines import (
     refine_auto_class,
     refine_float_labels,
+    refine_hidden_column_characters,
     refine_inplace_owner,
     refine_layer_shapes,
     refine_multilabel_view,
@@ -303,6 +304,20 @@ USAGE_SIGNATURES: list[Signature] = [
        "tokenizer = AutoTokenizer.from_pretrained('<the -Instruct / -chat checkpoint>')\n"
        "# or set one: tokenizer.chat_template = '...'",
        title="The tokenizer has no chat template", behaviour_change=True),
+    _u("column-name-whitespace",
+       r"Columns? '(?P<column>[^'\n]{1,80})' could not be found in the provided file \(which "
+       r"has columns: (?P<listed>[^)\n]{1,400})\)|"
+       r"Columns? (?:to remove )?\[?'(?P<column2>[^'\n]{1,80})'\]? not in the dataset\. Current "
+       r"columns in the dataset: \[(?P<listed2>[^\]\n]{1,400})\]",
+       "The column is there under a name that only looks the same: the file's header carries "
+       "invisible characters (a UTF-8 byte-order mark that Excel writes before the first name, "
+       "spaces around a name, a non-breaking space), so the name asked for does not match it.",
+       "Column names are compared character by character.", ["data.batch-structure"],
+       "df = pd.read_csv(path, encoding=\"utf-8-sig\")   # drops the byte-order mark\n"
+       "df.columns = df.columns.str.strip()   # and the spaces; then save it again\n"
+       "# datasets: dataset = dataset.rename_columns({c: c.strip() for c in "
+       "dataset.column_names})", title="A column name with invisible characters",
+       priority=13, refine=refine_hidden_column_characters),
     _u("column-not-in-dataset",
        r"Column (?:to remove )?\[?'?(?P<column>[^\]'\n]{1,80})'?\]? not in the dataset|"
        r"Columns? (?P<column2>\w+|\[[^\]\n]{1,200}\]) not in the dataset\. Current columns in the "

@@ -342,3 +342,14 @@ def refine_schedule_arguments(ev: dict, parsed: ParsedError) -> dict[str, Any] |
     not a schedule type's own arguments."""
     missing = set(re.findall(r"'(\w+)'", str(ev.get("args") or "")))
     return {"reject": True} if missing and not missing - _SCHEDULE_COMMON else None
+
+
+def refine_hidden_column_characters(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
+    """Only when the columns the message lists hold the name asked for, as written or once
+    stripped of spaces and a byte-order mark: a name that is simply another is not this."""
+    column = str(ev.get("column") or ev.get("column2") or "")
+    listed = re.findall(r"'([^']*)'", str(ev.get("listed") or ev.get("listed2") or ""))
+    if column and any(name.strip(" \t\ufeff\u00a0") == column.strip(" \t\ufeff\u00a0")
+                      for name in listed):
+        return None
+    return {"reject": True}
