@@ -295,6 +295,13 @@ def test_a_sentencepiece_vocabulary_larger_than_its_text_allows() -> None:
                 "(model_proto->pieces_size())]")
     assert result.cause_id == "spm-vocab-size-too-large-for-corpus"
     assert "hard_vocab_limit=False" in result.primary.fix
+    # the other way round: fewer pieces asked for than the characters to cover
+    result = _t("RuntimeError: Internal: src/trainer_interface.cc(581) [(static_cast<int>("
+                "required_chars_.size() + meta_pieces_.size())) <= (trainer_spec_.vocab_size())]"
+                " Vocabulary size is smaller than required_chars. 10000 vs 37051. Increase "
+                "vocab_size or decrease character_coverage with --character_coverage option.")
+    assert result.cause_id == "spm-vocab-smaller-than-character-set"
+    assert "character_coverage" in result.primary.fix
 
 
 def test_a_bare_model_class_transformers_never_exported_is_not_its_model() -> None:

@@ -38,6 +38,17 @@ TOKENIZER_ERROR_SIGNATURES: list[Signature] = [
        "spm.SentencePieceTrainer.train(input='corpus.txt', model_prefix='m', vocab_size=500)   "
        "# smaller, or: hard_vocab_limit=False (or more text)",
        title="vocab_size larger than the training text allows"),
+    _t("spm-vocab-smaller-than-character-set",
+       r"Vocabulary size is smaller than required_chars\. (?P<asked>\d+) vs (?P<chars>\d+)",
+       "The SentencePiece vocab_size asked for is smaller than the number of distinct characters "
+       "the training text needs covered (character_coverage of them): every such character is a "
+       "piece of its own before any merge (CJK text holds tens of thousands).",
+       "SentencePiece keeps each required character as a piece, so vocab_size must exceed them.",
+       ["data.tokenizer-model-mismatch"],
+       "spm.SentencePieceTrainer.train(input='corpus.txt', model_prefix='m', "
+       "vocab_size=<more than the characters>, character_coverage=0.9995)   # or lower the "
+       "coverage (rare characters become byte or unknown pieces)",
+       title="vocab_size smaller than the characters to cover"),
     # transformers 4.x's lookup of the class tokenizer_config.json (or the fast default) names
     _t("fast-tokenizer-class-unavailable",
        r"'NoneType' object has no attribute '__name__'",
