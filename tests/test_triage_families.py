@@ -579,6 +579,10 @@ def test_remote_code_not_registered_for_an_auto_class_points_at_the_repository()
      "`quantization_config` argument at the same time.", "quantization-args-conflict"),
     ("ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use "
      "the model as it is", "quantized-model-moved"),
+    # the older wording, and a cast rather than a move
+    ("ValueError: `.half()` is not supported for `4-bit` or `8-bit` models. Please use the model "
+     "as it is, since the model has already been casted to the correct `dtype`.",
+     "quantized-model-moved"),
     ("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) "
      "should be the same", "devices-differ"),
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) "

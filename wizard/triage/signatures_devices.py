@@ -201,10 +201,12 @@ DEVICE_SIGNATURES: list[Signature] = [
        "TrainingArguments(..., fp16=torch.cuda.is_available(), bf16=False)",
        title="Mixed precision needs a suitable GPU", refine=refine_precision_device),
     _d("quantized-model-moved",
-       r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models|Calling `?cuda\(\)`? "
+       r"`?\.(?:to|half|float)(?:\(\))?`? is not supported for `?4-bit`? or `?8-bit`? "
+       r"(?:bitsandbytes )?models|Calling `?cuda\(\)`? "
        r"is not supported for `?4-bit`? or `?8-bit`? quantized models",
-       "A 4-bit/8-bit bitsandbytes model was moved with .to()/.cuda() (by your code, or by "
-       "Trainer/pipeline placing it): quantized weights are placed once, at loading.",
+       "A 4-bit/8-bit bitsandbytes model was moved or cast with .to()/.cuda()/.half() (by your "
+       "code, a project's loading code, or Trainer/pipeline placing it): quantized weights are "
+       "placed and cast once, at loading.",
        "from_pretrained(..., device_map=...) puts the quantized weights on their device; they "
        "cannot be moved or cast afterwards.",
        ["model.precision-unsupported"],
