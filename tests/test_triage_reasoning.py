@@ -915,6 +915,21 @@ def test_a_tokenizer_file_the_repository_does_not_ship() -> None:
               ).primary.signature.id == "folder-without-config"
 
 
+def test_a_relative_run_folder_or_metas_original_release_without_config_json() -> None:
+    # a relative path of several folders is a local folder, not a Hub id
+    t = _t("OSError: work_dirs/chatglm2_qlora/epoch_3.pth/hf does not appear to have a file named "
+           "config.json. Checkout 'https://huggingface.co/work_dirs/chatglm2_qlora/epoch_3.pth/hf/"
+           "None' for available files.")
+    assert t.primary.signature.id == "folder-without-config"
+    # control: an org/name id is the Hub's question
+    hub = _t("OSError: org/model does not appear to have a file named config.json.")
+    assert "folder-without-config" not in {m.signature.id for m in hub.matches}
+    meta = _t("错误信息：/llama/llama-2-13b-chat/ does not appear to have a file named config.json."
+              "\n模型名字为consolidated.00.pth。")
+    assert meta.cause_id == "checkpoint-not-hf-format"
+    assert "--input_dir /llama/llama-2-13b-chat/" in meta.primary.fix
+
+
 def test_a_gguf_models_folder_where_its_file_belongs() -> None:
     said = ("python -m aphrodite.endpoints.openai.api_server --model /root/models/gguf/ "
             "--quantization gguf --max-model-len 4096\nOSError: /root/models/gguf/ does not "

@@ -9,7 +9,7 @@ from wizard.triage import api_history
 from wizard.triage.env_answers import MISSING, answer, own_data_file_missing
 from wizard.triage.packages import listed_pip_name, normal_name, version_lt
 from wizard.triage.parse import ParsedError
-from wizard.triage.paths import LOCAL_PATH, PUBLIC_MODELS, is_local_path
+from wizard.triage.paths import PUBLIC_MODELS, is_local_path
 from wizard.triage.versions import paste_versions
 
 
@@ -255,12 +255,26 @@ _GGUF = re.compile(r"(?:--quantization|--load[-_]format)[ =]+gguf\b|\.gguf\b|\bg
                    r"files?|models?)\b", re.I)
 
 
+# Meta's original Llama release: consolidated.00.pth shards and params.json
+_META_ORIGINAL = re.compile(r"(?<![A-Za-z0-9_])consolidated\.\d{2}\.pth(?![A-Za-z0-9_])")
+
+
 def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only for a local path (a Hub id without the file is another matter); a GGUF model's
     folder where its file belongs."""
-    path = str(ev.get("path") or ev.get("path2") or "")
-    if not re.match(LOCAL_PATH, path):
+    # prose glued before the path ("错误信息：/llama/...") is not part of it
+    path = re.sub(r"^[^\x00-\x7f]+", "", str(ev.get("path") or ev.get("path2") or ""))
+    if not is_local_path(path):
         return {"reject": True}
+    if _META_ORIGINAL.search(parsed.text):
+        return {"id": "checkpoint-not-hf-format",
+                "cause": f"{path} holds a model in Meta's original release format "
+                         "(consolidated.NN.pth with params.json), not the Hugging Face format "
+                         "(config.json and model*.safetensors) that from_pretrained reads.",
+                "fix": "# the Hugging Face-format repository of the same model (its -hf "
+                       "name, e.g. meta-llama/Llama-2-13b-chat-hf), or convert the download:\n"
+                       "python -m transformers.models.llama.convert_llama_weights_to_hf "
+                       f"--input_dir {path} --model_size <7B|13B|70B> --output_dir ./hf-model"}
     if _GGUF.search(parsed.text):
         return {"id": "folder-instead-of-file-path",
                 "cause": f"{path} is the folder that holds a GGUF model, and a GGUF model is one "
