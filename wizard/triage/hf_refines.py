@@ -263,7 +263,7 @@ def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
     """Only for a local path (a Hub id without the file is another matter); a GGUF model's
     folder where its file belongs."""
     # prose glued before the path ("错误信息：/llama/...") is not part of it
-    path = re.sub(r"^[^\x00-\x7f]+", "", str(ev.get("path") or ev.get("path2") or ""))
+    path = re.sub(r"^[^\x00-\x7f]+[:：]?", "", str(ev.get("path") or ev.get("path2") or ""))
     if not is_local_path(path):
         return {"reject": True}
     if _META_ORIGINAL.search(parsed.text):
