@@ -260,8 +260,9 @@ _META_ORIGINAL = re.compile(r"(?<![A-Za-z0-9_])consolidated\.\d{2}\.pth(?![A-Za-
 
 
 def refine_local_folder(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
-    """Only for a local path (a Hub id without the file is another matter); a GGUF model's
-    folder where its file belongs."""
+    """Only for a local path (a Hub id without the file is another matter); Meta's original
+    release where the Hugging Face format belongs; a GGUF model's folder where its file
+    belongs."""
     # prose glued before the path ("错误信息：/llama/...") is not part of it
     path = re.sub(r"^[^\x00-\x7f]+[:：]?", "", str(ev.get("path") or ev.get("path2") or ""))
     if not is_local_path(path):

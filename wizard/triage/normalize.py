@@ -40,10 +40,10 @@ _WRAPPED_HEADER = re.compile(r'^([ \t]*File "[^"\n]*", line \d+, in)[ \t]*\n[ \t
                              re.M)
 # two ranks printing the same exception at once: "KeyErrorKeyError: : 'input_ids_j'"
 _INTERLEAVED_EXC = re.compile(r"^(?P<type>[A-Z]\w*(?:Error|Exception))(?P=type): : ", re.M)
-# Markdown bold around a message ("It complains about **Unknown layer: X**"), not `**kwargs`
 # "NllbTokenizerFast' object has no attribute 'x": the opening quote lost to Markdown
 _HALF_QUOTED = re.compile(r"(?<![\w'\"`.])(?P<cls>[A-Za-z_]\w*)' object has no attribute "
                           r"'(?P<attr>\w+)'?")
+# Markdown bold around a message ("It complains about **Unknown layer: X**"), not `**kwargs`
 _BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,500}?)(?<=[^\s*])\*\*(?![\w*])")
 _ESCAPED_TB = re.compile(r'\\n\s*(?:File \\?"|Traceback|[A-Z]\w*(?:Error|Exception)\b)')
 
