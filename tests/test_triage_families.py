@@ -1573,6 +1573,10 @@ def test_a_base_model_without_a_chat_template_explains_the_regression_it_was_tak
     with pastes_from_elsewhere():
         t = triage(said)
         assert t.cause_id == "chat-template-not-set" and t.verdict == "known-error"
+        # transformers 4.43's own warning says the same
+        warned = triage("As of transformers v4.44, default chat template is no longer allowed, "
+                        "so you must provide a chat template if the tokenizer does not define one.")
+        assert warned.cause_id == "chat-template-not-set"
         # control: the regression alone, without the chat template, stays a possible bug
         assert triage(said.split(". Base models")[0] + " and it crashes now.").verdict == \
             "possible-library-bug"

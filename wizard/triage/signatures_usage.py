@@ -293,7 +293,8 @@ USAGE_SIGNATURES: list[Signature] = [
        # a processor's words (vision-language models)
        r"No chat template is set for this processor|processor does not have a chat template|"
        r"chat_template is not set|Cannot use chat template functions because|"
-       # the reporter's words for it
+       # transformers 4.43's own warning, and the reporter's words for it
+       r"default chat template is no longer allowed|"
        r"no longer provides? (?:a )?default chat templates?|default chat templates? (?:was|were|"
        r"has been|have been) removed",
        "The tokenizer has no chat template (a base model, not an instruct model), so "
