@@ -146,3 +146,21 @@ def test_a_torchcodec_decoder_read_as_the_old_audio_dict_is_datasets_4() -> None
     # control: a dict of another library is no decoder
     assert _answer("TypeError: 'NoneType' object is not subscriptable")[0] != \
         "env-datasets-lazy-decoder"
+
+
+_FLAG = ("With transformers-{v} I get the following error:\n\n> ImportError: cannot import name "
+         "'is_torch_greater_or_equal_than_1_13' from 'transformers.pytorch_utils' "
+         "(/home/u/.conda/envs/x/lib/python3.10/site-packages/transformers/pytorch_utils.py)\n")
+
+
+def test_a_name_the_stated_release_has_is_not_a_release_too_old() -> None:
+    # the table has the flag from 4.36 on: 4.48.1 is not "too old", and an older release that
+    # worked makes it a regression
+    assert _answer(_FLAG.format(v="4.48.1"))[1] != "env-version-too-old"
+    with pastes_from_elsewhere():
+        result = triage(_FLAG.format(v="4.48.1") + "\ntransformers-4.47.0 worked for me.")
+    assert result.verdict == "possible-library-bug"
+    # controls: a release before the name came, and a release named as the one that brought it
+    assert _answer(_FLAG.format(v="4.30.0"))[1] == "env-version-too-old"
+    assert _answer(_FLAG.format(v="4.30.0").replace("With transformers-4.30.0 I get", "I get")
+                   + "\nThe flag was introduced in transformers 4.36.0")[1] == "env-version-too-old"

@@ -223,14 +223,31 @@ def _direction(change: ApiChange, stated: str | None) -> str:
     return NEW if change.removed else OLD
 
 
+# a release named as the one that brought a name, not the one that ran ("introduced in 4.5.0")
+_BROUGHT = re.compile(r"\b(?:introduc\w*|added|availabl\w*|since|from|requires?|needs?|"
+                      r"at least|minimum|newer|later|upgrad\w*)\b[^\n]{0,30}$", re.I)
+
+
+def _has_it(change: ApiChange, stated: str | None, text: str) -> bool:
+    """Whether the release the paste states it ran is one the table says has the name."""
+    if not (stated and change.added and version_lt(stated, change.added) is False) or \
+            change.removed and version_lt(stated, change.removed) is False:
+        return False
+    at = text.find(stated)
+    return at >= 0 and not _BROUGHT.search(text[max(0, at - 60):at])
+
+
 def answer_from_change(change: ApiChange, what: str, parsed: ParsedError, ev: dict,
                  importer: str | None = None) -> dict[str, Any]:
     """The answer for a name the API table knows (none for a library's use of another's internal:
     a library bug, see `removed_internal_user`)."""
     if change.private and removed_internal_user(parsed) is not None:
         return {"reject": True}
-    direction = _direction(change, stated_version(parsed, change.package))
+    stated = stated_version(parsed, change.package)
+    direction = _direction(change, stated)
     pkg = change.package
+    if direction == OLD and _has_it(change, stated, parsed.text):
+        return {"reject": True}
     if direction == NEW:
         cause = (f"{what} was removed from {pkg} in {change.removed}"
                  + (f"; the code that uses it ({importer}) was written for an older {pkg}"

@@ -105,6 +105,9 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     # the other word order: "on version 0.14.0, no errors occur"
     r"\b(?:on|with|in|using) (?:version |release |v)?\d+\.\d+[\w.]*,? (?:there (?:is|are) )?"
     r"(?:no (?:errors?|issues?|problems?)|(?:it|everything) works)",
+    # the release first, then the word: "transformers-4.47.0 worked for me", "0.19 works fine"
+    r"(?<![\w.])`?[\w-]+`?[- =]v?\d+\.\d+[\w.]*`? (?:worked|works (?:fine|well|perfectly|for me)|"
+    r"is working|was working)\b(?![^.\n]{0,30}\?)",
 )]
 # a pull request's own words ("Fixes #123", "Fixes bug: ..."), or the reporter sending one
 _FIX_DESCRIBED = re.compile(r"^\s*(?:Fixes|Fix|Fixing|Closes|Resolves)\s+(?:#\d+|`|an? (?:bug|"
