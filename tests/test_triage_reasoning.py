@@ -110,6 +110,29 @@ def test_a_configuration_pydantic_rejects_names_the_field_and_its_fault() -> Non
         "config-field-wrong-type"
 
 
+def test_deepspeeds_integer_field_filled_with_a_float_by_an_older_transformers() -> None:
+    zero = ("pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+            "DeepSpeedZeroConfig\n{field}\n  Input should be a valid integer, got a number with "
+            "a fractional part [type=int_from_float, input_value=15099494.4, input_type=float]")
+    old = _t(zero.format(field="stage3_prefetch_bucket_size"))
+    assert old.cause_id == "env-version-too-old"
+    assert 'transformers>=4.45.0' in old.primary.fix
+    # control: another field of the config is the config's own value
+    assert _t(zero.format(field="reduce_bucket_size")).cause_id == "config-field-wrong-type"
+
+
+def test_zero_inference_on_a_stage_2_config() -> None:
+    hit = _t("  File \"/opt/conda/lib/python3.10/site-packages/transformers/integrations/"
+             "deepspeed.py\", line 370, in deepspeed_init\n    raise ValueError(\"ZeRO inference "
+             "only makes sense with ZeRO Stage 3 - please adjust your config\")\n"
+             "ValueError: ZeRO inference only makes sense with ZeRO Stage 3 - please adjust your "
+             "config")
+    assert hit.cause_id == "zero-inference-requires-stage3" and "stage-3" in hit.primary.fix
+    # control: another DeepSpeed configuration error
+    assert _t("ValueError: Please adjust your config: ZeRO stage 2 does not support "
+              "offload_param").cause_id != "zero-inference-requires-stage3"
+
+
 def test_momentum_cycled_on_an_optimizer_without_it() -> None:
     keras = _t("learner.fit_onecycle(1e-4, 3)\n"
                "AttributeError: 'RMSprop' object has no attribute 'beta_1'")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from wizard.triage.env_answers import answer, upgrade
 from wizard.triage.parse import ParsedError
 from wizard.triage.signature import Signature, signature_maker
 
@@ -53,6 +54,15 @@ def refine_config_field(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
                          "not yet added).",
                 "fix": f"# remove or rename {field} in the config; compare with the example "
                        "configs of the installed release (pip show <tool>)"}
+    if field.endswith("stage3_prefetch_bucket_size") and "fractional" in problem:
+        # transformers before 4.45 filled "auto" with 0.9 * hidden_size**2, a float, which
+        # DeepSpeed 0.15's pydantic config refuses
+        return answer("env-version-too-old", "transformers",
+                      "DeepSpeed (0.15 on) validates stage3_prefetch_bucket_size as an integer, "
+                      "and transformers before 4.45 fills its \"auto\" value with a float "
+                      "(0.9 * hidden_size**2).", upgrade("transformers", "4.45.0") +
+                      "   # or write an integer for stage3_prefetch_bucket_size in place of "
+                      "\"auto\"", ev)
     return {"cause": f"The configuration gives {field} a value of the wrong type: {model} "
                      f"validates it, and says: {problem.strip()[:160]}",
             "fix": f"# in the config file, write {field} in the form the message asks for "
@@ -117,6 +127,17 @@ SETUP_SIGNATURES: list[Signature] = [
        ["environment.package-versions"],
        "# give the named field the type the message asks for in the config file",
        title="A configuration field pydantic rejects", refine=refine_config_field),
+    _g("zero-inference-requires-stage3",
+       r"ZeRO inference only makes sense with ZeRO Stage 3",
+       "The Trainer evaluated or predicted under DeepSpeed without training first (do_eval or "
+       "predict alone, or evaluation before train), which runs DeepSpeed's ZeRO inference, and "
+       "the DeepSpeed config is not ZeRO stage 3.",
+       "Without an optimizer to shard, DeepSpeed only offers inference through ZeRO-3's "
+       "parameter partitioning; stages 1 and 2 shard optimizer states and gradients only.",
+       ["environment.package-versions"],
+       "--deepspeed ds_zero3.json   # a stage-3 config for evaluation alone\n# or evaluate "
+       "without --deepspeed (the model fits one GPU for inference), or train before evaluating",
+       framework="pytorch", title="ZeRO inference on a stage 1/2 config", priority=14),
     _g("zero3-model-not-prepared",
        r"'weight' must be 2-D",
        "Under DeepSpeed ZeRO-3, from_pretrained partitions every model's weights and leaves "
