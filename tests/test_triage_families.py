@@ -1607,3 +1607,16 @@ def test_a_gradio_endpoint_the_app_does_not_expose() -> None:
     with pastes_from_elsewhere():
         t = triage('response2: {"error":"This app has no endpoint /api/predict/."}')
     assert t.cause_id == "gradio-endpoint-not-named" and "view_api()" in t.primary.fix
+
+
+def test_the_ffmpeg_program_an_audio_pipeline_runs_is_a_missing_package() -> None:
+    with pastes_from_elsewhere():
+        t = triage("pipe = pipeline('automatic-speech-recognition', model=m)\npipe('talk.mp3')\n"
+                   "ValueError: ffmpeg was not found but is required to load audio files from "
+                   "filename")
+    assert t.primary.signature.id == "ffmpeg-binary-missing"
+    assert t.cause_id == "env-missing-package" and "apt-get install -y ffmpeg" in t.primary.fix
+    # control: a Python package the message names is not the program
+    with pastes_from_elsewhere():
+        other = triage("ImportError: soundfile was not found but is required to load audio")
+    assert other.primary is None or other.primary.signature.id != "ffmpeg-binary-missing"

@@ -103,6 +103,15 @@ MEDIA_INPUT_SIGNATURES: list[Signature] = [
        ["environment.package-versions"],
        "pip install soundfile   # and for mp3/m4a: FFmpeg (apt install ffmpeg / conda install "
        "ffmpeg)", family=MISSING, title="No audio backend to decode the file"),
+    _v("ffmpeg-binary-missing",
+       r"ffmpeg was not found but is required to (?:load|stream) audio",
+       "The ffmpeg program is not installed (or not on PATH): transformers' audio pipelines "
+       "run it to decode an audio file given by name.",
+       "The pipeline calls the ffmpeg executable in a subprocess; pip packages do not bring it.",
+       ["environment.package-versions"],
+       "apt-get install -y ffmpeg   # or: conda install -c conda-forge ffmpeg; or pass the "
+       "decoded array: pipe({'raw': array, 'sampling_rate': sr})", family=MISSING,
+       title="The ffmpeg program is missing"),
     _v("soundfile-without-mp3",
        r"Error opening [^\n]{0,300}?\.mp3'?: Format not recogni[sz]ed",
        "The installed soundfile brings a libsndfile older than 1.1, which cannot decode MP3: "
