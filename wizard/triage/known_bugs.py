@@ -322,4 +322,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "https://github.com/huggingface/evaluate/issues/449",
              "evaluate 0.4.0 handed its own DownloadConfig to datasets, which reads storage_options "
              "from it since datasets 2.11 (workaround: datasets<2.11)"),
+    KnownBug("transformers", r"requires the TensorFlow library but it was not found", "4.2.1",
+             "https://github.com/huggingface/transformers/issues/9650",
+             "transformers 4.2.0 looked TensorFlow up by its distribution names and missed "
+             "tf-nightly, so every TF class said TensorFlow was not installed",
+             requires=r"tf[-_]nightly"),
 )
