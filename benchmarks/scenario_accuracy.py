@@ -10,6 +10,11 @@ Modes (all three by default):
   script  python -m wizard check --script train.py --json OUT        (read, never run)
   run     python -m wizard run train.py --steps 3 --json OUT         (run with the wizard attached)
 
+Setups come in rounds (`round:` in scenario.yaml; absent: 1). Round 1 was written and tuned on
+together; each later round is scored as it comes, before any tuning on it, and split by setup:
+"held" when the SHA-256 of the setup's name starts with a hex digit below 5, else "dev". Tune on
+dev (its misses are listed); held is only scored (counts, no misses).
+
 A setup scores when verdict.kind equals its key's kind and, for a fault, verdict.primary is the
 key's primary id (or one of the ids its key lists under `also`, which name the same cause). A
 healthy key scores on the kind alone (the primary of a healthy verdict is only its first warning).
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import hashlib
 import json
 import os
 import shutil
@@ -67,6 +73,14 @@ class Scenario:
     also: list[str] = field(default_factory=list)
     script_set: dict[str, Any] = field(default_factory=dict)
     run_args: list[str] = field(default_factory=list)
+    round: int = 1
+
+    @property
+    def split(self) -> str:
+        """'tuned' for round 1; from round 2 on 'held' or 'dev' by a hash of the name."""
+        if self.round == 1:
+            return "tuned"
+        return "held" if hashlib.sha256(self.name.encode()).hexdigest()[0] < "5" else "dev"
 
     def accepts(self, kind: str | None, primary: str | None) -> bool:
         if kind != self.kind:
@@ -91,7 +105,8 @@ def load_scenarios() -> list[Scenario]:
             name=meta_file.parent.name, folder=meta_file.parent, framework=meta["framework"],
             style=meta["style"], fault=meta["fault"], kind=expect["kind"],
             primary=expect.get("primary"), also=list(expect.get("also") or []),
-            script_set=dict(meta.get("script_set") or {}), run_args=list(meta.get("run_args") or [])))
+            script_set=dict(meta.get("script_set") or {}), run_args=list(meta.get("run_args") or []),
+            round=int(meta.get("round", 1))))
     return out
 
 
@@ -216,6 +231,8 @@ def report(scenarios: list[Scenario], results: dict[str, dict[str, dict]], modes
     print()
     print(f"{'setup':{width}s}  {'key':52s}  " + "  ".join(f"{m:6s}" for m in modes))
     for s in scenarios:
+        if s.split == "held":
+            continue
         marks = "  ".join(f"{'ok' if results[s.name][m]['ok'] else 'MISS':6s}" for m in modes)
         print(f"{s.name:{width}s}  {s.key[:52]:52s}  {marks}")
     healthy = [s for s in scenarios if s.kind == "healthy"]
@@ -233,7 +250,14 @@ def report(scenarios: list[Scenario], results: dict[str, dict[str, dict]], modes
               f"{kind_right}/{n}; faults named {fault_right}/{len(faulty)}; healthy setups "
               f"healthy {healthy_right}/{len(healthy)}; faulty setups called healthy "
               f"{false_healthy}/{len(faulty)}; time {seconds:.0f} s ({seconds / n:.1f} s per setup)")
-        misses = [s for s in scenarios if not got[s.name]["ok"]]
+        for part in ("tuned", "dev", "held"):
+            some = [s for s in scenarios if s.split == part]
+            if some and len(some) < n:
+                print(f"   {part:5s}: {sum(got[s.name]['ok'] for s in some)}/{len(some)} right")
+        for r in sorted({s.round for s in scenarios} - {1}):
+            some = [s for s in scenarios if s.round == r]
+            print(f"   round {r}: {sum(got[s.name]['ok'] for s in some)}/{len(some)} right")
+        misses = [s for s in scenarios if not got[s.name]["ok"] and s.split != "held"]
         if misses:
             print("misses (setup: expected -> got):")
             for s in misses:
@@ -266,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.list:
         for s in scenarios:
+            if s.split == "held":
+                print(f"{s.name:38s} {s.framework:10s} {s.style:7s} (held: key not shown)")
+                continue
             print(f"{s.name:38s} {s.framework:10s} {s.style:7s} {s.key:60s} {s.fault}")
         print(f"{len(scenarios)} setups, {sum(s.kind == 'healthy' for s in scenarios)} healthy")
         return 0
@@ -286,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
         for m in modes:
             got = run_mode(m, s, run_dir, pythons[s.framework], args.timeout)
             results[s.name][m] = got
+            if s.split == "held":     # scored, never read case by case
+                print(f"[{i}/{len(scenarios)}] (a held setup) {m} ({got['seconds']:.0f} s)",
+                      flush=True)
+                continue
             print(f"[{i}/{len(scenarios)}] {s.name} {m}: {'ok  ' if got['ok'] else 'MISS'} "
                   f"{shown(got)} ({got['seconds']:.0f} s)", flush=True)
     report(scenarios, results, modes)
