@@ -331,6 +331,61 @@ def test_custom_torch_loop_reads_optimizer_and_loader():
     assert lr.status == "fail" and "torch.optim AdamW" in lr.evidence["source"]
 
 
+_LOOP = """\
+import torch
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification, get_scheduler
+from datasets import load_from_disk
+ds = load_from_disk("/data/d")
+model = AutoModelForSequenceClassification.from_pretrained("/models/m", num_labels=3)
+train_dataloader = DataLoader(ds["train"], batch_size=4, shuffle=True)
+optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)
+num_epochs = {epochs}
+scheduler = get_scheduler("linear", optimizer=optimizer, num_warmup_steps=0,
+                          num_training_steps={steps})
+for epoch in range(num_epochs):
+    for batch in train_dataloader:
+        loss = model(**batch).loss
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+{clear}
+"""
+
+
+def _loop(epochs: int = 3, steps: str = "num_epochs * len(train_dataloader)",
+          clear: str = "        optimizer.zero_grad()"):
+    return read_script(_LOOP.format(epochs=epochs, steps=steps, clear=clear), versions=V457)
+
+
+def test_a_loop_that_never_clears_the_gradients():
+    f = one(_loop(clear="").findings, "script.zero-grad-missing")
+    assert f.status == "fail" and "optimizer.zero_grad()" in f.fix
+    for clear in ("        optimizer.zero_grad()", "        model.zero_grad()",
+                  "        for p in model.parameters():\n            p.grad = None"):
+        assert "script.zero-grad-missing" not in ids(_loop(clear=clear).findings), clear
+
+
+def test_a_schedule_one_epoch_long_while_training_runs_several():
+    f = one(_loop(steps="len(train_dataloader)").findings, "script.schedule-ends-early")
+    assert f.status == "fail" and f.evidence["epochs"] == 3
+    assert f.fix == "num_training_steps = num_epochs * len(train_dataloader)"
+    # controls: the course's length, one epoch, and len() of the examples (not the batches)
+    for kw in ({}, {"epochs": 1, "steps": "len(train_dataloader)"}, {"steps": 'len(ds["train"])'}):
+        assert "script.schedule-ends-early" not in ids(_loop(**kw).findings), kw
+    keras = keras_script(
+        "import tf_keras\nfrom tf_keras.optimizers.schedules import PolynomialDecay\n"
+        "tf_ds = ds.to_tf_dataset(columns=['input_ids'], label_cols=['label'], batch_size=8)\n"
+        "schedule = PolynomialDecay(initial_learning_rate=5e-5, end_learning_rate={end}, "
+        "decay_steps=len(tf_ds))\nmodel.compile(optimizer=tf_keras.optimizers.Adam(schedule))\n"
+        "model.fit(tf_ds, epochs=3)\n")
+    assert one(read_script(keras.format(end="0.0"), versions=V457).findings,
+               "script.schedule-ends-early").status == "fail"
+    # PolynomialDecay's end rate above the start is no decay
+    assert "script.schedule-ends-early" not in ids(
+        read_script(keras.format(end="1e-3"), versions=V457).findings)
+
+
 def test_gradient_tape_loop_and_in_memory_dataset():
     r = read_script(textwrap.dedent('''\
         import tensorflow as tf

@@ -535,6 +535,21 @@ _check("script.keras3-with-tf-keras", "A Keras 3 object is handed to a tf-keras 
        "metrics raise AttributeError inside fit().",
        "import tf_keras\nmodel.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=5e-5))",
        "measured with TensorFlow 2.21, tf-keras 2.21 and Keras 3.15 (losses still work)")
+_check("script.zero-grad-missing", "The training loop never clears the gradients",
+       "A custom PyTorch loop that calls backward() and optimizer.step() but never "
+       "optimizer.zero_grad() / model.zero_grad() (nor sets .grad to None).",
+       "backward() adds to the stored gradients: each step applies the sum of every earlier "
+       "gradient, so updates grow and the loss stalls or diverges, without an error.",
+       "loss.backward()\noptimizer.step()\noptimizer.zero_grad()",
+       "PyTorch autograd semantics (gradients accumulate in .grad); HF course ch. 3's loop")
+_check("script.schedule-ends-early", "The learning-rate schedule lasts one epoch",
+       "A schedule (transformers' get_scheduler / get_*_schedule_with_warmup / create_optimizer, "
+       "Keras' PolynomialDecay / CosineDecay) whose length is len() of the training batches, "
+       "while training runs several epochs.",
+       "The learning rate reaches its end value (0) after the first epoch: the later epochs "
+       "do not train, and the loss stays flat from there.",
+       "num_training_steps = num_epochs * len(train_dataloader)",
+       "HF course ch. 3 (num_training_steps = num_epochs * len(train_dataloader))")
 _check("script.run", "The instrumented run of the script",
        "What `python -m wizard run` captured while the script ran: where it entered training "
        "(Keras fit, Trainer.train or an optimizer.step loop), the first batch as it entered the "

@@ -34,7 +34,7 @@ def static_findings(reading: "ScriptReading", environ: Mapping[str, str] | None 
     env = os.environ if environ is None else environ
     found = [_read_finding(reading)]
     for check in (_transformers_5, _keras3, _labels_in_columns, _from_logits, _no_truncation,
-                  _learning_rate):
+                  _learning_rate, _zero_grad, _schedule_length):
         found += check(reading, env, versions or {})
     return found
 
@@ -225,6 +225,41 @@ def _no_truncation(reading: "ScriptReading", env: Mapping[str, str],
                     "with 'index out of range' (PyTorch) or 'indices[...] is not in [0, 512)' "
                     "(TensorFlow) — on the first long sample, possibly hours into training.",
         fix=f"{tok.code.split('(')[0]}(..., truncation=True)  # optionally max_length=256")]
+
+
+# -- stepping ---------------------------------------------------------------------------------
+def _zero_grad(reading: "ScriptReading", env: Mapping[str, str],
+               versions: Mapping[str, str | None]) -> list[Finding]:
+    if reading.facts.entry != "loop" or reading.facts.zero_grad is not False:
+        return []
+    step = reading.read.get("training.batch_size")
+    return [Finding(
+        "script.zero-grad-missing", "fail",
+        "The training loop never clears the gradients (no zero_grad())",
+        evidence={**(_where(reading, step.line) if step else {}),
+                  "code": "loss.backward(); optimizer.step()"},
+        explanation="PyTorch adds each backward() to the gradients already stored: without "
+                    "optimizer.zero_grad() every step applies the sum of all earlier gradients, "
+                    "which grows step by step, so the loss stalls or diverges (no error).",
+        fix="loss.backward()\noptimizer.step()\noptimizer.zero_grad()   # every step (with "
+            "gradient accumulation: after each optimizer.step())")]
+
+
+def _schedule_length(reading: "ScriptReading", env: Mapping[str, str],
+                     versions: Mapping[str, str | None]) -> list[Finding]:
+    schedule, epochs = reading.facts.schedule, reading.case.training.epochs
+    if schedule is None or not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 2:
+        return []
+    return [Finding(
+        "script.schedule-ends-early", "fail",
+        f"The learning-rate schedule (line {schedule.line}) lasts one epoch; training runs "
+        f"{epochs}",
+        evidence={**_where(reading, schedule.line), "code": schedule.code,
+                  "steps": schedule.steps_code, "epochs": epochs},
+        explanation=f"The schedule's length is {schedule.steps_code}, the batches of one epoch, "
+                    f"so the learning rate reaches its end value (0) after the first epoch and "
+                    f"epochs 2 to {epochs} do not train.",
+        fix=f"num_training_steps = num_epochs * {schedule.steps_code}")]
 
 
 # -- hyperparameters ------------------------------------------------------------------------------

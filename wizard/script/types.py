@@ -12,6 +12,7 @@ from wizard.core.findings import Finding
 from wizard.engine.plan import QUESTIONS
 from wizard.engine.verdict import merge_static
 from wizard.script.fixes import CodeNames, fit_fixes
+from wizard.script.stepping import ScheduleInfo
 from wizard.script.syntax import Unresolved
 
 DATASET_LOADERS = {"load_dataset", "load_from_disk"}
@@ -140,6 +141,8 @@ class Facts:
     tokenize: TokenizeInfo | None = None
     softmax_head: tuple[int, str] | None = None
     trainer_lr: Any = None
+    zero_grad: bool | None = None                      # a custom loop clears the gradients
+    schedule: ScheduleInfo | None = None               # a schedule one epoch long
 
 
 @dataclass
