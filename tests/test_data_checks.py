@@ -580,6 +580,17 @@ def test_raw_text_columns_in_a_live_dataset_with_a_loop(demo_dir, tok):
     assert collation.probe_collation(loop, context(loop, raw, tok)) == []
 
 
+def test_raw_text_columns_when_the_trainer_keeps_every_column(demo_dir, tok):
+    raw = splits(train=text_rows(6))
+    keeps = make_case(demo_dir, dataset={"eval_split": None},
+                      training={"remove_unused_columns": False})
+    f = by_id(collation.probe_collation(keeps, context(keeps, raw, tok)), "data.raw-text-columns")
+    assert f.status == "fail" and "remove_unused_columns=False" in f.explanation
+    # control: the Trainer's default drops the columns
+    default = make_case(demo_dir, dataset={"eval_split": None})
+    assert collation.probe_collation(default, context(default, raw, tok)) == []
+
+
 # -- end to end: the worker process on a case file's data ---------------------------------------
 @pytest.fixture(scope="module")
 def faulty_case(demo_dir, tmp_path_factory):

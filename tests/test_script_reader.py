@@ -679,6 +679,14 @@ def test_pad_token_and_config_values_are_read():
     assert plain.preprocessing.pad_token is None and plain.model_config == {}
 
 
+def test_a_trainer_keeping_every_column_is_read():
+    script = _trainer_script()
+    args = script[script.index("TrainingArguments("):].split(")", 1)[0]
+    keeps = read_script(script.replace(args, args + ", remove_unused_columns=False")).case
+    assert keeps.training.remove_unused_columns is False
+    assert read_script(script).case.training.remove_unused_columns is True
+
+
 def test_a_tokenizer_from_another_checkpoint_is_read():
     src = _trainer_script('AutoTokenizer.from_pretrained(checkpoint)',
                           'AutoTokenizer.from_pretrained("bert-base-uncased")')

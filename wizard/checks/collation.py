@@ -226,7 +226,8 @@ def _raw_columns(case: Case, ctx: Context, rows: Any) -> list[Finding]:
     """Raw columns reach the collator in a plain PyTorch loop over a dataset that still has them.
 
     Only with evidence that the user's own dataset does: a tokenized dataset handed over live
-    (ctx.supplied names it), or a pasted 'Unable to create tensor' error naming the column."""
+    (ctx.supplied names it), a pasted 'Unable to create tensor' error naming the column, or a
+    Trainer told to keep every column (remove_unused_columns=False)."""
     if case.framework != "pytorch":
         return []  # Keras: to_tf_dataset(columns=...) picks the columns
     label = case.dataset.label_column
@@ -237,7 +238,8 @@ def _raw_columns(case: Case, ctx: Context, rows: Any) -> list[Finding]:
     extra = [c for c in rows.column_names if c not in inputs and c not in LABEL_NAMES + (label,)]
     if named is not None and named not in extra:
         return []  # names a label or an input column: other checks
-    if not extra or not (named or (supplied and case.trainer == "loop")):
+    keeps_all = case.trainer == "trainer" and case.training.remove_unused_columns is False
+    if not extra or not (named or keeps_all or (supplied and case.trainer == "loop")):
         return []
     from transformers import DataCollatorWithPadding
 
@@ -260,9 +262,11 @@ def _raw_columns(case: Case, ctx: Context, rows: Any) -> list[Finding]:
         "data.raw-text-columns", "fail",
         f"Raw columns ({', '.join(extra)}) are still in the dataset the collator gets",
         evidence=evidence,
-        explanation="A plain PyTorch loop hands every column to the collator (only Trainer's "
-                    "remove_unused_columns drops them). The padding collator cannot turn text "
-                    f"into a tensor: {error}",
+        explanation=("The Trainer was told to keep every column (remove_unused_columns=False), "
+                     "so it hands them all to the collator" if keeps_all else
+                     "A plain PyTorch loop hands every column to the collator (only Trainer's "
+                     "remove_unused_columns drops them)") +
+                    f". The padding collator cannot turn text into a tensor: {error}",
         fix=f"tokenized_datasets = tokenized_datasets.remove_columns({extra!r})\n"
             + (f"tokenized_datasets = tokenized_datasets.rename_column({label!r}, \"labels\")\n"
                if label != "labels" else "")

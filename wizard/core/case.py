@@ -105,6 +105,7 @@ class Training:
     warmup_ratio: float | None = None
     metrics: list[str] = field(default_factory=list)
     compute_metrics: str | None = None  # the function's source, as written
+    remove_unused_columns: bool = True  # the Trainer's: False hands every column to the collator
 
 
 @dataclass

@@ -275,6 +275,8 @@ class TrainingReader:
             warm = value(name)
             if name in got and isinstance(warm, (int, float)) and not isinstance(warm, bool):
                 self.set(f"training.{name}", warm, call)
+        if value("remove_unused_columns") is False:
+            self.set("training.remove_unused_columns", False, call)
         optim = value("optim")
         if isinstance(optim, str):
             self.set("training.optimizer", "adamw" if optim.startswith("adamw") else optim, call)
