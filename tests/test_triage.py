@@ -1149,7 +1149,9 @@ def test_environment_commands_and_versions() -> None:
 def test_environment_direction_follows_the_stated_version() -> None:
     base = ("TypeError: __init__() got an unexpected keyword argument 'evaluation_strategy'\n"
             "training_args = TrainingArguments(output_dir='out', evaluation_strategy='steps')")
-    assert triage(base + "\n- `transformers` version: 3.3.1").cause_id == "env-version-too-old"
+    assert triage(base + "\n- `transformers` version: 3.1.0").cause_id == "env-version-too-old"
+    # 3.3.1 has the argument (from 3.2 on): not a release too old
+    assert triage(base + "\n- `transformers` version: 3.3.1").cause_id != "env-version-too-old"
     # the field left TrainingArguments with 4.51 (the released wheels say so)
     assert triage(base + "\n- `transformers` version: 4.52.0").cause_id == "env-version-too-new"
     tf = ("ImportError: cannot import name 'TFBertModel' from 'transformers' (unknown location)")
