@@ -82,6 +82,31 @@ def test_pad_token_equal_to_eos_masks_the_eos(fx):
     assert not [f for f in healthy if f.status in ("fail", "warn")]
 
 
+def test_trls_own_collator_keeps_an_eos_that_is_also_the_pad_token(fx):
+    found = probe(lm_case(fx, model=str(fx["pad_eos"]), preprocessing={"lm_labels": "sft"}),
+                  "lm-labels")
+    assert not [f for f in found if f.status in ("fail", "warn")]
+    assert by_id(found, "data.lm-labels").evidence["padding_positions"] > 0
+
+
+def test_an_sft_trainer_script_is_read_as_trls_collator():
+    from wizard.script.reader import read_script
+
+    script = ("from trl import SFTConfig, SFTTrainer\n"
+              "from transformers import AutoTokenizer{extra}\n"
+              "tokenizer = AutoTokenizer.from_pretrained('gpt2')\n"
+              "tokenizer.pad_token = tokenizer.eos_token\n"
+              "trainer = SFTTrainer(model='gpt2', args=SFTConfig('out'), train_dataset=ds"
+              "{collator})\ntrainer.train()\n")
+    own = read_script(script.format(extra="", collator="")).case
+    assert own.preprocessing.lm_labels == "sft"
+    # control: transformers' collator handed to it masks every pad id (the eos too)
+    theirs = read_script(script.format(
+        extra=", DataCollatorForLanguageModeling",
+        collator=", data_collator=DataCollatorForLanguageModeling(tokenizer, mlm=False)")).case
+    assert theirs.preprocessing.lm_labels == "collator"
+
+
 def test_prompt_in_the_loss_unless_completion_only(fx):
     pairs = {"path": str(fx["pairs"]), "text_columns": ["prompt", "completion"]}
     found = probe(lm_case(fx, dataset=pairs), "lm-labels")

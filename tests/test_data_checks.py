@@ -209,6 +209,26 @@ def test_integer_labels_with_one_output_warn(demo_dir, tok):
     assert f.status == "warn" and "num_labels=2" in f.fix
 
 
+def test_one_output_under_a_binary_loss_takes_zero_and_one(demo_dir, tok):
+    from transformers import AutoConfig
+
+    from wizard.checks import data
+
+    raw = splits(train=text_rows(6, labels=[0, 1] * 3))
+    case = make_case(demo_dir, "tensorflow", num_labels=1, dataset={"eval_split": None},
+                     training={"loss": "binary_crossentropy", "from_logits": True,
+                               "labels": "separate"})
+    config = AutoConfig.from_pretrained(case.model, num_labels=1)
+    ctx = context(case, raw, tok, config=config)
+    assert loud(labels.probe_label_values(case, ctx)) == []
+    assert by_id(data.probe_labels_range(case, ctx), "data.labels-out-of-range").status == "pass"
+    # control: a 2 is out of range for one binary output too
+    bad = splits(train=text_rows(6, labels=[0, 1, 2] * 2))
+    f = by_id(data.probe_labels_range(case, context(case, bad, tok, config=config)),
+              "data.labels-out-of-range")
+    assert f.status == "fail"
+
+
 def _multilabel_model(model):
     m = copy.deepcopy(model)
     m.config.problem_type = "multi_label_classification"

@@ -86,10 +86,17 @@ def lm_batch(case: Case, tokenizer: Any, rows: list[dict[str, Any]]) -> dict[str
         arrays["labels"] = np.asarray([list(r["labels"])[:width] + [pad] * (width - len(r["labels"]))
                                        for r in rows], dtype=np.int64)
         return arrays
-    from transformers import DataCollatorForLanguageModeling
+    if how in ("sft", "completion-only"):
+        # TRL's collator: the labels are input_ids padded with -100, by position
+        arrays = {k: np.asarray(v) for k, v in tokenizer.pad(features, return_tensors="np").items()}
+        arrays["labels"] = np.where(arrays["attention_mask"] == 1, arrays["input_ids"],
+                                    IGNORE_INDEX).astype(np.int64)
+    else:
+        from transformers import DataCollatorForLanguageModeling
 
-    collated = DataCollatorForLanguageModeling(tokenizer, mlm=False, return_tensors="np")(features)
-    arrays = {k: np.asarray(v) for k, v in collated.items()}
+        collated = DataCollatorForLanguageModeling(tokenizer, mlm=False,
+                                                   return_tensors="np")(features)
+        arrays = {k: np.asarray(v) for k, v in collated.items()}
     if how == "completion-only":
         labels = arrays["labels"].copy()
         left = getattr(tokenizer, "padding_side", "right") == "left"

@@ -45,23 +45,27 @@ def probe_batch_structure(case: Case, ctx: Context) -> list[Finding]:
 
 
 def probe_labels_range(case: Case, ctx: Context) -> list[Finding]:
-    """Labels must be integers in 0..num_labels-1 (or the ignore index -100)."""
+    """Labels must be integers in 0..num_labels-1 (or the ignore index -100); 0..1 for one
+    output under a binary cross-entropy."""
     num_labels = ctx.num_labels
+    top = 2 if num_labels == 1 and case.training.binary_loss else num_labels
     findings: list[Finding] = []
     bad_total: dict[str, Any] = {}
     for split in ctx.raw:
         labels = ctx.labels(split)
         if labels.dtype.kind not in "iu":
             continue  # string / float labels are other checks
-        bad = np.flatnonzero(((labels >= num_labels) | (labels < 0)) & (labels != IGNORE_INDEX))
+        bad = np.flatnonzero(((labels >= top) | (labels < 0)) & (labels != IGNORE_INDEX))
         if bad.size:
             bad_total[split] = {"count": int(bad.size), "of": int(labels.size),
                                 "indices": bad[:10].tolist(),
                                 "values": sorted({int(v) for v in labels[bad]})}
     if not bad_total:
         return [Finding("data.labels-out-of-range", "pass",
-                        f"All labels are within 0..{num_labels - 1}",
-                        evidence={"num_labels": num_labels})]
+                        f"All labels are within 0..{top - 1}",
+                        evidence={"num_labels": num_labels,
+                                  **({"binary_loss": case.training.loss} if top != num_labels
+                                     else {})})]
     observed = sorted({int(v) for s in ctx.raw for v in np.unique(ctx.labels(s))
                        if ctx.labels(s).dtype.kind in "iu" and v != IGNORE_INDEX})
     needed = max(observed) + 1

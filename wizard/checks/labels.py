@@ -288,7 +288,7 @@ def _scalar_dtype(case: Case, ctx: Context, values: dict[str, list], floats: boo
                 "# multi-label: one-hot float vectors\n"
                 f"dataset = dataset.map(lambda x: {{\"labels\": [float(i == x[{col!r}]) for i in "
                 f"range({num_labels})]}}, remove_columns=[{col!r}])")]
-    if num_labels == 1 and not floats:
+    if num_labels == 1 and not floats and not case.training.binary_loss:
         distinct = sorted({int(v) for v in train})
         evidence["labels_seen"] = distinct[:20]
         return [Finding(

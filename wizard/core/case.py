@@ -107,6 +107,11 @@ class Training:
     compute_metrics: str | None = None  # the function's source, as written
     remove_unused_columns: bool = True  # the Trainer's: False hands every column to the collator
 
+    @property
+    def binary_loss(self) -> bool:
+        """A binary cross-entropy (Keras' BinaryCrossentropy): each output is one 0/1 label."""
+        return "binary" in str(self.loss or "").lower()
+
 
 @dataclass
 class Target:

@@ -136,6 +136,8 @@ LM_LABELS = {
     "collator": "DataCollatorForLanguageModeling(tokenizer, mlm=False): labels are input_ids "
                 "with every pad_token_id set to -100",
     "copy": "labels = input_ids copied in the preprocessing function (padding kept as labels)",
+    "sft": "TRL's SFTTrainer with its own collator: labels are input_ids with the padding "
+           "positions set to -100 (an eos that is also the pad token stays in the labels)",
     "completion-only": "the prompt and the padding set to -100, the loss on the completion only "
                        "(TRL's completion_only_loss, a prompt/completion dataset)",
 }

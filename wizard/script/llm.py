@@ -79,6 +79,11 @@ def _lm_labels(r: Any, calls: list[ast.Call]) -> None:
             r.notes.append("SFTConfig leaves completion_only_loss at its default: on a "
                            "prompt/completion dataset TRL trains on the completion only.")
     collator = next((c for c in calls if call_name(c) == "DataCollatorForLanguageModeling"), None)
+    sft = next((c for c in calls if call_name(c) in SFT_TRAINERS), None)
+    if sft is not None and (collator is None or
+                            (r.s.qualname(collator.func) or "").startswith("trl")):
+        r.set("preprocessing.lm_labels", "sft", sft)   # TRL's own collator, by position
+        return
     if collator is not None:
         mlm = kwarg(collator, "mlm")
         value = r.val(mlm) if mlm is not None else True
