@@ -229,6 +229,23 @@ def test_one_output_under_a_binary_loss_takes_zero_and_one(demo_dir, tok):
     assert f.status == "fail"
 
 
+def test_class_ids_for_a_loss_that_takes_one_hot_rows(demo_dir, tok):
+    raw = splits(train=text_rows(6))
+    case = make_case(demo_dir, "tensorflow", num_labels=3, dataset={"eval_split": None},
+                     training={"loss": "categorical_crossentropy", "from_logits": True,
+                               "labels": "separate"})
+    f = by_id(labels.probe_label_values(case, context(case, raw, tok)),
+              "data.class-ids-for-one-hot-loss")
+    assert f.status == "fail" and f.evidence["labels_seen"] == [0, 1, 2]
+    assert "SparseCategoricalCrossentropy" in f.fix
+    # control: the sparse loss takes class ids
+    sparse = make_case(demo_dir, "tensorflow", num_labels=3, dataset={"eval_split": None},
+                       training={"loss": "sparse_categorical_crossentropy", "from_logits": True,
+                                 "labels": "separate"})
+    assert not any(f.id == "data.class-ids-for-one-hot-loss"
+                   for f in labels.probe_label_values(sparse, context(sparse, raw, tok)))
+
+
 def _multilabel_model(model):
     m = copy.deepcopy(model)
     m.config.problem_type = "multi_label_classification"

@@ -157,8 +157,31 @@ def probe_label_values(case: Case, ctx: Context) -> list[Finding]:
         shifted = _not_zero_based(case, ctx, values)
         if shifted:
             findings.append(shifted)
+        findings += _class_ids_for_a_one_hot_loss(case, values)
     findings += _scalar_dtype(case, ctx, values, floats)
     return findings
+
+
+def _class_ids_for_a_one_hot_loss(case: Case, values: dict[str, list]) -> list[Finding]:
+    """Keras' CategoricalCrossentropy takes one one-hot row per example; class ids (one integer
+    each) are SparseCategoricalCrossentropy's labels."""
+    loss = str(case.training.loss or "").lower().replace("_", "")
+    if case.framework != "tensorflow" or loss.removeprefix("tfkeras.losses.") not in (
+            "categoricalcrossentropy", "categoricalfocalcrossentropy"):
+        return []
+    train = values[case.dataset.train_split]
+    seen = sorted({int(v) for v in train if v is not None})
+    written = case.training.loss
+    return [Finding(
+        "data.class-ids-for-one-hot-loss", "fail",
+        f"loss={written} expects one-hot rows; the labels are class ids {seen[:6]}",
+        evidence={"loss": written, "label_column": case.dataset.label_column,
+                  "labels_seen": seen[:20], "first_labels": train[:5]},
+        explanation="CategoricalCrossentropy compares each example's outputs with a one-hot "
+                    "row as long as the outputs; a class id is one number, so Keras raises "
+                    "'Shapes (None, 1) and (None, N) are incompatible' (or, broadcast, computes "
+                    "a wrong loss).",
+        fix="loss = tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True)   # class ids")]
 
 
 def _string_labels(case: Case, ctx: Context, values: dict[str, list]) -> Finding:

@@ -200,6 +200,14 @@ _check("data.string-labels", "String labels never mapped to class ids",
        'label2id = {"negative": 0, "positive": 1}\n'
        'dataset = dataset.map(lambda x: {"labels": label2id[x["label"]]}, remove_columns=["label"])',
        "any string label (no threshold)")
+_check("data.class-ids-for-one-hot-loss", "Class ids for a loss that takes one-hot rows",
+       "A Keras model compiled with CategoricalCrossentropy (not the Sparse one) while the "
+       "labels are class ids, one integer per example.",
+       "CategoricalCrossentropy needs a one-hot row per example: fit() raises 'Shapes (None, 1) "
+       "and (None, N) are incompatible'.",
+       "loss = tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True)",
+       "tf_keras.losses: CategoricalCrossentropy (one-hot) vs SparseCategoricalCrossentropy "
+       "(integer class ids)")
 _check("data.labels-not-zero-based", "Labels numbered from 1",
        "Integer labels forming 1..C with 0 never used, in every split checked.",
        "Class ids must start at 0: label C has no output in a C-way head (fail), or a C+1-way "
