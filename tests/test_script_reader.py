@@ -386,6 +386,23 @@ def test_a_schedule_one_epoch_long_while_training_runs_several():
         read_script(keras.format(end="1e-3"), versions=V457).findings)
 
 
+def test_a_tf_data_pipeline_never_batched():
+    script = (
+        "import tensorflow as tf\nimport tf_keras\n"
+        "from transformers import AutoTokenizer, TFAutoModelForSequenceClassification\n"
+        "tokenizer = AutoTokenizer.from_pretrained('bert')\n"
+        "enc = tokenizer(texts, truncation=True, padding=True)\n"
+        "train = tf.data.Dataset.from_tensor_slices((dict(enc), labels)){tail}\n"
+        "model = TFAutoModelForSequenceClassification.from_pretrained('bert', num_labels=2)\n"
+        "model.compile(optimizer=tf_keras.optimizers.Adam(5e-5))\nmodel.fit(train, epochs=2)\n")
+    f = one(read_script(script.format(tail=".shuffle(100)"), versions=V457).findings,
+            "script.tf-dataset-not-batched")
+    assert f.status == "fail" and f.evidence["line"] == 6 and f.fix.endswith(".batch(16)")
+    for tail in (".shuffle(100).batch(16)", ".batch(8).prefetch(1)"):
+        assert "script.tf-dataset-not-batched" not in ids(
+            read_script(script.format(tail=tail), versions=V457).findings), tail
+
+
 def test_gradient_tape_loop_and_in_memory_dataset():
     r = read_script(textwrap.dedent('''\
         import tensorflow as tf

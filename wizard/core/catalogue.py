@@ -558,6 +558,14 @@ _check("script.schedule-ends-early", "The learning-rate schedule lasts one epoch
        "do not train, and the loss stays flat from there.",
        "num_training_steps = num_epochs * len(train_dataloader)",
        "HF course ch. 3 (num_training_steps = num_epochs * len(train_dataloader))")
+_check("script.tf-dataset-not-batched", "fit() gets a tf.data dataset that is never batched",
+       "model.fit(ds) where ds comes from tf.data.Dataset.from_tensor_slices (or from_tensors, "
+       "from_generator) and no .batch() / .padded_batch() follows.",
+       "fit() takes a tf.data.Dataset's elements as batches as they are: each example's "
+       "token ids arrive as a batch of their own, so the model fails on their shape.",
+       "train_dataset = tf.data.Dataset.from_tensor_slices((dict(enc), labels)).shuffle(1000)"
+       ".batch(16)",
+       "tf.keras Model.fit: 'batch_size: do not specify for datasets (they generate batches)'")
 _check("script.run", "The instrumented run of the script",
        "What `python -m wizard run` captured while the script ran: where it entered training "
        "(Keras fit, Trainer.train or an optimizer.step loop), the first batch as it entered the "

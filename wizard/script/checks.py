@@ -34,7 +34,7 @@ def static_findings(reading: "ScriptReading", environ: Mapping[str, str] | None 
     env = os.environ if environ is None else environ
     found = [_read_finding(reading)]
     for check in (_transformers_5, _keras3, _labels_in_columns, _from_logits, _no_truncation,
-                  _learning_rate, _zero_grad, _schedule_length):
+                  _learning_rate, _zero_grad, _schedule_length, _unbatched):
         found += check(reading, env, versions or {})
     return found
 
@@ -260,6 +260,21 @@ def _schedule_length(reading: "ScriptReading", env: Mapping[str, str],
                     f"so the learning rate reaches its end value (0) after the first epoch and "
                     f"epochs 2 to {epochs} do not train.",
         fix=f"num_training_steps = num_epochs * {schedule.steps_code}")]
+
+
+def _unbatched(reading: "ScriptReading", env: Mapping[str, str],
+               versions: Mapping[str, str | None]) -> list[Finding]:
+    if reading.facts.unbatched is None:
+        return []
+    line, code = reading.facts.unbatched
+    return [Finding(
+        "script.tf-dataset-not-batched", "fail",
+        f"The tf.data dataset given to fit() is never batched (line {line})",
+        evidence={**_where(reading, line), "code": code},
+        explanation="from_tensor_slices yields one example at a time, and fit() does not batch "
+                    "a tf.data.Dataset: the model gets each example's token ids as if they were "
+                    "a batch (input_ids of shape (seq_len,)), and fails or trains on nonsense.",
+        fix=f"{code}.shuffle(1000).batch(16)")]
 
 
 # -- hyperparameters ------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import ast
 from typing import Any
 
 from wizard.script.syntax import Unresolved, call_name, kwarg, receiver
+from wizard.script.tf_data import read_tf_data
 from wizard.script.types import (
     TRAINING_ARGUMENT_DEFAULTS,
     LossInfo,
@@ -22,6 +23,7 @@ class TrainingReader:
     """Mixin of the reader (wizard/script_extract.py): reads how the script trains."""
 
     def _keras(self, fit: ast.Call) -> None:
+        read_tf_data(self, fit)
         model_expr = receiver(fit)
         self._model_from(model_expr)
         x = kwarg(fit, "x", 0)

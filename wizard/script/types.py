@@ -143,6 +143,7 @@ class Facts:
     trainer_lr: Any = None
     zero_grad: bool | None = None                      # a custom loop clears the gradients
     schedule: ScheduleInfo | None = None               # a schedule one epoch long
+    unbatched: tuple[int, str] | None = None           # fit() on tf.data never batched
 
 
 @dataclass
