@@ -63,6 +63,31 @@ def test_packed_texts_without_eos_run_together(fx):
     assert "data.packing-no-eos" not in ok and ok["data.packing"].status == "pass"
 
 
+def test_a_live_runs_packed_blocks_without_any_eos(fx):
+    from datasets import Dataset
+    from transformers import AutoTokenizer
+
+    from wizard.checks.packing import probe_packing
+    from wizard.context import Context
+
+    tok = AutoTokenizer.from_pretrained(fx["model"])
+    case = packed_case(fx)
+    words = tok("a good movie with a bad end", add_special_tokens=False)["input_ids"]
+
+    def found(eos_every: int | None) -> dict[str, object]:
+        stream = []
+        for i in range(40):
+            stream += words + ([tok.eos_token_id] if eos_every and i % eos_every == 0 else [])
+        blocks = [stream[i:i + 16] for i in range(0, len(stream) - 15, 16)]
+        ctx = Context.from_objects(case, device="cpu", tokenizer=tok,
+                                   tokenized={"train": Dataset.from_dict({"input_ids": blocks})})
+        return {f.id: f for f in probe_packing(case, ctx)}
+
+    bad = found(None)["data.packing-no-eos"]
+    assert bad.status == "fail" and bad.evidence["eos_in_blocks"] == 0
+    assert "data.packing-no-eos" not in found(1)   # an eos after every example
+
+
 def test_blocks_longer_than_the_context(fx):
     from transformers import AutoConfig
 

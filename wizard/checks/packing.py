@@ -14,6 +14,8 @@ from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
 
+LIVE_BLOCKS = 20_000   # the packed blocks of a live run searched for an eos
+
 EOS_FIX = ("def add_eos(example):\n"
            "    example[\"text\"] = example[\"text\"] + tokenizer.eos_token\n"
            "    return example\n"
@@ -42,8 +44,11 @@ def probe_packing(case: Case, ctx: Context) -> list[Finding]:
                         "block.",
             fix=f"SFTConfig(packing=True, max_length={limit})   # or block_size = {limit} in "
                 "group_texts"))
-    # a live run's data is the script's own, already packed: its joins are not known here
+    # a live run's data is the script's own, already packed: its joins are not known here,
+    # but a stream of examples packed without any eos has none in any block
     split = None if ctx.supplied else ctx.tokenized[case.dataset.train_split]
+    if split is None:
+        findings += _live_blocks_without_eos(ctx, case, tok, evidence)
     if split is not None and "joins" in split.column_names:
         joins = int(np.sum(split["joins"]))
         bare = int(np.sum(split["joins_without_eos"]))
@@ -66,3 +71,29 @@ def probe_packing(case: Case, ctx: Context) -> list[Finding]:
                if evidence.get("joins") else ""),
             evidence=evidence))
     return findings
+
+
+def _live_blocks_without_eos(ctx: Context, case: Case, tok: Any,
+                             evidence: dict[str, Any]) -> list[Finding]:
+    """The script's packed blocks (a live run): no eos in any of them while each holds more
+    than one example's tokens means the examples were joined without one."""
+    eos = getattr(tok, "eos_token_id", None)
+    try:
+        split = ctx.tokenized[case.dataset.train_split]
+    except Exception:  # noqa: BLE001 - the live data is not a tokenized split: nothing to count
+        return []
+    if not isinstance(eos, int) or "input_ids" not in getattr(split, "column_names", ()):
+        return []
+    blocks = [list(ids) for ids in split["input_ids"][:LIVE_BLOCKS]]
+    if len(blocks) < 2 or any(eos in ids for ids in blocks):
+        return []
+    evidence.update(packed_blocks=len(blocks), eos_in_blocks=0,
+                    tokens=sum(len(ids) for ids in blocks))
+    return [Finding(
+        "data.packing-no-eos", "fail",
+        f"None of the {len(blocks)} packed blocks holds an eos: the examples run together",
+        evidence=evidence,
+        explanation="Packing concatenates examples into one stream; without an eos ending "
+                    "each one the model is trained to continue a text with the start of an "
+                    "unrelated one, and never learns where to stop.",
+        fix=EOS_FIX)]
