@@ -88,6 +88,17 @@ def test_a_live_runs_packed_blocks_without_any_eos(fx):
     assert "data.packing-no-eos" not in found(1)   # an eos after every example
 
 
+def test_packed_blocks_with_labels_copied_from_input_ids(fx):
+    from transformers import AutoTokenizer
+
+    from wizard.backends.lm_data import lm_batch
+
+    tok = AutoTokenizer.from_pretrained(fx["model"])
+    rows = [{"input_ids": [5, 6, 7, 8]}, {"input_ids": [9, 10, 11, 12]}]   # packed: no labels
+    batch = lm_batch(packed_case(fx, lm_labels="copy"), tok, rows)
+    assert batch["labels"].tolist() == [[5, 6, 7, 8], [9, 10, 11, 12]]
+
+
 def test_blocks_longer_than_the_context(fx):
     from transformers import AutoConfig
 

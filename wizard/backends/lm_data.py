@@ -83,8 +83,9 @@ def lm_batch(case: Case, tokenizer: Any, rows: list[dict[str, Any]]) -> dict[str
         arrays = {k: np.asarray(v) for k, v in padded.items()}
         width = arrays["input_ids"].shape[1]
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        arrays["labels"] = np.asarray([list(r["labels"])[:width] + [pad] * (width - len(r["labels"]))
-                                       for r in rows], dtype=np.int64)
+        copies = [list(r.get("labels") or r["input_ids"]) for r in rows]  # packed: input_ids
+        arrays["labels"] = np.asarray([c[:width] + [pad] * (width - len(c)) for c in copies],
+                                      dtype=np.int64)
         return arrays
     if how in ("sft", "completion-only"):
         # TRL's collator: the labels are input_ids padded with -100, by position
