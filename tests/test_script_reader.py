@@ -361,6 +361,7 @@ def _loop(epochs: int = 3, steps: str = "num_epochs * len(train_dataloader)",
 def test_a_loop_that_never_clears_the_gradients():
     f = one(_loop(clear="").findings, "script.zero-grad-missing")
     assert f.status == "fail" and "optimizer.zero_grad()" in f.fix
+    assert (f.evidence["line"], f.evidence["code"]) == (16, "optimizer.step()")
     for clear in ("        optimizer.zero_grad()", "        model.zero_grad()",
                   "        for p in model.parameters():\n            p.grad = None"):
         assert "script.zero-grad-missing" not in ids(_loop(clear=clear).findings), clear

@@ -165,9 +165,9 @@ def probe_label_values(case: Case, ctx: Context) -> list[Finding]:
 def _class_ids_for_a_one_hot_loss(case: Case, values: dict[str, list]) -> list[Finding]:
     """Keras' CategoricalCrossentropy takes one one-hot row per example; class ids (one integer
     each) are SparseCategoricalCrossentropy's labels."""
-    loss = str(case.training.loss or "").lower().replace("_", "")
-    if case.framework != "tensorflow" or loss.removeprefix("tfkeras.losses.") not in (
-            "categoricalcrossentropy", "categoricalfocalcrossentropy"):
+    loss = str(case.training.loss or "").lower().replace("_", "").rsplit(".", 1)[-1]
+    if case.framework != "tensorflow" or loss not in ("categoricalcrossentropy",
+                                                      "categoricalfocalcrossentropy"):
         return []
     train = values[case.dataset.train_split]
     seen = sorted({int(v) for v in train if v is not None})

@@ -75,8 +75,8 @@ def probe_packing(case: Case, ctx: Context) -> list[Finding]:
 
 def _live_blocks_without_eos(ctx: Context, case: Case, tok: Any,
                              evidence: dict[str, Any]) -> list[Finding]:
-    """The script's packed blocks (a live run): no eos in any of them while each holds more
-    than one example's tokens means the examples were joined without one."""
+    """The script's packed blocks (a live run): examples joined with an eos leave one in
+    some block; none in any of them means they were joined without one."""
     eos = getattr(tok, "eos_token_id", None)
     try:
         split = ctx.tokenized[case.dataset.train_split]

@@ -230,14 +230,13 @@ def _no_truncation(reading: "ScriptReading", env: Mapping[str, str],
 # -- stepping ---------------------------------------------------------------------------------
 def _zero_grad(reading: "ScriptReading", env: Mapping[str, str],
                versions: Mapping[str, str | None]) -> list[Finding]:
-    if reading.facts.entry != "loop" or reading.facts.zero_grad is not False:
+    if reading.facts.zero_grad is not False or reading.facts.loop_step is None:
         return []
-    step = reading.read.get("training.batch_size")
+    line, code = reading.facts.loop_step
     return [Finding(
         "script.zero-grad-missing", "fail",
-        "The training loop never clears the gradients (no zero_grad())",
-        evidence={**(_where(reading, step.line) if step else {}),
-                  "code": "loss.backward(); optimizer.step()"},
+        f"The training loop never clears the gradients (no zero_grad(); step at line {line})",
+        evidence={**_where(reading, line), "code": code},
         explanation="PyTorch adds each backward() to the gradients already stored: without "
                     "optimizer.zero_grad() every step applies the sum of all earlier gradients, "
                     "which grows step by step, so the loss stalls or diverges (no error).",
@@ -257,8 +256,8 @@ def _schedule_length(reading: "ScriptReading", env: Mapping[str, str],
         evidence={**_where(reading, schedule.line), "code": schedule.code,
                   "steps": schedule.steps_code, "epochs": epochs},
         explanation=f"The schedule's length is {schedule.steps_code}, the batches of one epoch, "
-                    f"so the learning rate reaches its end value (0) after the first epoch and "
-                    f"epochs 2 to {epochs} do not train.",
+                    f"so the learning rate reaches its end value (0 for transformers' "
+                    f"schedules) after the first epoch and epochs 2 to {epochs} barely train.",
         fix=f"num_training_steps = num_epochs * {schedule.steps_code}")]
 
 

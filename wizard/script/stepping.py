@@ -35,7 +35,9 @@ def read_stepping(r: Any) -> None:
     """Fill the reader's facts: `zero_grad` for a custom loop, `schedule` for a schedule one
     epoch long. `r` is the script reader (wizard.script.extract.Reader)."""
     s = r.s
-    if r.facts.entry == "loop" and _steps_in_a_loop(s.tree):
+    step = _step_in_a_loop(s.tree) if r.facts.entry == "loop" else None
+    if step is not None:
+        r.facts.loop_step = (step.lineno, s.code(step))
         r.facts.zero_grad = any(call_name(c) == "zero_grad" for c in s.calls) or any(
             isinstance(n, (ast.Assign, ast.AugAssign)) and any(
                 isinstance(t, ast.Attribute) and t.attr == "grad"
@@ -52,15 +54,18 @@ def read_stepping(r: Any) -> None:
             return
 
 
-def _steps_in_a_loop(tree: ast.AST) -> bool:
-    """backward() and an optimizer's step() repeated by a for/while loop (one step alone
-    needs no clearing)."""
+def _step_in_a_loop(tree: ast.AST) -> ast.Call | None:
+    """The step() call that a for/while loop repeats together with backward() (one step
+    alone needs no clearing)."""
     for loop in ast.walk(tree):
         if isinstance(loop, (ast.For, ast.While)):
-            names = {call_name(c) for c in ast.walk(loop) if isinstance(c, ast.Call)}
-            if {"backward", "step"} <= names:
-                return True
-    return False
+            calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
+            if any(call_name(c) == "backward" for c in calls):
+                steps = [c for c in calls if call_name(c) == "step"]
+                if steps:   # the optimizer's, not a scheduler's, when the names tell
+                    return min(steps, key=lambda c: ("sched" in ast.unparse(c.func).lower(),
+                                                     c.lineno))
+    return None
 
 
 def _one_epoch(r: Any, steps: ast.AST) -> bool:

@@ -142,6 +142,7 @@ class Facts:
     softmax_head: tuple[int, str] | None = None
     trainer_lr: Any = None
     zero_grad: bool | None = None                      # a custom loop clears the gradients
+    loop_step: tuple[int, str] | None = None           # the step() such a loop repeats
     schedule: ScheduleInfo | None = None               # a schedule one epoch long
     unbatched: tuple[int, str] | None = None           # fit() on tf.data never batched
 
