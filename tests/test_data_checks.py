@@ -244,6 +244,12 @@ def test_class_ids_for_a_loss_that_takes_one_hot_rows(demo_dir, tok):
                                  "labels": "separate"})
     assert not any(f.id == "data.class-ids-for-one-hot-loss"
                    for f in labels.probe_label_values(sparse, context(sparse, raw, tok)))
+    # control: ids one-hot encoded on the way (tf.one_hot in the pipeline) are one-hot rows
+    encoded = make_case(demo_dir, "tensorflow", num_labels=3, dataset={"eval_split": None},
+                        training={"loss": "categorical_crossentropy", "from_logits": True,
+                                  "labels": "separate", "one_hot_labels": True})
+    assert not any(f.id == "data.class-ids-for-one-hot-loss"
+                   for f in labels.probe_label_values(encoded, context(encoded, raw, tok)))
 
 
 def _multilabel_model(model):

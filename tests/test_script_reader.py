@@ -402,6 +402,11 @@ def test_a_tf_data_pipeline_never_batched():
     for tail in (".shuffle(100).batch(16)", ".batch(8).prefetch(1)"):
         assert "script.tf-dataset-not-batched" not in ids(
             read_script(script.format(tail=tail), versions=V457).findings), tail
+    plain = read_script(script.format(tail=".batch(8)"), versions=V457).case
+    assert plain.training.one_hot_labels is False
+    encoded = read_script(script.format(
+        tail=".map(lambda x, y: (x, tf.one_hot(y, 2))).batch(8)"), versions=V457).case
+    assert encoded.training.one_hot_labels is True
 
 
 def test_gradient_tape_loop_and_in_memory_dataset():

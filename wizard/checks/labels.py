@@ -166,9 +166,9 @@ def _class_ids_for_a_one_hot_loss(case: Case, values: dict[str, list]) -> list[F
     """Keras' CategoricalCrossentropy takes one one-hot row per example; class ids (one integer
     each) are SparseCategoricalCrossentropy's labels."""
     loss = str(case.training.loss or "").lower().replace("_", "").rsplit(".", 1)[-1]
-    if case.framework != "tensorflow" or loss not in ("categoricalcrossentropy",
-                                                      "categoricalfocalcrossentropy"):
-        return []
+    if case.framework != "tensorflow" or case.training.one_hot_labels or loss not in (
+            "categoricalcrossentropy", "categoricalfocalcrossentropy"):
+        return []   # one-hot encoding on the way (tf.one_hot in the pipeline) makes the rows
     train = values[case.dataset.train_split]
     seen = sorted({int(v) for v in train if v is not None})
     written = case.training.loss

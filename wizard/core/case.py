@@ -106,6 +106,7 @@ class Training:
     metrics: list[str] = field(default_factory=list)
     compute_metrics: str | None = None  # the function's source, as written
     remove_unused_columns: bool = True  # the Trainer's: False hands every column to the collator
+    one_hot_labels: bool = False        # the pipeline one-hot encodes the class ids (tf.one_hot)
 
     @property
     def binary_loss(self) -> bool:

@@ -49,7 +49,8 @@ CASE_TYPES = {"model": str, "tokenizer": str, "revision": str, "framework": str,
                "training.learning_rate": float, "training.loss": str, "training.labels": str,
                "training.batch_size": int, "training.epochs": int, "training.weight_decay": float,
                "training.mixed_precision": str, "training.trainer": str,
-               "training.from_logits": bool, "training.remove_unused_columns": bool}
+               "training.from_logits": bool, "training.remove_unused_columns": bool,
+               "training.one_hot_labels": bool}
 
 
 class ScriptError(CaseError):
