@@ -1,6 +1,7 @@
 """`python -m wizard check --script train.py [--map REF=PATH] [--set FIELD=VALUE]` through the
 real CLI: the course's script and a Trainer script read statically, checked, and their faults in
-the JSON; a value left to run time and a syntax error are one sentence and exit code 2."""
+the JSON; a value left to run time (when the script shows no fault without it) and a syntax
+error are one sentence and exit code 2."""
 from __future__ import annotations
 
 import importlib.util
@@ -42,15 +43,25 @@ def test_course_script_through_the_cli_gives_its_faults(demo_dir, mnli_local, tm
 
 def test_trainer_script_needs_its_run_time_value_then_gives_its_faults(demo_dir, tmp_path):
     script = tmp_path / "train.py"  # num_labels comes from the command line (line 16)
-    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "int(sys.argv[1])").replace("LR", "1e-3"))
     maps = ("--map", f"distilbert-base-uncased={demo_dir / 'model'}",
             "--map", f"glue={demo_dir / 'dataset'}")
-    proc, result = check_script(tmp_path, script, *maps)
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "int(sys.argv[1])").replace("LR", "2e-5"))
+    proc, result = check_script(tmp_path, script, *maps)  # nothing static to say: one sentence
     assert proc.returncode == 2 and result is None
     assert "Traceback" not in proc.stderr
     error = proc.stderr.strip().splitlines()[-1]
     assert error.startswith("error: train.py leaves 1 value(s) to run time: `num_labels` (line 16")
     assert "--set num_labels=VALUE" in error
+
+    # a fault the script already shows is a verdict, with what the other checks still need
+    script.write_text(TRAINER_SCRIPT.replace("NUM_LABELS", "int(sys.argv[1])").replace("LR", "1e-3"))
+    proc, result = check_script(tmp_path, script, *maps)
+    assert result is not None and proc.returncode == 1, proc.stderr[-3000:]
+    assert result["verdict"]["primary"] == "hyperparameters.learning-rate-too-high"
+    assert "the others need num_labels (--set)" in result["verdict"]["summary"]
+    assert fails(result) == ["hyperparameters.learning-rate-too-high"]  # nothing was run
+    assert result["device"].startswith("none")
+    assert "Only the script's static checks ran: train.py leaves 1 value(s)" in proc.stderr
 
     proc, result = check_script(tmp_path, script, *maps, "--set", "num_labels=2", "--quiet")
     assert result is not None, proc.stderr[-3000:]

@@ -59,6 +59,13 @@ class Result:
         return [f for f in self.findings if f.status == "fail"]
 
 
+def static_result(case: Case) -> Result:
+    """A result with nothing run: the findings read without running (a script's static
+    checks) are folded in by the caller, which decides the verdict."""
+    return Result(case, environment_info(), "none (nothing was run)", ["script"], [],
+                  decide(case, []))
+
+
 class Session:
     """Runs the steps of the tree in order; probes needing the framework go to the worker."""
 

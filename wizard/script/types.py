@@ -174,6 +174,10 @@ class ScriptReading:
             return False
         return True
 
+    def faults(self) -> list[Finding]:
+        """The static findings that fail: a fault the script shows without being run."""
+        return [f for f in self.findings if f.status == "fail" and f.id != "script.read"]
+
     def missing(self) -> list[str]:
         """Sentences naming what is still needed before the case can be checked."""
         out = [f"`{q.field}` (line {q.line}: `{q.code}` — {q.reason})" for q in self.questions]

@@ -31,6 +31,7 @@ from wizard.frontends.terminal.console import (
     summary_line,
     verdict_panel,
 )
+from wizard.engine.session import static_result
 from wizard.live.run import check_case
 from wizard.reports.plots import warm_up as plots_warm_up
 from wizard.reports.redact import redact
@@ -145,6 +146,13 @@ def _run_case(case: Any, args: argparse.Namespace, demo: bool = False, reading: 
     except KeyboardInterrupt:
         print(f"Interrupted: the findings so far are saved in {autosave}.", file=sys.stderr)
         return 130
+    return _finish(result, args, console, autosave, demo)
+
+
+def _finish(result: Any, args: argparse.Namespace, console: Any, autosave: Path,
+            demo: bool = False) -> int:
+    """Reports, JSON, the saved session, the verdict panel; the exit code."""
+    out_dir = autosave.parent
     formats = tuple(args.format or ["markdown"])
     if args.report or demo:
 
@@ -187,6 +195,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         reading = case_from_script(args.script, refs=refs, answers=answers)
         if not args.quiet:
             print(reading.summary(), file=sys.stderr)
+        if not reading.complete and reading.faults():
+            return _static_only(reading, args)
         reading.require_complete()  # a CaseError naming each open value and its line
         return _run_case(_aimed(reading.case, args), args, reading=reading)
     pasted = _read_traceback(args.traceback) if args.traceback else None
@@ -201,6 +211,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     case.search_issues = case.search_issues or args.search_issues
     case.validate()
     return _run_case(_aimed(case, args), args)
+
+
+def _static_only(reading: Any, args: argparse.Namespace) -> int:
+    """A script that leaves values to run time but already shows a fault: the verdict of its
+    static checks (nothing run), and one sentence naming what the other checks need."""
+    try:
+        reading.require_complete()
+    except CaseError as exc:
+        print(f"Only the script's static checks ran: {exc}", file=sys.stderr)
+    console = make_console()
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "case.yaml").write_text(reading.case.to_yaml(), encoding="utf-8")
+    result = reading.merge(static_result(reading.case))
+    open_fields = ", ".join(q.field for q in reading.questions) or "model, dataset.path"
+    result.verdict.summary += (f" Only the script's static checks ran: the others need "
+                               f"{open_fields} (--set) or the script run (python -m wizard run).")
+    return _finish(result, args, console, out_dir / "session.json")
 
 
 def _read_traceback(path: str) -> str:
