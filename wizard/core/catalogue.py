@@ -966,6 +966,16 @@ _check("data.lm-prompt-in-loss", "The prompt is trained on as well as the comple
        "want it.",
        "SFTConfig(completion_only_loss=True)   # or set the prompt's labels to -100",
        "TRL SFTTrainer defaults (completion_only_loss for prompt/completion data)")
+_check("data.lm-completion-truncated", "Truncation cuts the completion",
+       "The loss is on the completion only (completion-only SFT, or a prompt/completion "
+       "dataset), and the examples are longer than max_length with truncation keeping the "
+       "start: the completion at the end of each is cut, or cut away entirely when the prompt "
+       "alone fills max_length.",
+       "A cut answer is what the model learns; an example with no completion token left trains "
+       "on nothing (TRL drops it; with every row dropped train() fails on an empty dataset).",
+       "SFTConfig(max_length=...)   # room for prompt and completion; or shorten the prompts",
+       "fails when 20% or more of the examples are cut (warns below); TRL's "
+       "truncation_mode='keep_start'")
 _check("data.lm-eos-masked", "The end-of-sequence token is masked out of the labels (pad = eos)",
        "pad_token is set to eos_token and the collator sets every pad_token_id to -100, so the "
        "real eos at the end of each text is masked too: the model never learns to stop.",

@@ -122,6 +122,7 @@ TASKS: dict[str, Task] = {t.id: t for t in [
 # checks that exist for some tasks only: probe name -> the tasks it runs for
 TASK_ONLY_PROBES: dict[str, frozenset[str]] = {
     "lm-labels": frozenset({CAUSAL_LM}),
+    "lm-completion-length": frozenset({CAUSAL_LM}),
     "chat-template": frozenset({CAUSAL_LM}),
     "token-labels": frozenset({TOKEN_CLS}),
     "seq2seq-labels": frozenset({SEQ2SEQ}),

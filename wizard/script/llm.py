@@ -76,6 +76,10 @@ def _lm_labels(r: Any, calls: list[ast.Call]) -> None:
             return
         if node is None and any(c for c in calls if call_name(c) in SFT_TRAINERS):
             # TRL's default (None): completion-only on prompt/completion data
+            built = _prompt_completion_rows(r.s.tree)
+            if built is not None:
+                r.set("preprocessing.lm_labels", "completion-only", built)
+                return
             r.notes.append("SFTConfig leaves completion_only_loss at its default: on a "
                            "prompt/completion dataset TRL trains on the completion only.")
     collator = next((c for c in calls if call_name(c) == "DataCollatorForLanguageModeling"), None)
@@ -92,6 +96,17 @@ def _lm_labels(r: Any, calls: list[ast.Call]) -> None:
                            "tokens for masked-LM training (mlm=True is its default); a causal "
                            "LM needs mlm=False.")
         r.set("preprocessing.lm_labels", "collator", collator)
+
+
+def _prompt_completion_rows(tree: ast.AST) -> ast.Dict | None:
+    """The dict the script builds its rows with, when its keys are TRL's prompt/completion
+    columns (`return {"prompt": ..., "completion": ...}` in a map function)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+            if {"prompt", "completion"} <= keys:
+                return node
+    return None
 
 
 def _packing(r: Any, calls: list[ast.Call]) -> None:
