@@ -1620,3 +1620,54 @@ def test_the_ffmpeg_program_an_audio_pipeline_runs_is_a_missing_package() -> Non
     with pastes_from_elsewhere():
         other = triage("ImportError: soundfile was not found but is required to load audio")
     assert other.primary is None or other.primary.signature.id != "ffmpeg-binary-missing"
+
+
+def test_the_launchers_local_rank_refused_by_hfargumentparser() -> None:
+    with pastes_from_elsewhere():
+        t = triage("python -m torch.distributed.launch --nproc_per_node=1 train.py --bf16\n"
+                   "ValueError: Some specified arguments are not used by the HfArgumentParser: "
+                   "['--local-rank=0']")
+    assert t.cause_id == "local-rank-argument" and "torchrun" in t.primary.fix
+    # control: a misspelt flag of the user's is not the launcher's
+    with pastes_from_elsewhere():
+        other = triage("ValueError: Some specified arguments are not used by the "
+                       "HfArgumentParser: ['--learning-rate', '3e-5']")
+    assert other.cause_id == "hf-argparser-unused-args"
+
+
+def test_a_token_read_with_its_line_break_is_refused_as_a_header() -> None:
+    for message in ("ValueError: Invalid header value b'Bearer hf_XpZeFKCOhqmEjRJk\\n'",
+                    "requests.exceptions.InvalidHeader: Invalid leading whitespace, reserved "
+                    "character(s), or return character(s) in header value: 'Bearer hf_abc\\n'"):
+        with pastes_from_elsewhere():
+            t = triage(message)
+        assert t.cause_id == "token-has-trailing-newline" and ".strip()" in t.primary.fix
+    # control: the same header without a line break is not this cause
+    with pastes_from_elsewhere():
+        clean = triage("ValueError: Invalid header value b'Bearer hf_XpZeFKCOhqmEjRJk'")
+    assert clean.cause_id != "token-has-trailing-newline"
+
+
+def test_trainingarguments_on_an_accelerate_that_passes_backend_twice() -> None:
+    paste = ('  File "/env/site-packages/transformers/training_args.py", line 1550, in '
+             "_setup_devices\n    self.distributed_state = PartialState(backend=self.xpu_backend)\n"
+             "TypeError: torch.distributed.distributed_c10d.init_process_group() got multiple "
+             "values for keyword argument 'backend'")
+    with pastes_from_elsewhere():
+        t = triage(paste)
+    assert t.primary.signature.id == "env-accelerate-backend-twice"
+    assert t.cause_id == "env-version-mismatch" and "accelerate>=0.19.0" in t.primary.fix
+    # control: another argument given twice is not this mismatch
+    with pastes_from_elsewhere():
+        other = triage(paste.replace("'backend'", "'rank'"))
+    assert other.primary is None or other.primary.signature.id != "env-accelerate-backend-twice"
+
+
+def test_an_empty_dataset_in_other_words() -> None:
+    for message in ("RuntimeError: Empty dataset!",
+                    "datasets.arrow_writer.SchemaInferenceError: Please pass features or at least "
+                    "one example when writing data"):
+        with pastes_from_elsewhere():
+            assert triage(message).cause_id == "empty-dataset", message
+    with pastes_from_elsewhere():   # control: "empty" about something else
+        assert triage("ValueError: Empty module name").cause_id != "empty-dataset"

@@ -50,3 +50,14 @@ def test_the_answer_names_the_release_with_the_fix_and_the_thread() -> None:
     assert finding.id == "triage.possible-library-bug"
     assert f'pip install -U "deepspeed>={sample["fixed_in"]}"' in finding.fix
     assert sample["url"] in finding.explanation
+
+
+def test_datasets_2_3_refusing_the_ignore_index_in_a_classlabel_column() -> None:
+    paste = ('  File "/env/site-packages/datasets/features/features.py", line 1018, in '
+             "cast_storage\n    raise ValueError(f\"Class label {min_max['min']} less than -1\")\n"
+             "ValueError: Class label -100 less than -1")
+    url = "https://github.com/microsoft/unilm/issues/760"
+    assert _known(paste) == url     # the message exists in datasets 2.3 only
+    assert _known(paste + "\ndatasets==2.4.0") != url
+    # control: a label past the names list is the user's data, not this bug
+    assert _known("ValueError: Class label 7 greater than configured num_classes 3") != url

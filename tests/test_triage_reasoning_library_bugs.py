@@ -316,3 +316,17 @@ def test_the_reporter_explaining_what_the_librarys_code_tries_to_do() -> None:
     mine = paste.replace("~/.cache/huggingface/modules/datasets_modules/metrics/seqeval/78a9/",
                          "/home/me/project/")
     assert _t(mine).cause_id != "library-bug"
+
+
+def test_a_project_that_worked_last_week_and_fails_after_git_pull_is_its_regression() -> None:
+    frames = ("Traceback (most recent call last):\n"
+              '  File "/workspace/proj/src/utils/common.py", line 100, in init_adapter\n'
+              "    assert os.path.exists(os.path.join(model_args.checkpoint_dir[0], CONFIG_NAME))\n"
+              "TypeError: 'NoneType' object is not subscriptable")
+    for said in ("上周的版本Lora可以正常跑，今天git pull更新后lora报错，信息如下：\n",
+                 "今天git pull之后训练报错：\n"):
+        t = _t(said + frames)
+        assert t.cause_id == "library-bug", said
+        assert any("regression" in r for r in t.bug.reasons)
+    # control: the same error with no word of a version that worked
+    assert _t("训练时报错，信息如下：\n" + frames).cause_id != "library-bug"

@@ -44,7 +44,8 @@ def probe_completion_truncation(case: Case, ctx: Context) -> list[Finding]:
     cut_rows = whole > cut
     lost = (prompt_len >= cut) & cut_rows if known_prompt else np.zeros_like(cut_rows)
     evidence: dict[str, Any] = {
-        "rows": len(rows), "truncation_limit": cut, "truncation_side": "left" if keeps_end else "right",
+        "rows": len(rows), "truncation_limit": cut,
+        "truncation_side": "left" if keeps_end else "right",
         "longer_than_limit": int(cut_rows.sum()), "completions_lost": int(lost.sum()),
         "prompt_known": known_prompt, "median_tokens": float(np.median(whole)),
         "longest": int(whole.max())}

@@ -327,4 +327,10 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
              "transformers 4.2.0 looked TensorFlow up by its distribution names and missed "
              "tf-nightly, so every TF class said TensorFlow was not installed",
              requires=r"tf[-_]nightly"),
+    # checked against the wheels: the check is in datasets 2.3.0 and 2.3.2, not in 2.2.2 or 2.4.0
+    KnownBug("datasets", r"Class label -\d+ less than -1", "2.4.0",
+             "https://github.com/microsoft/unilm/issues/760",
+             "datasets 2.3 refused ClassLabel values below -1, so label columns holding the -100 "
+             "ignore index (token classification, LayoutLM) failed to cast; 2.4.0 dropped the "
+             "check (or stay on 2.2.2)"),
 )

@@ -96,7 +96,10 @@ _REGRESSION = [re.compile(p, re.I) for p in (
     r"longer|fails?|broke|breaks|wrong)\b",
     # the same in Chinese: "the old version trained fine" (老版能成功训练), "the solution was to
     # pin transformers to 4.50.2" (解决方案是将transformers 固定为4.50.2版本)
-    r"(?:老|旧|之前的?|以前的?|上一?个)版本?[^\n，。,；]{0,20}?(?:可以|能|正常|没有?问题|成功|不会)|"
+    r"(?:老|旧|之前的?|以前的?|上一?个|上(?:周|星期|个月|次)的?|昨天的?)版本?[^\n，。,；]{0,20}?"
+    r"(?:可以|能|正常|没有?问题|成功|不会)|"
+    # "after today's git pull it fails" (今天git pull更新后...报错): the project's own new code
+    r"git pull[^\n，。]{0,12}?(?:后|之后|以后)[^\n]{0,30}?(?:报错|出错|错误|失败)|"
     r"(?:解决|处理)(?:方案|方法|办法)是[^\n]{0,20}?(?:降级|回退|退回|固定|锁定|换成|改成|改为|"
     r"安装)[^\n]{0,30}?\d+\.\d+|(?:降级|回退|退回)(?:到|为|成)?[^\n，。]{0,30}?\d+\.\d+[^\n]{0,30}?"
     r"(?:可以|就好|正常|解决|没有?问题|成功)",

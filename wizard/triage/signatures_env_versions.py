@@ -105,6 +105,14 @@ VERSION_SIGNATURES: list[Signature] = [
          'pip install -U transformers   # lazy modules carry a __spec__ in later releases\n'
          '# or keep the prober at the release before it probed: pip install "torchmetrics<0.7"',
          priority=14),
+    # checked against the wheels: accelerate 0.18.0's PartialState calls
+    # init_process_group(backend="nccl", **kwargs); 0.19.0 pops the backend from kwargs first
+    _sig("env-accelerate-backend-twice", MISMATCH,
+         r"init_process_group\(\) got multiple values for (?:keyword )?argument '?backend",
+         "transformers' TrainingArguments (the 4.29 development builds on) hands backend= to "
+         "accelerate's PartialState, and accelerate before 0.19 passed its own backend to "
+         "init_process_group as well: a newer transformers with an older accelerate.",
+         'pip install -U "accelerate>=0.19.0"   # or keep transformers==4.28.1', priority=14),
     _sig("env-state-dict-position-ids", NEW,
          r"Unexpected key\(s\) in state_dict:[^\n]*position_ids|"
          # load_state_dict(strict=False)'s return value

@@ -100,6 +100,17 @@ HF_SIGNATURES: list[Signature] = [
        ["environment.hub-auth-required"],
        "unset HF_TOKEN   # or set it to a valid token\nhf auth login\n"
        "hf auth whoami", priority=14, refine=refine_invalid_token),
+    _s("token-has-trailing-newline",
+       r"Invalid (?:leading whitespace, reserved character\(s\), or return character\(s\) in "
+       r"header|header) value:? b?['\"](?:Bearer|token) [^'\"\s]*(?:\\[nr]|\s)+['\"]",
+       "The Hugging Face token ends with a line break (read from a file or pasted with its "
+       "newline), so the Authorization header carries it and the HTTP library refuses the "
+       "header.",
+       "A header value may not contain a newline; the token itself is fine.",
+       ["environment.hub-auth-required"],
+       "token = open('hf_token.txt').read().strip()\n"
+       "# or: export HF_TOKEN=$(tr -d '\\n\\r' < hf_token.txt)",
+       title="The token carries a line break"),
     _s("hub-gated-repo",
        r"Cannot access gated repo|You are trying to access a gated repo|is a gated (?:repo|"
        r"repository|dataset|model)|GatedRepoError|awaiting a review from the repo authors|"

@@ -288,10 +288,11 @@ SETUP_SIGNATURES: list[Signature] = [
        "gradient_checkpointing_kwargs={'use_reentrant': False}\n# or one forward pass over "
        "both inputs concatenated", title="A gradient reduced twice under ZeRO"),
     _g("local-rank-argument",
-       r"unrecognized arguments: --local[-_]rank=\d+",
+       r"unrecognized arguments: --local[-_]rank=\d+|not used by the HfArgumentParser: "
+       r"\[(?:'[^'\n]*', )*'--local[-_]rank=\d+'",
        "torch.distributed.launch passes every process a --local-rank argument (--local_rank "
-       "before PyTorch 2.0) that the script's argparse does not declare in that spelling, or at "
-       "all: the script is written for torchrun, which passes none.",
+       "before PyTorch 2.0) that the script's argparse (or HfArgumentParser) does not declare "
+       "in that spelling, or at all: the script is written for torchrun, which passes none.",
        "torchrun passes no argument at all: the rank is in LOCAL_RANK.", ["script.read"],
        "parser.add_argument('--local-rank', '--local_rank', type=int, default=-1)\n# or torchrun "
        "and int(os.environ['LOCAL_RANK'])", title="The launcher's --local-rank not accepted"),

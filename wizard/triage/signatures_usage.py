@@ -449,7 +449,8 @@ USAGE_SIGNATURES: list[Signature] = [
     _u("empty-dataset",
        r"num_samples should be a positive integer value, but got num_samples=0|Invalid key: \d+ "
        r"is out of bounds for size 0|The dataset is empty|dataset (?:is|was) empty|"
-       r"Please pass `features` or at least one example when writing data|"
+       r"\bEmpty dataset\b|"
+       r"Please pass `?features`? or at least one example when writing data|"
        r"Instruction \"?\w+\"? corresponds to no data|"
        # Keras 3 / TF >= 2.13: fit() ran an epoch in which the dataset yielded no batch
        r"Unexpected result of `train_function` \(Empty logs\)|Expected input data to be non-empty|"
