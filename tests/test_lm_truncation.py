@@ -23,9 +23,10 @@ def fx(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return build(tmp_path_factory.mktemp("lm"))
 
 
-def pairs_case(fx: dict[str, Path], max_length: int, **over):
+def pairs_case(fx: dict[str, Path], max_length: int, side: str | None = None, **over):
     return lm_case(fx, dataset={"path": str(fx["pairs"]), "text_columns": ["prompt", "completion"]},
-                   preprocessing={"lm_labels": "completion-only", "max_length": max_length}, **over)
+                   preprocessing={"lm_labels": "completion-only", "max_length": max_length,
+                                  "truncation_side": side}, **over)
 
 
 def test_completions_that_fit_pass_and_cut_ones_fail(fx):
@@ -53,6 +54,10 @@ def test_truncation_that_keeps_the_end_keeps_the_completion(fx, tmp_path):
     found = by_id(probe(pairs_case(fx, PAIRS_WORDS + 3, model=str(left)), "lm-completion-length"),
                   "data.lm-completion-truncated")
     assert found.status == "pass" and found.evidence["truncation_side"] == "left"
+    # the case saying so (the script sets it) over a tokenizer that cuts the right
+    said = by_id(probe(pairs_case(fx, PAIRS_WORDS + 3, side="left"), "lm-completion-length"),
+                 "data.lm-completion-truncated")
+    assert said.status == "pass"
 
 
 def test_a_text_trained_on_whole_is_not_judged(fx):
@@ -79,3 +84,19 @@ def test_script_building_prompt_completion_rows_is_read_as_completion_only():
     # control: rows of plain text are trained on whole, by TRL's own collator
     text = read_script(script.replace("ROWS", "{'text': example['text']}")).case
     assert text.preprocessing.lm_labels == "sft"
+
+
+def test_the_truncation_side_is_read_from_the_script():
+    from wizard.script.reader import read_script
+
+    base = ("from transformers import AutoTokenizer\n"
+            "tokenizer = AutoTokenizer.from_pretrained('m'{kw})\n{line}")
+    assert read_script(base.format(kw="", line="tokenizer.truncation_side = 'left'\n")
+                       ).case.preprocessing.truncation_side == "left"
+    assert read_script(base.format(kw=", truncation_side='left'", line="")
+                       ).case.preprocessing.truncation_side == "left"
+    sft = ("from trl import SFTConfig, SFTTrainer\nargs = SFTConfig('out', truncation_mode="
+           "'keep_end')\nSFTTrainer(model='m', args=args, train_dataset=ds).train()\n")
+    assert read_script(sft).case.preprocessing.truncation_side == "left"
+    # control: nothing said, the tokenizer's own
+    assert read_script(base.format(kw="", line="")).case.preprocessing.truncation_side is None

@@ -186,6 +186,8 @@ class Context:
         where = self.case.tokenizer or self.files_location
         tok = AutoTokenizer.from_pretrained(where, **self.pretrained_kwargs(where))
         set_pad_token(tok, self.case.preprocessing.pad_token)
+        if self.case.preprocessing.truncation_side:
+            tok.truncation_side = self.case.preprocessing.truncation_side
         return tok
 
     def set_config_values(self, config: Any) -> None:

@@ -40,7 +40,7 @@ def probe_completion_truncation(case: Case, ctx: Context) -> list[Finding]:
     prompts = [p for p, _ in pairs]
     prompt_len = np.asarray([len(x) if p else 0 for p, x in zip(
         prompts, tok([p or " " for p in prompts], truncation=False)["input_ids"])])
-    keeps_end = getattr(tok, "truncation_side", "right") == "left"
+    keeps_end = (pre.truncation_side or getattr(tok, "truncation_side", "right")) == "left"
     cut_rows = whole > cut
     lost = (prompt_len >= cut) & cut_rows if known_prompt else np.zeros_like(cut_rows)
     evidence: dict[str, Any] = {

@@ -51,6 +51,9 @@ class Preprocessing:
     truncation: bool = True
     max_length: int | None = None
     padding: str = "dynamic"
+    # which end truncation cuts: "right" keeps the start, "left" keeps the end (None: the
+    # tokenizer's own, `tokenizer.truncation_side`)
+    truncation_side: str | None = None
     # causal LM: how the labels are made (wizard.core.tasks.LM_LABELS)
     lm_labels: str = "collator"
     # the pad token the script sets: a token, or "eos_token" for `tokenizer.pad_token =
@@ -285,6 +288,9 @@ class Case:
         _choice("symptom", self.symptom, SYMPTOMS)
         _choice("training.labels", self.training.labels, LABEL_PLACES)
         _choice("preprocessing.padding", self.preprocessing.padding, PADDINGS)
+        if self.preprocessing.truncation_side is not None:
+            _choice("preprocessing.truncation_side", self.preprocessing.truncation_side,
+                    ("right", "left"))
         _choice("training.mixed_precision", self.training.mixed_precision, PRECISIONS)
         if self.training.trainer is not None:
             _choice("training.trainer", self.training.trainer, TRAINERS)

@@ -43,6 +43,7 @@ def read_llm(r: Any) -> None:
             if isinstance(value, (list, tuple, set)):
                 r.set("adapter.target_modules", [str(v) for v in value], lora)
     _pad_token(r)
+    _truncation_side(r, calls)
     if r.data.get("task") == "token-classification":
         _token_labels(r, calls)
     if r.data.get("task") != CAUSAL_LM:
@@ -153,6 +154,26 @@ def _pad_token(r: Any) -> None:
                     r.set("preprocessing.pad_token", value.attr, node)
                 elif isinstance(value, ast.Constant) and isinstance(value.value, str):
                     r.set("preprocessing.pad_token", value.value, node)
+
+
+def _truncation_side(r: Any, calls: list[ast.Call]) -> None:
+    """Which end truncation cuts: `tokenizer.truncation_side = "left"`, the same given to
+    from_pretrained, or TRL's SFTConfig(truncation_mode="keep_end")."""
+    for node in ast.walk(r.s.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and any(
+                isinstance(t, ast.Attribute) and t.attr == "truncation_side" for t in node.targets):
+            if node.value.value in ("left", "right"):
+                r.set("preprocessing.truncation_side", node.value.value, node)
+                return
+    for call in calls:
+        side = kwarg(call, "truncation_side") if call_name(call) == "from_pretrained" else None
+        mode = kwarg(call, "truncation_mode") if call_name(call) == "SFTConfig" else None
+        value = r.val(side) if side is not None else None
+        if mode is not None:
+            value = {"keep_end": "left", "keep_start": "right"}.get(r.val(mode))
+        if value in ("left", "right"):
+            r.set("preprocessing.truncation_side", value, call)
+            return
 
 
 def _token_labels(r: Any, calls: list[ast.Call]) -> None:
