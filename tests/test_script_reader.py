@@ -734,3 +734,34 @@ def test_no_padding_collator_means_unpadded_batches():
     with_tok = bare.replace("eval_dataset=tokenized", "processing_class=tokenizer, "
                                                       "eval_dataset=tokenized")
     assert read_script(with_tok).case.preprocessing.padding == "dynamic"
+
+
+_HOOK = '''\
+from transformers import Trainer, TrainingArguments
+
+
+class WeightedLossTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False{extra}):
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+        return outputs.loss
+
+
+trainer = WeightedLossTrainer(model=model, args=TrainingArguments("out"), train_dataset=ds)
+trainer.train()
+'''
+
+
+def test_a_trainer_hook_overridden_with_the_signature_before_4_46():
+    def hook(extra: str, transformers: str) -> list:
+        reading = read_script(_HOOK.format(extra=extra), versions={"transformers": transformers})
+        return [f for f in reading.findings if f.id == "script.trainer-hook-signature"]
+
+    found = hook("", "4.57.6")
+    assert len(found) == 1 and found[0].status == "fail"
+    assert found[0].evidence["line"] == 5 and found[0].evidence["argument"] == "num_items_in_batch"
+    assert "num_items_in_batch=None" in found[0].fix
+    # controls: the argument taken, **kwargs, or a release that does not pass it yet
+    assert hook(", num_items_in_batch=None", "4.57.6") == []
+    assert hook(", **kwargs", "4.57.6") == []
+    assert hook("", "4.45.2") == []

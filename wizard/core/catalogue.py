@@ -519,6 +519,14 @@ _check("script.read", "What was read from the training script",
        "lines show exactly where each value came from.",
        "python -m wizard check --script train.py   # or: python -m wizard run train.py",
        "Python's ast module: the script is parsed, never executed")
+_check("script.trainer-hook-signature", "A Trainer hook overridden with an older signature",
+       "A subclass of Trainer (Seq2SeqTrainer, SFTTrainer, ...) overrides compute_loss, "
+       "training_step or log without the argument the installed transformers passes to it "
+       "(num_items_in_batch since 4.46, log's start_time since 4.47) and without **kwargs.",
+       "The override was copied from a recipe older than the release: training fails on the "
+       "first step with 'got an unexpected keyword argument'.",
+       "def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):",
+       "transformers' Trainer hook signatures, by release (read from the released wheels)")
 _check("script.no-truncation", "The tokenizer call does not truncate",
        "The tokenization function passes no truncation=True (or truncation=False) to the "
        "tokenizer.",

@@ -12,6 +12,8 @@ from wizard.core.optimizer import parse_optimizer
 from wizard.engine.plan import get_field
 from wizard.script.syntax import Unresolved
 from wizard.script.types import ScriptReading
+from wizard.triage.env_arguments import HOOK_SIGNATURES
+from wizard.triage.packages import version_lt
 
 if TYPE_CHECKING:
     pass
@@ -34,7 +36,7 @@ def static_findings(reading: "ScriptReading", environ: Mapping[str, str] | None 
     env = os.environ if environ is None else environ
     found = [_read_finding(reading)]
     for check in (_transformers_5, _keras3, _labels_in_columns, _from_logits, _no_truncation,
-                  _learning_rate, _zero_grad, _schedule_length, _unbatched):
+                  _learning_rate, _zero_grad, _schedule_length, _unbatched, _hook_signatures):
         found += check(reading, env, versions or {})
     return found
 
@@ -274,6 +276,28 @@ def _unbatched(reading: "ScriptReading", env: Mapping[str, str],
                     "a tf.data.Dataset: the model gets each example's token ids as if they were "
                     "a batch (input_ids of shape (seq_len,)), and fails or trains on nonsense.",
         fix=f"{code}.shuffle(1000).batch(16)")]
+
+
+def _hook_signatures(reading: "ScriptReading", env: Mapping[str, str],
+                     versions: Mapping[str, str | None]) -> list[Finding]:
+    installed = _version("transformers", versions)
+    out = []
+    for o in reading.facts.hook_overrides:
+        if installed is None or version_lt(installed, o.added) is not False:
+            continue    # a release that does not pass the argument yet
+        out.append(Finding(
+            "script.trainer-hook-signature", "fail",
+            f"{o.cls}.{o.hook}() (line {o.line}) cannot take {o.argument}, which transformers "
+            f"{installed} passes",
+            evidence={**_where(reading, o.line), "code": o.code, "argument": o.argument,
+                      "passed_since": o.added, "transformers": installed},
+            explanation=f"Since transformers {o.added} the Trainer calls {o.hook}() with "
+                        f"{o.argument}=...; an override written with the older signature (the "
+                        "recipe copied from before that release) fails on the first step with "
+                        f"'got an unexpected keyword argument {o.argument!r}'.",
+            fix=HOOK_SIGNATURES.get(o.hook, f"def {o.hook}(self, *args, **kwargs):")
+            + "   # or add **kwargs"))
+    return out
 
 
 # -- hyperparameters ------------------------------------------------------------------------------

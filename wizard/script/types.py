@@ -146,6 +146,7 @@ class Facts:
     loop_step: tuple[int, str] | None = None           # the step() such a loop repeats
     schedule: ScheduleInfo | None = None               # a schedule one epoch long
     unbatched: tuple[int, str] | None = None           # fit() on tf.data never batched
+    hook_overrides: list[Any] = field(default_factory=list)  # Trainer hooks, old signatures
 
 
 @dataclass

@@ -317,14 +317,15 @@ def refine_release_removed(ev: dict, parsed: ParsedError) -> dict[str, Any] | No
 
 # the signatures transformers gave the hooks it now calls with one more argument (4.46:
 # num_items_in_batch; 4.47: Trainer.log's start_time), and that argument
-_NEW_ARGUMENT_FIX = {
+HOOK_SIGNATURES = {
     "training_step": "def training_step(self, model, inputs, num_items_in_batch=None):",
     "compute_loss": "def compute_loss(self, model, inputs, return_outputs=False, "
                     "num_items_in_batch=None):",
     "log": "def log(self, logs, start_time=None):",
 }
-_NEW_ARGUMENT = {"training_step": ("num_items_in_batch", "4.46.0"),
-                 "compute_loss": ("num_items_in_batch", "4.46.0"), "log": ("start_time", "4.47.0")}
+HOOK_NEW_ARGUMENTS = {"training_step": ("num_items_in_batch", "4.46.0"),
+                      "compute_loss": ("num_items_in_batch", "4.46.0"),
+                      "log": ("start_time", "4.47.0")}
 
 
 def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
@@ -341,9 +342,9 @@ def refine_hook_arity(ev: dict, parsed: ParsedError) -> dict[str, Any] | None:
             parsed.text, re.M)):
         return {"reject": True}
     pkg = importer_of(parsed) or "transformers"
-    arg, added = _NEW_ARGUMENT.get(hook, ("", None))
+    arg, added = HOOK_NEW_ARGUMENTS.get(hook, ("", None))
     note = f" (transformers {added} added {arg})" if added else ""
-    fix = _NEW_ARGUMENT_FIX.get(hook) or f"def {hook}(self, *args, **kwargs):   # accept what " \
+    fix = HOOK_SIGNATURES.get(hook) or f"def {hook}(self, *args, **kwargs):   # accept what " \
         "the library passes"
     return answer(NEW, pkg, f"{pkg} now calls your override {hook}() with {given - takes} more "
                   f"argument(s) than it declares{note}: the override (yours, or the project's "
