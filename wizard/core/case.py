@@ -106,6 +106,8 @@ class Training:
     from_logits: bool | None = None
     warmup_steps: int | None = None
     warmup_ratio: float | None = None
+    gradient_accumulation_steps: int = 1  # batches per optimizer update
+    max_steps: int | None = None          # the Trainer's: optimizer updates, over the epochs
     metrics: list[str] = field(default_factory=list)
     compute_metrics: str | None = None  # the function's source, as written
     remove_unused_columns: bool = True  # the Trainer's: False hands every column to the collator
@@ -297,6 +299,9 @@ class Case:
         if self.num_labels is not None and self.num_labels < 1:
             raise CaseError("`num_labels` must be a positive integer (or left out to keep the "
                             "model's default).", "num_labels")
+        if self.training.gradient_accumulation_steps < 1:
+            raise CaseError("`training.gradient_accumulation_steps` must be at least 1.",
+                            "training.gradient_accumulation_steps")
         if self.training.batch_size < 1:
             raise CaseError("`training.batch_size` must be at least 1.", "training.batch_size")
         if self.training.learning_rate is not None and not self.training.learning_rate > 0:

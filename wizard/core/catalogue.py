@@ -480,6 +480,14 @@ _check("hyperparameters.weight-decay-too-high", "Weight decay too high for fine-
        "# torch: torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01)",
        "BERT (Devlin et al. 2019) and the transformers examples use 0.01; threshold 0.1 (the top "
        "of common use, e.g. LLM recipes)")
+_check("hyperparameters.warmup-longer-than-training", "The warmup outlasts the run",
+       "warmup_steps is at least the number of optimizer updates the run makes (max_steps, or "
+       "epochs x the train split's batches / gradient_accumulation_steps).",
+       "A linear warmup that never ends keeps the learning rate below the value it was set to "
+       "for the whole run: the loss barely moves. A recipe's warmup_steps copied onto a smaller "
+       "dataset does this.",
+       "TrainingArguments(..., warmup_ratio=0.1)   # a tenth of the run, whatever its length",
+       "the Trainer's step count: len(train_dataloader) // gradient_accumulation_steps x epochs")
 _check("hyperparameters.no-warmup", "No warmup at a high learning rate",
        "An Adam-family learning rate of 1e-4 or more with no warmup (TrainingArguments' default "
        "0, a constant Keras learning rate, create_optimizer without num_warmup_steps); info when "

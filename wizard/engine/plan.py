@@ -371,7 +371,7 @@ STEPS: dict[str, Step] = {s.id: s for s in [
           "precision", "cpu-rerun", "run-eagerly", "forward")),
     Step("hyperparameters", "Check your hyperparameters",
          "String shortcuts hide defaults (\"adam\" means learning_rate=0.001).",
-         ("optimizer", "loss-strings", "from-logits", "weight-decay", "warmup",
+         ("optimizer", "loss-strings", "from-logits", "weight-decay", "warmup", "warmup-length",
           "keras3-optimizer")),
     Step("metrics", "Check your metric",
          "A metric computed the wrong way (logits where class ids are expected) or one no better "

@@ -34,6 +34,7 @@ from wizard.checks import (
     tokenizer,
     trainable,
     training,
+    warmup_length,
 )
 from wizard.checks import hub as hub_checks
 from wizard.checks.memory import probes as memory
@@ -86,6 +87,8 @@ PROBES: dict[str, ProbeInfo] = {p.name: p for p in [
     ProbeInfo("from-logits", optimizer_checks.probe_from_logits, True, "from_logits against the model's outputs"),
     ProbeInfo("weight-decay", optimizer_checks.probe_weight_decay, True, "Weight decay"),
     ProbeInfo("warmup", optimizer_checks.probe_warmup, True, "Warmup"),
+    ProbeInfo("warmup-length", warmup_length.probe_warmup_length, False,
+              "Warmup against the run's length"),
     ProbeInfo("keras3-optimizer", optimizer_checks.probe_keras3_optimizer, True, "A Keras 3 optimizer on a tf-keras model"),
     ProbeInfo("metrics", metrics.probe_metrics, True, "Your metric against baselines"),
     ProbeInfo("eval-label-set", metrics.probe_eval_label_set, True, "The eval split's labels"),

@@ -277,6 +277,11 @@ class TrainingReader:
             warm = value(name)
             if name in got and isinstance(warm, (int, float)) and not isinstance(warm, bool):
                 self.set(f"training.{name}", warm, call)
+        for name, dotted in (("gradient_accumulation_steps", "training.gradient_accumulation_steps"),
+                             ("max_steps", "training.max_steps")):
+            count = value(name)
+            if name in got and isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                self.set(dotted, count, call)
         if value("remove_unused_columns") is False:
             self.set("training.remove_unused_columns", False, call)
         optim = value("optim")
