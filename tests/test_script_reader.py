@@ -765,3 +765,30 @@ def test_a_trainer_hook_overridden_with_the_signature_before_4_46():
     assert hook(", num_items_in_batch=None", "4.57.6") == []
     assert hook(", **kwargs", "4.57.6") == []
     assert hook("", "4.45.2") == []
+
+
+_TOKENS = '''\
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+tokenizer.add_special_tokens({added})
+model.resize_token_embeddings(len(tokenizer))
+model = get_peft_model(model, LoraConfig(r=8, target_modules=["c_attn"]{saved}))
+'''
+
+
+def test_tokens_added_under_a_lora_adapter_that_leaves_the_embeddings_frozen():
+    def found(added: str, saved: str = "") -> list:
+        reading = read_script(_TOKENS.format(added=added, saved=saved))
+        return [f for f in reading.findings if f.id == "script.adapter-new-tokens-frozen"]
+
+    chat = '{"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]}'
+    [frozen] = found(chat)
+    assert frozen.status == "fail" and frozen.evidence["line"] == 6
+    assert "modules_to_save" in frozen.fix
+    # controls: the embeddings trained, or only a pad token added (masked out of the loss)
+    assert found(chat, ', modules_to_save=["wte", "lm_head"]') == []
+    assert found(chat, ", trainable_token_indices=[50257, 50258]") == []
+    assert found('{"pad_token": "<pad>"}') == []

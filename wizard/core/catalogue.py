@@ -535,6 +535,14 @@ _check("script.trainer-hook-signature", "A Trainer hook overridden with an older
        "first step with 'got an unexpected keyword argument'.",
        "def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):",
        "transformers' Trainer hook signatures, by release (read from the released wheels)")
+_check("script.adapter-new-tokens-frozen", "Added tokens left untrained by LoRA",
+       "The script adds tokens (other than a pad token) to the tokenizer and resizes the "
+       "embeddings, and its LoraConfig trains neither the embeddings (modules_to_save) nor "
+       "the new rows (trainable_token_indices).",
+       "The added rows keep their initial values: the model cannot learn the new tokens (a chat "
+       "template's markers, its end-of-turn token, so generation does not stop).",
+       'LoraConfig(..., modules_to_save=["embed_tokens", "lm_head"])',
+       "peft's LoRA trains target modules only; modules_to_save / trainable_token_indices")
 _check("script.no-truncation", "The tokenizer call does not truncate",
        "The tokenization function passes no truncation=True (or truncation=False) to the "
        "tokenizer.",

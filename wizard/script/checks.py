@@ -36,7 +36,8 @@ def static_findings(reading: "ScriptReading", environ: Mapping[str, str] | None 
     env = os.environ if environ is None else environ
     found = [_read_finding(reading)]
     for check in (_transformers_5, _keras3, _labels_in_columns, _from_logits, _no_truncation,
-                  _learning_rate, _zero_grad, _schedule_length, _unbatched, _hook_signatures):
+                  _learning_rate, _zero_grad, _schedule_length, _unbatched, _hook_signatures,
+                  _new_tokens):
         found += check(reading, env, versions or {})
     return found
 
@@ -298,6 +299,26 @@ def _hook_signatures(reading: "ScriptReading", env: Mapping[str, str],
             fix=HOOK_SIGNATURES.get(o.hook, f"def {o.hook}(self, *args, **kwargs):")
             + "   # or add **kwargs"))
     return out
+
+
+def _new_tokens(reading: "ScriptReading", env: Mapping[str, str],
+                versions: Mapping[str, str | None]) -> list[Finding]:
+    if reading.facts.new_tokens_frozen is None:
+        return []
+    line, code = reading.facts.new_tokens_frozen
+    return [Finding(
+        "script.adapter-new-tokens-frozen", "fail",
+        f"Tokens added at line {line} keep untrained embeddings: the LoRA adapter leaves the "
+        "embeddings frozen",
+        evidence={**_where(reading, line), "code": code},
+        explanation="resize_token_embeddings gives each added token a new row in the input "
+                    "embeddings (and the output head), but LoRA trains only its target modules: "
+                    "the new rows stay as they were initialised, so the model never learns the "
+                    "tokens it is being taught to read and write (a chat template's end-of-turn "
+                    "token: generation does not stop).",
+        fix='LoraConfig(..., modules_to_save=["embed_tokens", "lm_head"])   # GPT-2: ["wte", '
+            '"lm_head"]\n# or peft >= 0.15: LoraConfig(..., trainable_token_indices=[ids of '
+            "the added tokens])")]
 
 
 # -- hyperparameters ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from wizard.core.tasks import task_of
 from wizard.script.label_names import label_feature_column, saved_class_names
 from wizard.script.llm import read_llm
 from wizard.script.seq2seq_qa import read_seq2seq_qa
+from wizard.script.new_tokens import read_new_tokens
 from wizard.script.overrides import read_overrides
 from wizard.script.stepping import read_stepping
 from wizard.script.names import read_names
@@ -141,6 +142,7 @@ class Reader(TrainingReader):
         read_seq2seq_qa(self)
         read_stepping(self)
         read_overrides(self)
+        read_new_tokens(self)
         self._freezing()
         self._pad_token()
         self._num_labels_from_class_names()

@@ -147,6 +147,7 @@ class Facts:
     schedule: ScheduleInfo | None = None               # a schedule one epoch long
     unbatched: tuple[int, str] | None = None           # fit() on tf.data never batched
     hook_overrides: list[Any] = field(default_factory=list)  # Trainer hooks, old signatures
+    new_tokens_frozen: tuple[int, str] | None = None    # tokens added, LoRA leaves them out
 
 
 @dataclass
