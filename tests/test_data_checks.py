@@ -180,6 +180,21 @@ def test_float_labels_with_a_classification_head(demo_dir, tok, model):
     assert model.config.problem_type is None  # the probe's run leaves the config as it was
 
 
+def test_class_ids_the_script_casts_to_float(demo_dir, tok, model):
+    """Integer ids in the dataset, cast to float on the way (training.float_labels)."""
+    raw = splits(train=text_rows(6, labels=[0, 1, 2] * 2))
+    case = make_case(demo_dir, dataset={"eval_split": None}, training={"float_labels": True})
+    f = by_id(labels.probe_label_values(case, context(case, raw, tok, model=model)),
+              "data.label-dtype-problem-type")
+    assert f.status == "fail" and f.evidence["cast_by_the_script"] is True
+    assert "dtype=torch.long" in f.fix
+    # control: the same ids reaching the model as integers
+    plain = make_case(demo_dir, dataset={"eval_split": None})
+    f = by_id(labels.probe_label_values(plain, context(plain, raw, tok, model=model)),
+              "data.label-dtype-problem-type")
+    assert f.status == "pass"
+
+
 def test_float_labels_with_nan_are_named(demo_dir, tok, model):
     raw = splits(train=text_rows(4, labels=[0.0, float("nan"), 2.0, 1.0]))
     case = make_case(demo_dir, dataset={"eval_split": None})

@@ -792,3 +792,45 @@ def test_tokens_added_under_a_lora_adapter_that_leaves_the_embeddings_frozen():
     assert found(chat, ', modules_to_save=["wte", "lm_head"]') == []
     assert found(chat, ", trainable_token_indices=[50257, 50258]") == []
     assert found('{"pad_token": "<pad>"}') == []
+
+
+_FLOAT_LABELS = '''\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from datasets import load_from_disk
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+raw = load_from_disk("data")
+tokenizer = AutoTokenizer.from_pretrained("bert")
+
+
+def encode(split):
+    texts, labels = list(raw[split]["text"]), list(raw[split]["label"])
+    enc = tokenizer(texts, truncation=True, padding="max_length", max_length=48, return_tensors="pt")
+    return TensorDataset(enc["input_ids"], enc["attention_mask"], {cast})
+
+
+loader = DataLoader(encode("train"), batch_size=16, shuffle=True)
+model = AutoModelForSequenceClassification.from_pretrained("bert", num_labels=2)
+optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)
+for epoch in range(2):
+    for input_ids, attention_mask, labels in loader:
+        loss = model(input_ids=input_ids, attention_mask=attention_mask, labels=labels).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+'''
+
+
+def test_labels_cast_to_float_by_the_script_and_columns_read_through_a_list():
+    case = read_script(_FLOAT_LABELS.format(
+        cast="torch.tensor(labels, dtype=torch.float32)")).case
+    assert case.training.float_labels is True
+    # the text column read through `texts, labels = list(raw[split]["text"]), ...`
+    assert case.dataset.text_columns == ["text"]
+    # controls: class ids kept as integers; a float cast that feeds the script's own loss
+    assert read_script(_FLOAT_LABELS.format(cast="torch.tensor(labels)")
+                       ).case.training.float_labels is False
+    own_loss = _FLOAT_LABELS.format(cast="torch.tensor(labels)").replace(
+        "labels=labels).loss", "labels=None).logits\n        loss = loss_fn(loss, labels.float())")
+    assert read_script(own_loss).case.training.float_labels is False

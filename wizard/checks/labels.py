@@ -152,7 +152,7 @@ def probe_label_values(case: Case, ctx: Context) -> list[Finding]:
     if any(isinstance(v, (list, tuple)) for v in every):
         return _list_labels(case, ctx, values)
     findings: list[Finding] = []
-    floats = any(isinstance(v, float) for v in every)
+    floats = any(isinstance(v, float) for v in every) or case.training.float_labels
     if not floats:
         shifted = _not_zero_based(case, ctx, values)
         if shifted:
@@ -279,7 +279,11 @@ def _scalar_dtype(case: Case, ctx: Context, values: dict[str, list], floats: boo
         evidence.update(nan_rows=nan[:10].tolist(), nan_count=int(nan.size),
                         integer_valued=whole)
         evidence.update(_try_labels(ctx, np.nan_to_num(arr[:2]).astype(np.float32)))
-        fix = (f"from datasets import Value\ndataset = dataset.cast_column({col!r}, "
+        if case.training.float_labels:
+            evidence["cast_by_the_script"] = True
+        fix = ("labels = torch.tensor(labels, dtype=torch.long)   # class ids stay int64 "
+               "(the script casts them to float)" if case.training.float_labels and whole else
+               f"from datasets import Value\ndataset = dataset.cast_column({col!r}, "
                "Value(\"int64\"))" if whole else
                "model = AutoModelForSequenceClassification.from_pretrained(checkpoint, "
                "num_labels=1)  # regression on float targets")

@@ -112,6 +112,7 @@ class Training:
     compute_metrics: str | None = None  # the function's source, as written
     remove_unused_columns: bool = True  # the Trainer's: False hands every column to the collator
     one_hot_labels: bool = False        # the pipeline one-hot encodes the class ids (tf.one_hot)
+    float_labels: bool = False          # the script casts the labels to float before the model
 
     @property
     def binary_loss(self) -> bool:

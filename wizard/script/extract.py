@@ -12,6 +12,7 @@ from wizard.core.tasks import task_of
 from wizard.script.label_names import label_feature_column, saved_class_names
 from wizard.script.llm import read_llm
 from wizard.script.seq2seq_qa import read_seq2seq_qa
+from wizard.script.label_dtype import read_label_dtype
 from wizard.script.new_tokens import read_new_tokens
 from wizard.script.overrides import read_overrides
 from wizard.script.stepping import read_stepping
@@ -143,6 +144,7 @@ class Reader(TrainingReader):
         read_stepping(self)
         read_overrides(self)
         read_new_tokens(self)
+        read_label_dtype(self)
         self._freezing()
         self._pad_token()
         self._num_labels_from_class_names()
@@ -587,7 +589,7 @@ class Reader(TrainingReader):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Subscript) and self.val(target.slice) in ("labels", "label"):
-                        cols = self._columns_in(node.value) or self._appended_from(fn, node.value)
+                        cols = self.columns_in(node.value) or self._appended_from(fn, node.value)
                         if cols:
                             found.label_from = cols[0]
         return found
@@ -602,7 +604,7 @@ class Reader(TrainingReader):
                     isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                     and n.func.attr in ("append", "extend") and isinstance(n.func.value, ast.Name)
                     and n.func.value.id == value.id for n in ast.walk(loop)):
-                cols = self._columns_in(loop.iter)
+                cols = self.columns_in(loop.iter)
                 if cols:
                     return cols
         return []
@@ -612,7 +614,7 @@ class Reader(TrainingReader):
         texts = [kwarg(call, "text", 0), kwarg(call, "text_pair", 1)]
         for t in texts:
             if t is not None:
-                for col in self._columns_in(t):
+                for col in self.columns_in(t):
                     if col not in info.columns:
                         info.columns.append(col)
         trunc = kwarg(call, "truncation")
@@ -623,18 +625,34 @@ class Reader(TrainingReader):
         info.max_length = self.val(ml) if ml is not None else None
         return info
 
-    def _columns_in(self, node: ast.AST, depth: int = 0) -> list[str]:
+    def columns_in(self, node: ast.AST, depth: int = 0) -> list[str]:
+        """The columns an expression reads by name: examples["text"], raw[split]["text"], and
+        through the names it uses (texts = list(raw[split]["text"]); a, b = x, y by position)."""
         cols: list[str] = []
-        for sub in ast.walk(node):
+
+        def visit(sub: ast.AST) -> None:
             if isinstance(sub, ast.Subscript):
-                key = self.val(sub.slice)
-                if isinstance(key, str) and isinstance(sub.value, ast.Name):
+                key, base = self.val(sub.slice), sub.value
+                while isinstance(base, ast.Subscript):   # raw[split]["text"]: the split is no column
+                    base = base.value
+                if isinstance(key, str) and isinstance(base, ast.Name):
                     cols.append(key)
+                    return
             elif isinstance(sub, ast.Name) and depth < 2:
                 b = self.s.binding(sub.id, sub)
                 if b is not None and b.kind == "assign" and b.value is not None and \
                         b.scope is not self.s.tree:
-                    cols += self._columns_in(b.value, depth + 1)
+                    value: ast.AST | None = b.value
+                    if b.index is not None:
+                        elts = getattr(value, "elts", None)
+                        value = elts[b.index] if elts and b.index < len(elts) else None
+                    if value is not None:
+                        cols.extend(self.columns_in(value, depth + 1))
+                return
+            for child in ast.iter_child_nodes(sub):
+                visit(child)
+
+        visit(node)
         return list(dict.fromkeys(cols))
 
     def _labels(self, t: _Trace, place: str | None, names: list[str], node: ast.AST | None) -> None:
