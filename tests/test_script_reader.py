@@ -834,3 +834,31 @@ def test_labels_cast_to_float_by_the_script_and_columns_read_through_a_list():
     own_loss = _FLOAT_LABELS.format(cast="torch.tensor(labels)").replace(
         "labels=labels).loss", "labels=None).logits\n        loss = loss_fn(loss, labels.float())")
     assert read_script(own_loss).case.training.float_labels is False
+
+
+_GENERATE = '''\
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2"{side})
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+{assign}
+for start in range(0, len(prompts), 16):
+    inputs = tokenizer(prompts[start:start + 16], padding={padding}, return_tensors="pt").to("cpu")
+    with torch.no_grad():
+        out = model.generate(**inputs, max_new_tokens=8)
+'''
+
+
+def test_batched_generation_on_prompts_padded_on_the_right():
+    def found(side: str = "", assign: str = "", padding: str = "True") -> list:
+        reading = read_script(_GENERATE.format(side=side, assign=assign, padding=padding))
+        return [f for f in reading.findings if f.id == "script.generate-right-padding"]
+
+    [right] = found()
+    assert right.status == "fail" and right.evidence["line"] == 10
+    assert 'padding_side = "left"' in right.fix
+    # controls: padded on the left (either way of saying it), or not padded at all
+    assert found(assign='tokenizer.padding_side = "left"') == []
+    assert found(side=', padding_side="left"') == []
+    assert found(padding="False") == []

@@ -543,6 +543,14 @@ _check("script.adapter-new-tokens-frozen", "Added tokens left untrained by LoRA"
        "template's markers, its end-of-turn token, so generation does not stop).",
        'LoraConfig(..., modules_to_save=["embed_tokens", "lm_head"])',
        "peft's LoRA trains target modules only; modules_to_save / trainable_token_indices")
+_check("script.generate-right-padding", "Batched generation on right-padded prompts",
+       "A causal LM script calls generate() on prompts tokenized with padding, and nothing "
+       "sets the tokenizer's padding_side to 'left' (nor does the local tokenizer's config).",
+       "The shorter prompts end in pad tokens and their answers are generated after them: "
+       "generation-based evaluation reads answers the model was never trained to give.",
+       'tokenizer.padding_side = "left"',
+       "transformers' warning 'A decoder-only architecture is being used, but right-padding "
+       "was detected'")
 _check("script.no-truncation", "The tokenizer call does not truncate",
        "The tokenization function passes no truncation=True (or truncation=False) to the "
        "tokenizer.",

@@ -37,7 +37,7 @@ def static_findings(reading: "ScriptReading", environ: Mapping[str, str] | None 
     found = [_read_finding(reading)]
     for check in (_transformers_5, _keras3, _labels_in_columns, _from_logits, _no_truncation,
                   _learning_rate, _zero_grad, _schedule_length, _unbatched, _hook_signatures,
-                  _new_tokens):
+                  _new_tokens, _generation_padding):
         found += check(reading, env, versions or {})
     return found
 
@@ -319,6 +319,23 @@ def _new_tokens(reading: "ScriptReading", env: Mapping[str, str],
         fix='LoraConfig(..., modules_to_save=["embed_tokens", "lm_head"])   # GPT-2: ["wte", '
             '"lm_head"]\n# or peft >= 0.15: LoraConfig(..., trainable_token_indices=[ids of '
             "the added tokens])")]
+
+
+def _generation_padding(reading: "ScriptReading", env: Mapping[str, str],
+                        versions: Mapping[str, str | None]) -> list[Finding]:
+    if reading.facts.right_padded_generate is None:
+        return []
+    line, code = reading.facts.right_padded_generate
+    return [Finding(
+        "script.generate-right-padding", "fail",
+        f"generate() at line {line} gets prompts padded on the right",
+        evidence={**_where(reading, line), "tokenized_by": code},
+        explanation="A decoder-only model continues from the last position of each row: with "
+                    "padding on the right, every prompt shorter than the longest one ends in pad "
+                    "tokens, and its answer is generated after them (transformers warns "
+                    "'right-padding was detected'). Evaluation by generation then scores "
+                    "answers that training never produced.",
+        fix='tokenizer.padding_side = "left"   # before tokenizing the prompts for generate()')]
 
 
 # -- hyperparameters ------------------------------------------------------------------------------

@@ -148,6 +148,7 @@ class Facts:
     unbatched: tuple[int, str] | None = None           # fit() on tf.data never batched
     hook_overrides: list[Any] = field(default_factory=list)  # Trainer hooks, old signatures
     new_tokens_frozen: tuple[int, str] | None = None    # tokens added, LoRA leaves them out
+    right_padded_generate: tuple[int, str] | None = None  # batched generate, pads on the right
 
 
 @dataclass
