@@ -862,3 +862,28 @@ def test_batched_generation_on_prompts_padded_on_the_right():
     assert found(assign='tokenizer.padding_side = "left"') == []
     assert found(side=', padding_side="left"') == []
     assert found(padding="False") == []
+
+
+_H5 = '''\
+import tensorflow as tf
+from transformers import TFAutoModelForSequenceClassification
+
+model = TFAutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased",
+                                                             num_labels=2)
+model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))
+model.fit(train_set, validation_data=val_set, epochs=2,
+          callbacks=[tf.keras.callbacks.ModelCheckpoint({checkpoint})])
+'''
+
+
+def test_a_transformers_tf_model_saved_whole_to_hdf5():
+    def found(checkpoint: str) -> list:
+        reading = read_script(_H5.format(checkpoint=checkpoint), versions=V457)
+        return [f for f in reading.findings if f.id == "script.keras-h5-whole-model"]
+
+    [whole] = found('"best_model.h5", save_best_only=True')
+    assert whole.status == "fail" and whole.evidence["line"] == 8
+    assert "save_weights_only=True" in whole.fix
+    # controls: the weights only, or the TensorFlow SavedModel format
+    assert found('"best.weights.h5", save_weights_only=True') == []
+    assert found('"best_model", save_best_only=True') == []

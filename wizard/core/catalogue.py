@@ -551,6 +551,13 @@ _check("script.generate-right-padding", "Batched generation on right-padded prom
        'tokenizer.padding_side = "left"',
        "transformers' warning 'A decoder-only architecture is being used, but right-padding "
        "was detected'")
+_check("script.keras-h5-whole-model", "A transformers TF model saved whole to HDF5",
+       "A Keras script on a transformers TF model writes the whole model to an .h5 file: "
+       "ModelCheckpoint('....h5') without save_weights_only=True, or model.save('....h5').",
+       "The model is a subclassed Keras model, which HDF5 cannot hold: saving raises "
+       "NotImplementedError, after the first epoch has trained.",
+       'ModelCheckpoint("best.weights.h5", save_weights_only=True)   # or save_pretrained',
+       "Keras: HDF5 whole-model saving needs a Functional or Sequential model")
 _check("script.no-truncation", "The tokenizer call does not truncate",
        "The tokenization function passes no truncation=True (or truncation=False) to the "
        "tokenizer.",

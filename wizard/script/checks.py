@@ -37,7 +37,7 @@ def static_findings(reading: "ScriptReading", environ: Mapping[str, str] | None 
     found = [_read_finding(reading)]
     for check in (_transformers_5, _keras3, _labels_in_columns, _from_logits, _no_truncation,
                   _learning_rate, _zero_grad, _schedule_length, _unbatched, _hook_signatures,
-                  _new_tokens, _generation_padding):
+                  _new_tokens, _generation_padding, _h5_whole_model):
         found += check(reading, env, versions or {})
     return found
 
@@ -336,6 +336,24 @@ def _generation_padding(reading: "ScriptReading", env: Mapping[str, str],
                     "'right-padding was detected'). Evaluation by generation then scores "
                     "answers that training never produced.",
         fix='tokenizer.padding_side = "left"   # before tokenizing the prompts for generate()')]
+
+
+def _h5_whole_model(reading: "ScriptReading", env: Mapping[str, str],
+                    versions: Mapping[str, str | None]) -> list[Finding]:
+    if reading.facts.h5_whole_model is None:
+        return []
+    line, code = reading.facts.h5_whole_model
+    return [Finding(
+        "script.keras-h5-whole-model", "fail",
+        f"Line {line} saves the whole transformers model to an .h5 file",
+        evidence={**_where(reading, line), "code": code},
+        explanation="transformers' TF models are subclassed Keras models; HDF5 holds whole "
+                    "models only for Functional and Sequential ones, so saving raises "
+                    "NotImplementedError, with ModelCheckpoint at the end of the first epoch, "
+                    "after it has trained.",
+        fix='tf_keras.callbacks.ModelCheckpoint("best.weights.h5", save_weights_only=True, '
+            'save_best_only=True)\n# then model.save_pretrained("out") for a folder '
+            "from_pretrained() loads")]
 
 
 # -- hyperparameters ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from wizard.script.label_names import label_feature_column, saved_class_names
 from wizard.script.llm import read_llm
 from wizard.script.seq2seq_qa import read_seq2seq_qa
 from wizard.script.generation import read_generation
+from wizard.script.keras_saving import read_keras_saving
 from wizard.script.label_dtype import read_label_dtype
 from wizard.script.new_tokens import read_new_tokens
 from wizard.script.overrides import read_overrides
@@ -147,6 +148,7 @@ class Reader(TrainingReader):
         read_new_tokens(self)
         read_label_dtype(self)
         read_generation(self)
+        read_keras_saving(self)
         self._freezing()
         self._pad_token()
         self._num_labels_from_class_names()

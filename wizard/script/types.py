@@ -149,6 +149,7 @@ class Facts:
     hook_overrides: list[Any] = field(default_factory=list)  # Trainer hooks, old signatures
     new_tokens_frozen: tuple[int, str] | None = None    # tokens added, LoRA leaves them out
     right_padded_generate: tuple[int, str] | None = None  # batched generate, pads on the right
+    h5_whole_model: tuple[int, str] | None = None       # a whole HF TF model saved to .h5
 
 
 @dataclass
