@@ -208,3 +208,32 @@ def test_wizard_run_checks_a_token_classification_trainer(fx, tmp_path, script, 
     else:
         assert result.verdict.kind == "healthy", result.verdict
         assert any(f.id == "data.token-labels" and f.status == "pass" for f in result.findings)
+
+
+COUNTS_ALL = ('def compute_metrics(eval_pred):\n    logits, labels = eval_pred\n'
+              '    predictions = np.argmax(logits, axis=-1)\n'
+              '    return {"accuracy": float((predictions == labels).mean())}\n')
+COUNTS_LABELLED = ('def compute_metrics(eval_pred):\n    logits, labels = eval_pred\n'
+                   '    predictions = np.argmax(logits, axis=-1)\n    kept = labels != -100\n'
+                   '    return {"accuracy": float((predictions[kept] == labels[kept]).mean())}\n')
+
+
+def test_a_token_accuracy_that_counts_the_ignored_positions(fx):
+    from wizard.checks.metrics_tokens import probe_token_metrics
+    from wizard.context import Context
+
+    def judged(source: str):
+        case = ner_case(fx, training={"compute_metrics": source})
+        return probe_token_metrics(case, Context(case, device="cpu"))
+
+    [counts_all] = judged(COUNTS_ALL)
+    assert counts_all.id == "metrics.value-disagrees" and counts_all.status == "fail"
+    ev = counts_all.evidence
+    assert ev["result"]["accuracy"] == pytest.approx(ev["accuracy_on_every_position"], abs=1e-3)
+    assert ev["labelled_share"] < 1 and "labels != -100" in counts_all.fix
+    # control: the function that skips -100 agrees with the labelled positions
+    [right] = judged(COUNTS_LABELLED)
+    assert right.status == "pass"
+    # no compute_metrics: nothing to judge
+    case = ner_case(fx)
+    assert probe_token_metrics(case, Context(case, device="cpu")) == []

@@ -212,7 +212,7 @@ def compile_compute_metrics(source: str, metric: Any) -> Callable:
     return fn
 
 
-def _eval_prediction(predictions: np.ndarray, labels: np.ndarray) -> Any:
+def eval_prediction(predictions: np.ndarray, labels: np.ndarray) -> Any:
     try:
         from transformers import EvalPrediction
 
@@ -221,7 +221,7 @@ def _eval_prediction(predictions: np.ndarray, labels: np.ndarray) -> Any:
         return (predictions, labels)
 
 
-def _call(fn: Callable[[], Any]) -> tuple[Any, str | None]:
+def call_safely(fn: Callable[[], Any]) -> tuple[Any, str | None]:
     try:
         return fn(), None
     except Exception as exc:
@@ -318,7 +318,7 @@ def probe_metrics(case: Case, ctx: Context) -> list[Finding]:
     for set_name, (pred, ref) in sets.items():
         row: dict[str, Any] = {"wizard": own_scores(pred, ref), "samples": int(ref.size)}
         for lm in usable:
-            value, err = _call(lambda: lm.metric.compute(predictions=pred, references=ref))
+            value, err = call_safely(lambda: lm.metric.compute(predictions=pred, references=ref))
             row[lm.written] = _round(value) if err is None else {"error": err}
             if err and not any(e["metric"] == lm.written for e in errors):
                 errors.append({"metric": lm.written, "on": set_name, "error": err})
@@ -419,7 +419,7 @@ def _compute_metrics_findings(case: Case, ctx: Context, usable: list[LoadedMetri
                                 "    return metric.compute(predictions=predictions, "
                                 "references=labels)")]
         written = "compute_metrics"
-    as_trainer, err = _call(lambda: fn(_eval_prediction(logits, labels)))
+    as_trainer, err = call_safely(lambda: fn(eval_prediction(logits, labels)))
     evidence: dict[str, Any] = {"called": f"{written}(EvalPrediction(predictions=logits, "
                                           "label_ids=labels))",
                                 "logits_shape": list(logits.shape), "labels_shape": list(labels.shape)}
@@ -427,7 +427,7 @@ def _compute_metrics_findings(case: Case, ctx: Context, usable: list[LoadedMetri
                   "    predictions = np.argmax(logits, axis=-1)  # class ids, not logits\n"
                   "    return metric.compute(predictions=predictions, references=labels)")
     if err is not None:
-        with_ids, err_ids = _call(lambda: fn(_eval_prediction(preds, labels)))
+        with_ids, err_ids = call_safely(lambda: fn(eval_prediction(preds, labels)))
         evidence.update({"error_with_logits": err, "with_class_ids": _round(with_ids),
                          "error_with_class_ids": err_ids})
         if err_ids is None:

@@ -650,9 +650,11 @@ _check("metrics.prediction-label-mismatch", "Predictions and labels do not match
        "predictions = np.argmax(logits, axis=-1)", "no threshold")
 _check("metrics.value-disagrees", "compute_metrics disagrees with a direct computation",
        "compute_metrics, called with the first batch's logits as Trainer does, returns an "
-       "accuracy or MCC that differs from the same value computed directly on argmax(logits).",
-       "A silent metric bug (probabilities truncated to 0, argmax over the wrong axis) reports "
-       "numbers that do not describe the model.",
+       "accuracy or MCC that differs from the same value computed directly on argmax(logits); "
+       "for a token classifier, an accuracy that differs from the one over the labelled "
+       "positions (fails when it counts the -100 positions too).",
+       "A silent metric bug (probabilities truncated to 0, argmax over the wrong axis, special "
+       "tokens and padding scored) reports numbers that do not describe the model.",
        "predictions = np.argmax(logits, axis=-1)", "difference > 1e-3")
 _check("metrics.eval-label-set", "The eval split's labels against train's",
        "An eval split without labels (all -1, as GLUE test splits), ClassLabel names that differ "

@@ -125,6 +125,7 @@ TASK_ONLY_PROBES: dict[str, frozenset[str]] = {
     "lm-completion-length": frozenset({CAUSAL_LM}),
     "chat-template": frozenset({CAUSAL_LM}),
     "token-labels": frozenset({TOKEN_CLS}),
+    "token-metrics": frozenset({TOKEN_CLS}),
     "seq2seq-labels": frozenset({SEQ2SEQ}),
     "qa-positions": frozenset({QA}),
     "packing": frozenset({CAUSAL_LM}),

@@ -376,7 +376,7 @@ STEPS: dict[str, Step] = {s.id: s for s in [
     Step("metrics", "Check your metric",
          "A metric computed the wrong way (logits where class ids are expected) or one no better "
          "than predicting the majority class makes a good model look broken.",
-         ("metrics", "eval-label-set")),
+         ("metrics", "token-metrics", "eval-label-set")),
     Step("memory", "Estimate memory",
          "Out of memory is the most common wall: weights, gradients, optimizer state and "
          "activations, from metadata before anything is downloaded.", ("memory",)),
