@@ -887,3 +887,18 @@ def test_a_transformers_tf_model_saved_whole_to_hdf5():
     # controls: the weights only, or the TensorFlow SavedModel format
     assert found('"best.weights.h5", save_weights_only=True') == []
     assert found('"best_model", save_best_only=True') == []
+
+
+def test_a_literal_id2label_given_to_from_pretrained_reaches_the_config():
+    script = ("from transformers import AutoModelForSequenceClassification\n"
+              "id2label = {0: 'NEGATIVE', 1: 'POSITIVE'}\n"
+              "model = AutoModelForSequenceClassification.from_pretrained('bert', num_labels=4, "
+              "id2label=id2label, label2id={'NEGATIVE': 0, 'POSITIVE': 1})\n")
+    case = read_script(script).case
+    assert case.num_labels == 4
+    assert case.model_config["id2label"] == {0: "NEGATIVE", 1: "POSITIVE"}
+    assert case.model_config["label2id"] == {"NEGATIVE": 0, "POSITIVE": 1}
+    # control: a mapping built at run time stays a setting only
+    built = script.replace("id2label = {0: 'NEGATIVE', 1: 'POSITIVE'}",
+                           "id2label = {i: n for i, n in enumerate(names)}")
+    assert "id2label" not in read_script(built).case.model_config

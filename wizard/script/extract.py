@@ -374,7 +374,10 @@ class Reader(TrainingReader):
             self.set("num_labels", labels if isinstance(labels, Unresolved) else len(labels), call)
         for name in ("id2label", "label2id"):
             if kwarg(call, name) is not None:
-                self.setting(name, self.val(kwarg(call, name)), call)
+                mapping = self.val(kwarg(call, name))
+                self.setting(name, mapping, call)
+                if isinstance(mapping, dict) and mapping:   # the config takes its size from it
+                    self.set(f"model_config.{name}", dict(mapping), call)
         for name, dotted in (("revision", "revision"), ("trust_remote_code", "trust_remote_code"),
                              ("ignore_mismatched_sizes", "ignore_mismatched_sizes")):
             if kwarg(call, name) is not None:
