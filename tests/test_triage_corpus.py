@@ -42,7 +42,7 @@ def test_reports_are_well_formed(reports: dict[str, dict]) -> None:
         assert r["category"] in CATEGORIES, name
         assert r["framework"] in ("tensorflow", "pytorch", "none"), name
         assert isinstance(r["library_bug"], bool), name
-        assert r.get("batch", 1) in range(1, 51), name
+        assert r.get("batch", 1) in range(1, 52), name
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", r["cause_id"]), name
         assert r["paste"].strip() and r["cause"].strip(), name
         assert r["url"] not in urls, name
