@@ -363,8 +363,8 @@ STEPS: dict[str, Step] = {s.id: s for s in [
          # structural checks first: they name the fault when the batch cannot even be built
          ("label-column", "empty-text", "chat-template", "pad-token", "collation",
           "label-values", "vocab", "lengths", "tokenizer-checkpoint", "batch", "lm-labels",
-          "lm-completion-length", "packing", "token-labels", "seq2seq-labels", "qa-positions", "labels-in-inputs",
-          "labels", "balance", "eval-labels", "duplicates")),
+          "lm-completion-length", "packing", "token-labels", "seq2seq-labels", "qa-positions",
+          "labels-in-inputs", "labels", "balance", "eval-labels", "duplicates")),
     Step("model", "Check your model",
          "One batch through the freshly loaded model, no update: NaN and wrong losses show here.",
          ("checkpoint-head", "num-labels", "label-mapping", "adapter", "trainable", "model-loss",

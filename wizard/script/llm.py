@@ -1,7 +1,8 @@
 """What a script for another task than sequence classification says beyond the common reading:
 peft's LoraConfig (and a 4-bit base), TRL's SFTTrainer / SFTConfig, how a causal LM's labels are
-made (the LM collator, labels copied from input_ids, completion-only loss), the pad token it
-sets, and how a token classifier's word labels are put on the subwords."""
+made (the LM collator, labels copied from input_ids, completion-only loss, TRL's prompt/completion
+rows), the pad token it sets, which end truncation cuts, and how a token classifier's word labels
+are put on the subwords."""
 from __future__ import annotations
 
 import ast

@@ -16,6 +16,7 @@ from wizard.core.gpus import read_gpu
 from wizard.core.catalogue import CATEGORIES, CHECKS
 from wizard.demo.cases import course_case, healthy_case
 from wizard.demo.fixtures import default_cache_dir, ensure_fixtures
+from wizard.engine.session import static_result
 from wizard.errors import CaseError, UsageError, WizardError
 from wizard.evidence.environment import environment_block, environment_info
 from wizard.frameworks import default_demo_framework, process_defaults
@@ -31,7 +32,6 @@ from wizard.frontends.terminal.console import (
     summary_line,
     verdict_panel,
 )
-from wizard.engine.session import static_result
 from wizard.live.run import check_case
 from wizard.reports.plots import warm_up as plots_warm_up
 from wizard.reports.redact import redact
