@@ -4,10 +4,11 @@ copied onto a small dataset)."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from wizard.context import Context
 from wizard.core.case import Case
 from wizard.core.findings import Finding
+from wizard.hub.dataset import resolve_dataset
 
 
 def optimizer_steps(case: Case, rows: int) -> int:
@@ -20,21 +21,31 @@ def optimizer_steps(case: Case, rows: int) -> int:
     return max(1, batches // max(1, t.gradient_accumulation_steps)) * max(1, t.epochs)
 
 
-def _train_rows(case: Case, ctx: Any) -> int | None:
-    """The train split's size from the dataset step's description (not the sampled rows)."""
-    found = ctx.get("findings", []) if isinstance(ctx, dict) else []
-    source = next((f for f in found if f.id == "environment.dataset-source"), None)
-    splits = (source.evidence.get("splits") or {}) if source is not None else {}
-    rows = splits.get(case.dataset.train_split)
-    return int(rows) if isinstance(rows, int) and rows > 0 else None
+def _train_rows(case: Case, ctx: Context) -> int | None:
+    """The train split's size: the script's own split in a live run, else the loaded sample
+    when it is the whole split, else the size the dataset's description gives."""
+    spec = case.dataset
+    try:
+        rows = len(ctx.raw[spec.train_split])
+    except Exception:  # noqa: BLE001 - no data to count: nothing to judge
+        return None
+    if "raw" in ctx.supplied or rows < spec.max_samples:
+        return rows or None
+    try:
+        described = resolve_dataset(spec.path or None, config=spec.config,
+                                    split=spec.train_split, data_files=spec.data_files).splits
+    except Exception:  # noqa: BLE001 - the size stays unknown
+        return None
+    size = (described or {}).get(spec.train_split)
+    return int(size) if isinstance(size, int) and size > 0 else None
 
 
-def probe_warmup_length(case: Case, ctx: Any) -> list[Finding]:
+def probe_warmup_length(case: Case, ctx: Context) -> list[Finding]:
     """hyperparameters.warmup-longer-than-training: warmup_steps >= the optimizer steps."""
     warmup = case.training.warmup_steps
     if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup <= 0:
         return []
-    rows = _train_rows(case, ctx)
+    rows = None if case.training.max_steps else _train_rows(case, ctx)
     if rows is None and not case.training.max_steps:
         return []
     steps = optimizer_steps(case, rows or 0)

@@ -88,7 +88,7 @@ PROBES: dict[str, ProbeInfo] = {p.name: p for p in [
     ProbeInfo("from-logits", optimizer_checks.probe_from_logits, True, "from_logits against the model's outputs"),
     ProbeInfo("weight-decay", optimizer_checks.probe_weight_decay, True, "Weight decay"),
     ProbeInfo("warmup", optimizer_checks.probe_warmup, True, "Warmup"),
-    ProbeInfo("warmup-length", warmup_length.probe_warmup_length, False,
+    ProbeInfo("warmup-length", warmup_length.probe_warmup_length, True,
               "Warmup against the run's length"),
     ProbeInfo("keras3-optimizer", optimizer_checks.probe_keras3_optimizer, True, "A Keras 3 optimizer on a tf-keras model"),
     ProbeInfo("metrics", metrics.probe_metrics, True, "Your metric against baselines"),

@@ -122,6 +122,10 @@ def live_case(static: Case, capture: Capture) -> tuple[Case, dict[str, Any], lis
         warm = s.get("TrainingArguments.warmup_steps") or s.get("TrainingArguments.warmup_ratio")
         if isinstance(warm, (int, float)) and not isinstance(warm, bool) and warm > 0:
             t.warmup_steps = max(1, int(warm))  # a ratio (< 1) counts as warmup set
+        for name in ("gradient_accumulation_steps", "max_steps"):
+            count = s.get(f"TrainingArguments.{name}")
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                setattr(t, name, count)
         optim = str(s.get("TrainingArguments.optim") or "adamw")
         t.optimizer = "adamw" if optim.startswith("adamw") else optim
     else:
