@@ -51,10 +51,14 @@ def _subject(call: ast.Call, name: str) -> ast.AST | None:
 
 
 def _is_float_cast(call: ast.Call, name: str) -> bool:
-    if name in ("FloatTensor", "DoubleTensor", "float"):
-        return not call.args and not call.keywords if name == "float" else True
-    dtype = kwarg(call, "dtype") or (call.args[0] if name in ("astype", "to") and call.args
-                                     else None)
+    """FloatTensor(x), x.float(), or a dtype= (astype/to: the first argument) that is a float."""
+    if name in ("FloatTensor", "DoubleTensor"):
+        return True
+    if name == "float":                     # x.float(), not float(x) of a single number
+        return not call.args and not call.keywords
+    dtype = kwarg(call, "dtype")
+    if dtype is None and name in ("astype", "to") and call.args:
+        dtype = call.args[0]
     return dtype is not None and _FLOAT.search(ast.unparse(dtype)) is not None
 
 

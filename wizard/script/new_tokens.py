@@ -23,9 +23,11 @@ def read_new_tokens(r: Any) -> None:
     if saved is not None and any(e in ast.unparse(saved) for e in EMBEDDINGS):
         return
     added = next((c for c in calls if call_name(c) in ADDS and not _pad_only(c)), None)
-    resized = call_name(added) == "setup_chat_format" if added is not None else False
-    resized = resized or any(call_name(c) == "resize_token_embeddings" for c in calls)
-    if added is not None and resized:
+    if added is None:
+        return
+    # TRL's setup_chat_format resizes the embeddings itself
+    if call_name(added) == "setup_chat_format" or any(
+            call_name(c) == "resize_token_embeddings" for c in calls):
         r.facts.new_tokens_frozen = (added.lineno, r.s.code(added))
 
 
