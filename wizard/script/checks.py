@@ -264,19 +264,27 @@ def _schedule_length(reading: "ScriptReading", env: Mapping[str, str],
         fix=f"num_training_steps = num_epochs * {schedule.steps_code}")]
 
 
+def _fault_at(reading: "ScriptReading", fact: tuple[int, str] | None, check_id: str,
+             title: str, explanation: str, fix: str, key: str = "code") -> list[Finding]:
+    """One failing static finding at the (line, code) the reader found; none without it.
+    `title` and `fix` may name {line} and {code}."""
+    if fact is None:
+        return []
+    line, code = fact
+    return [Finding(check_id, "fail", title.format(line=line, code=code),
+                    evidence={**_where(reading, line), key: code}, explanation=explanation,
+                    fix=fix.format(line=line, code=code))]
+
+
 def _unbatched(reading: "ScriptReading", env: Mapping[str, str],
                versions: Mapping[str, str | None]) -> list[Finding]:
-    if reading.facts.unbatched is None:
-        return []
-    line, code = reading.facts.unbatched
-    return [Finding(
-        "script.tf-dataset-not-batched", "fail",
-        f"The tf.data dataset given to fit() is never batched (line {line})",
-        evidence={**_where(reading, line), "code": code},
-        explanation="from_tensor_slices yields one example at a time, and fit() does not batch "
-                    "a tf.data.Dataset: the model gets each example's token ids as if they were "
-                    "a batch (input_ids of shape (seq_len,)), and fails or trains on nonsense.",
-        fix=f"{code}.shuffle(1000).batch(16)")]
+    return _fault_at(
+        reading, reading.facts.unbatched, "script.tf-dataset-not-batched",
+        "The tf.data dataset given to fit() is never batched (line {line})",
+        "from_tensor_slices yields one example at a time, and fit() does not batch a "
+        "tf.data.Dataset: the model gets each example's token ids as if they were a batch "
+        "(input_ids of shape (seq_len,)), and fails or trains on nonsense.",
+        "{code}.shuffle(1000).batch(16)")
 
 
 def _hook_signatures(reading: "ScriptReading", env: Mapping[str, str],
@@ -303,57 +311,43 @@ def _hook_signatures(reading: "ScriptReading", env: Mapping[str, str],
 
 def _new_tokens(reading: "ScriptReading", env: Mapping[str, str],
                 versions: Mapping[str, str | None]) -> list[Finding]:
-    if reading.facts.new_tokens_frozen is None:
-        return []
-    line, code = reading.facts.new_tokens_frozen
-    return [Finding(
-        "script.adapter-new-tokens-frozen", "fail",
-        f"Tokens added at line {line} keep untrained embeddings: the LoRA adapter leaves the "
+    return _fault_at(
+        reading, reading.facts.new_tokens_frozen, "script.adapter-new-tokens-frozen",
+        "Tokens added at line {line} keep untrained embeddings: the LoRA adapter leaves the "
         "embeddings frozen",
-        evidence={**_where(reading, line), "code": code},
-        explanation="resize_token_embeddings gives each added token a new row in the input "
-                    "embeddings (and the output head), but LoRA trains only its target modules: "
-                    "the new rows stay as they were initialised, so the model never learns the "
-                    "tokens it is being taught to read and write (a chat template's end-of-turn "
-                    "token: generation does not stop).",
-        fix='LoraConfig(..., modules_to_save=["embed_tokens", "lm_head"])   # GPT-2: ["wte", '
-            '"lm_head"]\n# or peft >= 0.15: LoraConfig(..., trainable_token_indices=[ids of '
-            "the added tokens])")]
+        "resize_token_embeddings gives each added token a new row in the input embeddings (and "
+        "the output head), but LoRA trains only its target modules: the new rows stay as they "
+        "were initialised, so the model never learns the tokens it is being taught to read and "
+        "write (a chat template's end-of-turn token: generation does not stop).",
+        'LoraConfig(..., modules_to_save=["embed_tokens", "lm_head"])   # GPT-2: ["wte", '
+        '"lm_head"]\n# or peft >= 0.15: LoraConfig(..., trainable_token_indices=[ids of the '
+        "added tokens])")
 
 
 def _generation_padding(reading: "ScriptReading", env: Mapping[str, str],
                         versions: Mapping[str, str | None]) -> list[Finding]:
-    if reading.facts.right_padded_generate is None:
-        return []
-    line, code = reading.facts.right_padded_generate
-    return [Finding(
-        "script.generate-right-padding", "fail",
-        f"generate() at line {line} gets prompts padded on the right",
-        evidence={**_where(reading, line), "tokenized_by": code},
-        explanation="A decoder-only model continues from the last position of each row: with "
-                    "padding on the right, every prompt shorter than the longest one ends in pad "
-                    "tokens, and its answer is generated after them (transformers warns "
-                    "'right-padding was detected'). Evaluation by generation then scores "
-                    "answers that training never produced.",
-        fix='tokenizer.padding_side = "left"   # before tokenizing the prompts for generate()')]
+    return _fault_at(
+        reading, reading.facts.right_padded_generate, "script.generate-right-padding",
+        "generate() at line {line} gets prompts padded on the right",
+        "A decoder-only model continues from the last position of each row: with padding on "
+        "the right, every prompt shorter than the longest one ends in pad tokens, and its answer "
+        "is generated after them (transformers warns 'right-padding was detected'). Evaluation "
+        "by generation then scores answers that training never produced.",
+        'tokenizer.padding_side = "left"   # before tokenizing the prompts for generate()',
+        key="tokenized_by")
 
 
 def _h5_whole_model(reading: "ScriptReading", env: Mapping[str, str],
                     versions: Mapping[str, str | None]) -> list[Finding]:
-    if reading.facts.h5_whole_model is None:
-        return []
-    line, code = reading.facts.h5_whole_model
-    return [Finding(
-        "script.keras-h5-whole-model", "fail",
-        f"Line {line} saves the whole transformers model to an .h5 file",
-        evidence={**_where(reading, line), "code": code},
-        explanation="transformers' TF models are subclassed Keras models; HDF5 holds whole "
-                    "models only for Functional and Sequential ones, so saving raises "
-                    "NotImplementedError, with ModelCheckpoint at the end of the first epoch, "
-                    "after it has trained.",
-        fix='tf_keras.callbacks.ModelCheckpoint("best.weights.h5", save_weights_only=True, '
-            'save_best_only=True)\n# then model.save_pretrained("out") for a folder '
-            "from_pretrained() loads")]
+    return _fault_at(
+        reading, reading.facts.h5_whole_model, "script.keras-h5-whole-model",
+        "Line {line} saves the whole transformers model to an .h5 file",
+        "transformers' TF models are subclassed Keras models; HDF5 holds whole models only for "
+        "Functional and Sequential ones, so saving raises NotImplementedError, with "
+        "ModelCheckpoint at the end of the first epoch, after it has trained.",
+        'tf_keras.callbacks.ModelCheckpoint("best.weights.h5", save_weights_only=True, '
+        'save_best_only=True)\n# then model.save_pretrained("out") for a folder '
+        "from_pretrained() loads")
 
 
 # -- hyperparameters ------------------------------------------------------------------------------
